@@ -1,0 +1,143 @@
+/**
+ * The one registry of error codes a user can meet. Throw sites pick a code; status, category and
+ * CLI exit code come from here, never from the throw site. `docs/errors.md` lists every code and a
+ * test keeps the two in step. Retired codes are never reused.
+ */
+
+/** `user`: bad input or a broken rule. `component`: the author's code failed at run time. `internal`: a bug. */
+export type ErrorCategory = 'user' | 'component' | 'internal';
+
+interface ErrorCodeEntry {
+  readonly status: number;
+  readonly category: ErrorCategory;
+  readonly description: string;
+}
+
+export const ERROR_CODES = {
+  USAGE_ERROR: {
+    status: 400,
+    category: 'user',
+    description: 'A command was called with missing or malformed arguments or flags.',
+  },
+  FILE_NOT_FOUND: {
+    status: 404,
+    category: 'user',
+    description: 'The component file (or a file it imports) does not exist.',
+  },
+  COMPONENT_SYNTAX_ERROR: {
+    status: 400,
+    category: 'user',
+    description: 'The component does not parse; the message gives file, line and column.',
+  },
+  MIXED_MODULE_FORMAT: {
+    status: 400,
+    category: 'user',
+    description: 'One module mixes ESM (`import`/`export`) with CommonJS (`require`/`module.exports`).',
+  },
+  COMPONENT_LOAD_FAILED: {
+    status: 400,
+    category: 'user',
+    description: 'Evaluating the component module threw before its definition could be read.',
+  },
+  PACKAGE_NOT_FOUND: {
+    status: 400,
+    category: 'user',
+    description: 'A bare import names an npm package that is not available to the component.',
+  },
+  COMPONENT_INVALID: {
+    status: 400,
+    category: 'user',
+    description: 'The component breaks a validation rule (C1–C17, P1–P13); `rule` names it.',
+  },
+  PROP_REQUIRED: {
+    status: 400,
+    category: 'user',
+    description: 'A required prop has no configured value and no default.',
+  },
+  PROP_INVALID: {
+    status: 400,
+    category: 'user',
+    description: 'A configured prop value has the wrong type, is out of range or is not an allowed option.',
+  },
+  PROP_TOO_LARGE: {
+    status: 400,
+    category: 'user',
+    description: 'A configured prop value is larger than 64 KB once serialized (rule P14).',
+  },
+  PROP_UNKNOWN: {
+    status: 400,
+    category: 'user',
+    description: 'A value was given for a prop the component does not declare.',
+  },
+  PROP_HAS_NO_OPTIONS: {
+    status: 400,
+    category: 'user',
+    description: 'Options were asked for a prop that has neither static nor async options.',
+  },
+  EVENT_INVALID: {
+    status: 400,
+    category: 'user',
+    description: 'The event given to a source run is not a JSON value, or is given to an action.',
+  },
+  STATE_INVALID: {
+    status: 400,
+    category: 'user',
+    description: 'A local state directory holds a file Tributary cannot read.',
+  },
+  COMPONENT_ERROR: {
+    status: 500,
+    category: 'component',
+    description: "The component's own code threw.",
+  },
+  CONFIGURATION_ERROR: {
+    status: 400,
+    category: 'component',
+    description: 'The component threw a `ConfigurationError`: a setup problem the user can fix.',
+  },
+  TIMEOUT: {
+    status: 504,
+    category: 'component',
+    description: 'The invocation did not finish before its deadline.',
+  },
+  EMIT_INVALID: {
+    status: 500,
+    category: 'component',
+    description: '`$emit` got a payload or metadata it cannot store (not JSON, reserved channel, bad id).',
+  },
+  DB_VALUE_INVALID: {
+    status: 500,
+    category: 'component',
+    description: '`db.set` got a value that is not JSON-serializable.',
+  },
+  DB_SIZE_EXCEEDED: {
+    status: 500,
+    category: 'component',
+    description: 'The source key-value store would grow past its size limit (60 KB).',
+  },
+  RESPOND_INVALID: {
+    status: 500,
+    category: 'component',
+    description: '`http.respond` or `$.respond` got a status outside 100–599 or a body it cannot send.',
+  },
+  SEND_INVALID: {
+    status: 500,
+    category: 'component',
+    description: 'A `$.send.*` call got a configuration the destination rejects.',
+  },
+  NOT_SUPPORTED: {
+    status: 500,
+    category: 'component',
+    description: 'The component called a platform API that Tributary does not provide.',
+  },
+  INTERNAL: {
+    status: 500,
+    category: 'internal',
+    description: 'A bug in Tributary itself; the message says where.',
+  },
+} as const satisfies Record<string, ErrorCodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}

@@ -1,0 +1,8 @@
+/**
+ * @module @tributary/contracts
+ * Shapes shared by every package: the error-code registry and the platform error class.
+ */
+export { ERROR_CODES, isErrorCode } from './error-codes.js';
+export type { ErrorCategory, ErrorCode } from './error-codes.js';
+export { AppError, isAppError } from './app-error.js';
+export type { AppErrorDetails, SerializedError } from './app-error.js';

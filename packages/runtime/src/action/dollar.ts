@@ -1,0 +1,74 @@
+import { AppError } from '@tributary/contracts';
+import { normalizeResponse, type HttpResponse } from '../interfaces/http-response.js';
+import type { Json } from '../types.js';
+import { findNonJson, jsonClone } from '../util/json.js';
+import { createSend, type SendRecord } from './send.js';
+
+/** What an action's `$` collected during one run. */
+export interface ActionRecord {
+  readonly exports: Record<string, Json>;
+  response: HttpResponse | null;
+  exit: { reason: string | null } | null;
+  readonly sends: SendRecord[];
+}
+
+export interface DollarOptions {
+  readonly invocationId: string;
+  readonly startedAtMs: number;
+  readonly deadlineMs: number;
+  readonly warn: (message: string) => void;
+  /** Called when `$.respond` is called, so an ingress can answer before the run ends. */
+  readonly onRespond?: (response: HttpResponse) => void;
+}
+
+const UNSUPPORTED_FLOW = ['delay', 'rerun', 'suspend', 'trigger', 'refreshTimeout'];
+
+/** Builds the `$` helper an action's `run({ $, steps })` receives (contract §6). */
+export function createDollar(options: DollarOptions): { $: Record<string, unknown>; record: ActionRecord } {
+  const record: ActionRecord = { exports: {}, response: null, exit: null, sends: [] };
+  const exportValue = (name: unknown, value: unknown): void => {
+    if (typeof name !== 'string' || name === '') throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
+    const problem = findNonJson(value, `export "${name}"`);
+    if (problem) throw new AppError('COMPONENT_ERROR', `$.export: ${problem}; exports must be JSON-serializable`);
+    record.exports[name] = (value === undefined ? null : jsonClone(value)) as Json;
+  };
+  const flow: Record<string, unknown> = {
+    exit(reason?: unknown) {
+      record.exit = { reason: reason === undefined || reason === null ? null : String(reason) };
+      return undefined;
+    },
+  };
+  for (const name of UNSUPPORTED_FLOW) {
+    flow[name] = () => {
+      throw new AppError('NOT_SUPPORTED', `$.flow.${name} is not supported by Tributary`);
+    };
+  }
+  const $: Record<string, unknown> = {
+    export: exportValue,
+    respond(input: unknown) {
+      const response = normalizeResponse(input, '$.respond');
+      if (record.response) {
+        options.warn('$.respond was called more than once; only the first response is used');
+      } else {
+        record.response = response;
+        options.onRespond?.(response);
+      }
+      return Promise.resolve();
+    },
+    flow,
+    send: createSend((entry) => record.sends.push(entry)),
+    context: Object.freeze({
+      id: options.invocationId,
+      ts: new Date(options.startedAtMs).toISOString(),
+      deadline: options.deadlineMs,
+      JIT: false,
+    }),
+  };
+  // `$.summary = text` is accepted as an alias of `$.export("$summary", text)` (contract §6).
+  Object.defineProperty($, 'summary', {
+    enumerable: true,
+    get: () => record.exports['$summary'],
+    set: (text: unknown) => exportValue('$summary', text),
+  });
+  return { $, record };
+}

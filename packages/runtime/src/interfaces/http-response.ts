@@ -1,0 +1,40 @@
+import { AppError } from '@tributary/contracts';
+import { isPlainObject } from '../util/json.js';
+
+/** A response a component asked for with `http.respond` or `$.respond`. */
+export interface HttpResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string | Buffer | null;
+}
+
+/**
+ * Checks and normalises a respond() argument (contract §3.4): status 100–599 (numeric strings
+ * coerced), plain-object headers, and a string, Buffer or object body (objects become JSON).
+ */
+export function normalizeResponse(input: unknown, caller: string): HttpResponse {
+  if (!isPlainObject(input)) throw new AppError('RESPOND_INVALID', `${caller}: expects an object { status, headers?, body? }`);
+  const rawStatus = input['status'];
+  const status = typeof rawStatus === 'string' && /^\d+$/.test(rawStatus.trim()) ? Number(rawStatus) : rawStatus;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
+    throw new AppError('RESPOND_INVALID', `${caller}: status must be an integer from 100 to 599, got ${JSON.stringify(rawStatus)}`, {
+      field: 'status',
+    });
+  }
+  const headers: Record<string, string> = {};
+  const rawHeaders = input['headers'] ?? {};
+  if (!isPlainObject(rawHeaders)) throw new AppError('RESPOND_INVALID', `${caller}: headers must be an object`, { field: 'headers' });
+  for (const [name, value] of Object.entries(rawHeaders)) {
+    if (value === undefined || value === null) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  const body = input['body'];
+  if (body === undefined || body === null) return { status, headers, body: null };
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return { status, headers, body };
+  if (body instanceof Uint8Array) return { status, headers, body: Buffer.from(body) };
+  if (typeof body === 'object' || typeof body === 'number' || typeof body === 'boolean') {
+    headers['content-type'] ??= 'application/json';
+    return { status, headers, body: JSON.stringify(body) };
+  }
+  throw new AppError('RESPOND_INVALID', `${caller}: body must be a string, Buffer or object`, { field: 'body' });
+}

@@ -1,0 +1,60 @@
+import type { ResolvedProps } from '../props/resolve-props.js';
+import type { AppDefinition, AuthorFunction, Component } from '../types.js';
+
+/** The pieces of `this` that depend on what kind of invocation is running. */
+export interface ThisServices {
+  /** `this.db` for every `$.service.db` prop. */
+  readonly db?: unknown;
+  /** `this.<http prop>`: `{ endpoint, respond }`. */
+  readonly http?: unknown;
+  /** `this.<timer prop>`. */
+  readonly timer?: unknown;
+  /** Sources only. */
+  readonly emit?: (event: unknown, metadata?: unknown) => Promise<void>;
+}
+
+/**
+ * An app prop's runtime value: the app's methods bound to this same object, plus `$auth`
+ * (contract §2.6). Component props are deliberately not reachable from inside app methods.
+ */
+export function createAppInstance(definition: AppDefinition, auth: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const instance: Record<string, unknown> = {};
+  Object.defineProperty(instance, '$auth', { value: Object.freeze({ ...auth }), enumerable: true });
+  for (const [name, method] of Object.entries(definition.methods)) {
+    instance[name] = method.bind(instance);
+  }
+  return instance;
+}
+
+/**
+ * Builds the `this` of one invocation (contract §3.1): prop values, app instances, interface and
+ * service objects, bound methods and, for sources, `$emit`. Props are read-only.
+ */
+export function buildThis(component: Component, props: ResolvedProps, services: ThisServices): Record<string, unknown> {
+  const self: Record<string, unknown> = {};
+  const define = (name: string, value: unknown): void => {
+    Object.defineProperty(self, name, {
+      enumerable: true,
+      configurable: false,
+      get: () => value,
+      set: () => {
+        throw new TypeError(`prop "${name}" is read-only; props change only on deploy or update`);
+      },
+    });
+  };
+  for (const spec of props.specs) {
+    if (Object.hasOwn(props.values, spec.name)) define(spec.name, props.values[spec.name]);
+    else if (Object.hasOwn(props.apps, spec.name)) {
+      const app = props.apps[spec.name];
+      if (app) define(spec.name, createAppInstance(app.definition, app.auth));
+    } else if (props.dbProps.includes(spec.name) && services.db) define(spec.name, services.db);
+    else if (props.http?.prop === spec.name && services.http) define(spec.name, services.http);
+    else if (props.timer?.prop === spec.name && services.timer) define(spec.name, services.timer);
+    else if (spec.type !== 'alert' && !spec.type.startsWith('$.')) define(spec.name, undefined);
+  }
+  for (const [name, method] of Object.entries(component.methods)) {
+    self[name] = (method as AuthorFunction).bind(self);
+  }
+  if (services.emit) Object.defineProperty(self, '$emit', { value: services.emit, enumerable: false });
+  return self;
+}

@@ -1,0 +1,120 @@
+import { AppError } from '@tributary/contracts';
+import { declaredTimerValue, parseTimerValue, type TimerSchedule } from '../interfaces/timer.js';
+import type { AppDefinition, PropSpec } from '../types.js';
+import { isPlainObject, jsonByteLength } from '../util/json.js';
+import { coercePropValue } from './coerce-value.js';
+import { propKind } from './prop-catalogue.js';
+
+export const MAX_PROP_VALUE_BYTES = 64 * 1024;
+
+/** Credentials of connected accounts, keyed by app slug (or by the app prop's name). */
+export type Accounts = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+export interface ResolvedApp {
+  readonly definition: AppDefinition;
+  readonly auth: Readonly<Record<string, unknown>>;
+}
+
+/** Configured props turned into what `this` exposes, with the interface and service props picked out. */
+export interface ResolvedProps {
+  readonly specs: readonly PropSpec[];
+  /** User-input prop values after defaults and coercion; optional props without a value are absent. */
+  readonly values: Readonly<Record<string, unknown>>;
+  readonly apps: Readonly<Record<string, ResolvedApp>>;
+  readonly timer: { readonly prop: string; readonly schedule: TimerSchedule } | null;
+  readonly http: { readonly prop: string; readonly customResponse: boolean } | null;
+  readonly dbProps: readonly string[];
+}
+
+export interface ResolvePropsInput {
+  readonly specs: readonly PropSpec[];
+  readonly configured: Readonly<Record<string, unknown>>;
+  readonly accounts?: Accounts;
+  /** Accept missing required values (options and additionalProps run on partial configuration). */
+  readonly partial?: boolean;
+}
+
+/**
+ * Applies defaults, coercion and every value rule to configured props (contract §2.2–§2.9, P14).
+ * Throws an AppError naming the first prop that fails.
+ */
+export function resolveProps(input: ResolvePropsInput): ResolvedProps {
+  const known = new Set(input.specs.map((spec) => spec.name));
+  for (const name of Object.keys(input.configured)) {
+    if (!known.has(name)) {
+      const declared = [...known].join(', ') || 'none';
+      throw new AppError('PROP_UNKNOWN', `unknown prop "${name}"; the component declares: ${declared}`, { prop: name });
+    }
+  }
+  const values: Record<string, unknown> = {};
+  const apps: Record<string, ResolvedApp> = {};
+  let timer: ResolvedProps['timer'] = null;
+  let http: ResolvedProps['http'] = null;
+  const dbProps: string[] = [];
+  for (const spec of input.specs) {
+    const configured = input.configured[spec.name];
+    if (configured !== undefined && jsonByteLength(configured) > MAX_PROP_VALUE_BYTES) {
+      throw new AppError('PROP_TOO_LARGE', `prop "${spec.name}" is larger than 64 KB once serialized`, {
+        prop: spec.name,
+        rule: 'P14',
+      });
+    }
+    const kind = propKind(spec.type);
+    switch (kind) {
+      case 'input': {
+        const value = resolveInput(spec, configured, input.partial === true);
+        if (value !== undefined) values[spec.name] = value;
+        break;
+      }
+      case 'app': {
+        const auth = findAccount(spec, input.accounts);
+        if (auth === null && spec.raw['optional'] !== true && input.partial !== true) {
+          throw new AppError(
+            'PROP_REQUIRED',
+            `app prop "${spec.name}" needs a connected account for app "${spec.appDefinition?.app ?? ''}"`,
+            { prop: spec.name },
+          );
+        }
+        if (spec.appDefinition) apps[spec.name] = { definition: spec.appDefinition, auth: auth ?? {} };
+        break;
+      }
+      case 'interface':
+        if (spec.type === '$.interface.timer') {
+          const parsed = parseTimerValue(configured ?? declaredTimerValue(spec));
+          if (!parsed.ok) throw new AppError('PROP_INVALID', `prop "${spec.name}": timer ${parsed.reason}`, { prop: spec.name });
+          timer = { prop: spec.name, schedule: parsed.schedule };
+        } else {
+          http = { prop: spec.name, customResponse: spec.raw['customResponse'] === true };
+        }
+        break;
+      case 'service':
+        dbProps.push(spec.name);
+        break;
+      case 'alert':
+      case 'unsupported':
+        break;
+    }
+  }
+  return { specs: input.specs, values, apps, timer, http, dbProps };
+}
+
+function resolveInput(spec: PropSpec, configured: unknown, partial: boolean): unknown {
+  const value = configured === undefined || configured === null ? spec.default : configured;
+  if (value === undefined || value === null) {
+    if (spec.raw['optional'] === true || partial) return undefined;
+    throw new AppError('PROP_REQUIRED', `prop "${spec.name}" is required (${spec.type})`, { prop: spec.name });
+  }
+  const coerced = coercePropValue(spec, value);
+  if (!coerced.ok) {
+    if (partial) return value;
+    throw new AppError('PROP_INVALID', `prop "${spec.name}" ${coerced.reason}`, { prop: spec.name });
+  }
+  return coerced.value;
+}
+
+function findAccount(spec: PropSpec, accounts: Accounts | undefined): Record<string, unknown> | null {
+  if (!accounts) return null;
+  const bySlug = spec.appDefinition ? accounts[spec.appDefinition.app] : undefined;
+  const found = accounts[spec.name] ?? bySlug;
+  return isPlainObject(found) ? found : null;
+}
