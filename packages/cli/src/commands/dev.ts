@@ -1,0 +1,90 @@
+import path from 'node:path';
+import { AppError } from '@tributary/contracts';
+import type { Command } from 'commander';
+import { DevPrinter } from '../dev/dev-printer.js';
+import { DevSession } from '../dev/dev-session.js';
+import { EXIT_OK } from '../exit-codes.js';
+import { LocalInstance } from '../local/local-instance.js';
+import type { PropFlags } from '../local/prop-flags.js';
+import type { Output } from '../ui/output.js';
+import { reportFailure } from '../ui/report-error.js';
+import { addPropOptions, parseCount, parseSeconds } from './common-options.js';
+
+export const DEFAULT_DEV_PORT = 4100;
+
+export interface DevCommandOptions extends PropFlags {
+  readonly state?: string;
+  readonly port?: string;
+  readonly host?: string;
+  readonly timeout?: string;
+  readonly json?: boolean;
+}
+
+export function registerDevCommand(program: Command, output: Output, setExit: (code: number) => void): void {
+  addPropOptions(
+    program
+      .command('dev')
+      .description('Run a source on this machine: local HTTP endpoint, timers, live logs and events, reload on save')
+      .argument('<file>', 'source file'),
+  )
+    .option('--state <DIR>', 'where db and dedupe state live (default: .tributary-dev/<file name>)')
+    .option('--port <PORT>', 'port of the local HTTP endpoint (0 picks a free one)', String(DEFAULT_DEV_PORT))
+    .option('--host <HOST>', 'address the local HTTP endpoint listens on', '127.0.0.1')
+    .option('--timeout <SECONDS>', 'deadline of each invocation (default 300)')
+    .option('--json', 'print one JSON object per line: ready, invocation, log, result, reload, error, stopped')
+    .addHelpText(
+      'after',
+      `
+The first start runs the deploy and activate hooks; later starts run activate; Ctrl+C runs
+deactivate. Each save of the file (or a file it imports) runs deactivate, swaps the code and runs
+activate, keeping the db. A save that does not load is reported and the previous code keeps running.
+
+Examples:
+  $ tributary dev webhook.mjs
+  $ tributary dev poller.mjs --prop 'timer={"intervalSeconds":30}' --state .state/poller
+  $ tributary dev webhook.mjs --port 0 --json`,
+    )
+    .action(async (file: string, options: DevCommandOptions) => {
+      setExit(await runDev(file, options, output));
+    });
+}
+
+export async function runDev(file: string, options: DevCommandOptions, output: Output, signal?: AbortSignal): Promise<number> {
+  const json = options.json === true;
+  try {
+    const stem = path.basename(file).replace(/\.[^.]+$/, '');
+    const stateDir = path.resolve(options.state ?? path.join('.tributary-dev', stem));
+    const port = parseCount(options.port ?? String(DEFAULT_DEV_PORT), '--port');
+    const host = options.host ?? '127.0.0.1';
+    const instance = await LocalInstance.create({
+      file,
+      flags: options,
+      stateDir,
+      endpointBase: `http://${host}:${port}`,
+      ...(options.timeout ? { timeoutMs: parseSeconds(options.timeout, '--timeout') } : {}),
+    });
+    if (instance.component.type !== 'source') {
+      throw new AppError('USAGE_ERROR', `${file} is an action; dev runs sources. Run an action with: tributary run ${file}`);
+    }
+    const session = new DevSession({ instance, file, stateDir, host, port, printer: new DevPrinter(output, json) });
+    try {
+      await session.start();
+    } catch (error) {
+      await session.stop();
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+        throw new AppError('USAGE_ERROR', `port ${port} is in use; pick another with --port (0 picks a free one)`, { field: '--port' });
+      }
+      throw error;
+    }
+    await new Promise<void>((resolve) => {
+      const finish = (): void => resolve();
+      process.once('SIGINT', finish);
+      process.once('SIGTERM', finish);
+      signal?.addEventListener('abort', finish, { once: true });
+    });
+    await session.stop();
+    return EXIT_OK;
+  } catch (error) {
+    return reportFailure(output, error, { json });
+  }
+}

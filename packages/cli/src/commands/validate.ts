@@ -1,0 +1,72 @@
+import path from 'node:path';
+import { describeProps, inspectComponentFile, type ValidationIssue } from '@tributary/runtime';
+import type { Command } from 'commander';
+import { EXIT_OK, EXIT_USAGE } from '../exit-codes.js';
+import type { Output } from '../ui/output.js';
+import { reportFailure } from '../ui/report-error.js';
+
+export interface ValidateCommandOptions {
+  readonly publish?: boolean;
+  readonly json?: boolean;
+}
+
+export function registerValidateCommand(program: Command, output: Output, setExit: (code: number) => void): void {
+  program
+    .command('validate')
+    .description('Check a component against every rule (C1–C17, P1–P13) and print errors and warnings')
+    .argument('<file>', 'component file')
+    .option('--publish', 'apply the registry rules too (version required and semver)')
+    .option('--json', 'print the report as one JSON object')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary validate my-source.mjs
+  $ tributary validate my-action.mjs --publish --json
+
+Exit codes: 0 no errors (warnings allowed), 2 errors or the file does not load.`,
+    )
+    .action(async (file: string, options: ValidateCommandOptions) => {
+      setExit(await runValidate(file, options, output));
+    });
+}
+
+export async function runValidate(file: string, options: ValidateCommandOptions, output: Output): Promise<number> {
+  const json = options.json === true;
+  try {
+    const report = await inspectComponentFile({ file, purpose: options.publish ? 'publish' : 'deploy' });
+    const errors = report.issues.filter((issue) => issue.level === 'error');
+    const warnings = report.issues.filter((issue) => issue.level === 'warning');
+    const component = report.component;
+    const raw = report.component?.raw;
+    if (json) {
+      output.json({
+        ok: errors.length === 0,
+        file: report.bundle.entry,
+        type: component?.type ?? (raw?.['type'] as string | undefined) ?? null,
+        key: component?.key ?? null,
+        name: component?.name ?? null,
+        version: component?.version ?? null,
+        code_hash: report.bundle.codeHash,
+        errors,
+        warnings,
+        configurable_props: component ? describeProps(component.props) : null,
+        imports: report.bundle.imports.map(({ specifier, name, range, subpath }) => ({ specifier, name, range, subpath })),
+      });
+    } else {
+      const title = component ? `${component.type} "${component.name ?? '(no name)'}" ${component.version ?? ''}`.trim() : 'component';
+      output.out(`${path.relative(process.cwd(), report.bundle.entry) || file}: ${title}`);
+      for (const issue of [...errors, ...warnings]) output.out(`  ${formatIssue(output, issue)}`);
+      const summary = `${errors.length} error${errors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
+      output.out(errors.length === 0 ? output.style('green', `valid (${summary})`) : output.style('red', `invalid (${summary})`));
+    }
+    return errors.length === 0 ? EXIT_OK : EXIT_USAGE;
+  } catch (error) {
+    return reportFailure(output, error, { json });
+  }
+}
+
+function formatIssue(output: Output, issue: ValidationIssue): string {
+  const level = issue.level === 'error' ? output.style('red', 'error  ') : output.style('yellow', 'warning');
+  return `${level} ${issue.rule.padEnd(3)} ${issue.message}`;
+}

@@ -1,0 +1,123 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { buildHttpEvent, type HttpResponse } from '@tributary/runtime';
+
+export const MAX_BODY_BYTES = 512 * 1024;
+export const CUSTOM_RESPONSE_DEADLINE_MS = 30_000;
+
+/** What the ingress hands to the dev session for each accepted request. */
+export interface IngressDelivery {
+  readonly event: Record<string, unknown>;
+  /** Settles with the component's response, or null when the run ended without one. */
+  readonly respond: (response: HttpResponse | null) => void;
+}
+
+export interface DevIngressOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly endpointId: () => string;
+  readonly customResponse: () => boolean;
+  readonly deliver: (delivery: IngressDelivery) => void;
+}
+
+/**
+ * The local HTTP endpoint of `tributary dev`: `ANY /e/{endpointId}/...` becomes the source's HTTP
+ * event (contract §3.5, §3.6). Without customResponse the caller gets 200 OK at once; with it,
+ * the first http.respond() answers, or 400 when the run ends without one, or 504 at the deadline.
+ */
+export class DevIngress {
+  private server: Server | null = null;
+
+  constructor(private readonly options: DevIngressOptions) {}
+
+  async listen(): Promise<string> {
+    const server = createServer((request, response) => void this.handle(request, response));
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : this.options.port;
+    return `http://${this.options.host}:${port}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const prefix = `/e/${this.options.endpointId()}`;
+    if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
+      send(response, { status: 404, headers: { 'content-type': 'text/plain' }, body: `No endpoint at ${url.pathname}; this source listens at ${prefix}\n` });
+      return;
+    }
+    if (request.method === 'OPTIONS') {
+      send(response, {
+        status: 200,
+        headers: { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE' },
+        body: null,
+      });
+      return;
+    }
+    const body = await readBody(request);
+    if (body === null) {
+      send(response, { status: 413, headers: { 'content-type': 'text/plain' }, body: 'Payload Too Large: the limit is 512 KB\n' });
+      return;
+    }
+    const host = request.headers.host ?? 'localhost';
+    const event = buildHttpEvent({
+      method: request.method ?? 'GET',
+      path: url.pathname.slice(prefix.length) || '/',
+      url: `http://${host}${request.url ?? '/'}`,
+      query: url.searchParams,
+      headers: request.headers,
+      body,
+    });
+    if (!this.options.customResponse()) {
+      this.options.deliver({ event, respond: () => undefined });
+      send(response, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'OK' });
+      return;
+    }
+    let settled = false;
+    const deadline = setTimeout(() => finish({ status: 504, headers: { 'content-type': 'text/plain' }, body: 'Gateway Timeout: the source did not respond in time\n' }), CUSTOM_RESPONSE_DEADLINE_MS);
+    const finish = (reply: HttpResponse): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      send(response, reply);
+    };
+    this.options.deliver({
+      event,
+      respond: (reply) =>
+        finish(reply ?? { status: 400, headers: { 'content-type': 'text/plain' }, body: 'No response was issued by the source' }),
+    });
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    request.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+function send(response: ServerResponse, reply: HttpResponse): void {
+  if (response.headersSent) return;
+  response.writeHead(reply.status, reply.headers);
+  response.end(reply.body ?? undefined);
+}

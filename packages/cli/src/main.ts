@@ -1,0 +1,10 @@
+import { runCli } from './program.js';
+import { createOutput } from './ui/output.js';
+
+/** The process entry of the `tributary` binary: the one place that touches process streams and exit. */
+export async function main(): Promise<void> {
+  // Bundles carry inline source maps, so stack traces point at the author's own files and lines.
+  process.setSourceMapsEnabled(true);
+  const output = createOutput({ stdout: process.stdout, stderr: process.stderr });
+  process.exitCode = await runCli(process.argv, output);
+}
