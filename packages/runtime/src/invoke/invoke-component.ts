@@ -145,7 +145,8 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
     }
   }
   const deduped = applyDedupe({ strategy: component.dedupe, state: state.dedupe, emits: emitBuffer.emits });
-  for (const line of deduped.errors) logs.push({ level: 'error', message: line, ts: now() });
+  // Contract §4.4: an event dropped for lacking an id is a warning, not an error.
+  for (const line of deduped.errors) logs.push({ level: 'warn', message: line, ts: now() });
   const record: ActionRecord | null = dollar?.record ?? null;
   const summary = record?.exports['$summary'];
   return {

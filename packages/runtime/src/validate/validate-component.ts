@@ -82,9 +82,10 @@ function checkMetadata(raw: Record<string, unknown>, purpose: ValidationPurpose,
     if (purpose === 'publish') issues.error('C5', '"version" is required to publish', { field: 'version' });
     else issues.warn('C5', '"version" is missing; it is required to publish', { field: 'version' });
   } else if (typeof version !== 'string' || !SEMVER.test(version)) {
-    const message = `"version" ${JSON.stringify(version)} is not semantic versioning (MAJOR.MINOR.PATCH)`;
-    if (purpose === 'publish') issues.error('C6', message, { field: 'version' });
-    else issues.warn('C6', message, { field: 'version' });
+    // Contract C6: only publishing to the public registry requires semver, and Tributary's publish
+    // (`pd publish`, PUT /v1/components/{key}) is an account publish, so this is always a warning.
+    const message = `"version" ${JSON.stringify(version)} is not semantic versioning (MAJOR.MINOR.PATCH); only the registry requires it`;
+    issues.warn('C6', message, { field: 'version' });
   }
 }
 
