@@ -68,7 +68,6 @@ export async function bundleComponent(options: BundleOptions): Promise<Component
       // No "module" condition: it selects files meant for bundlers, and Node loads these packages.
       conditions: [],
       sourcemap: 'inline',
-      sourcesContent: false,
       logLevel: 'silent',
       banner: { js: BANNER },
       plugins: [plugin],

@@ -9,7 +9,7 @@ export interface ValidationIssue {
   readonly field?: string;
 }
 
-/** What the component is being checked for: rules C4–C5 are stricter for deploy and publish. */
+/** What the component is being checked for: rules C4–C6 are stricter for deploy and publish. */
 export type ValidationPurpose = 'run' | 'deploy' | 'publish';
 
 export class IssueList {

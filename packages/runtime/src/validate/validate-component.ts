@@ -82,10 +82,11 @@ function checkMetadata(raw: Record<string, unknown>, purpose: ValidationPurpose,
     if (purpose === 'publish') issues.error('C5', '"version" is required to publish', { field: 'version' });
     else issues.warn('C5', '"version" is missing; it is required to publish', { field: 'version' });
   } else if (typeof version !== 'string' || !SEMVER.test(version)) {
-    // Contract C6: only publishing to the public registry requires semver, and Tributary's publish
-    // (`pd publish`, PUT /v1/components/{key}) is an account publish, so this is always a warning.
-    const message = `"version" ${JSON.stringify(version)} is not semantic versioning (MAJOR.MINOR.PATCH); only the registry requires it`;
-    issues.warn('C6', message, { field: 'version' });
+    // Contract C6: semver is required only to publish to the registry, which is what Tributary's
+    // publish is (PUT /v1/components/{key}, "semver required"); anywhere else it is a warning.
+    const message = `"version" ${JSON.stringify(version)} is not semantic versioning (MAJOR.MINOR.PATCH)`;
+    if (purpose === 'publish') issues.error('C6', message, { field: 'version' });
+    else issues.warn('C6', `${message}; publishing to the registry requires it`, { field: 'version' });
   }
 }
 
