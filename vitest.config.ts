@@ -7,7 +7,7 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'packages/*/test/**/*.test.ts', 'fixtures/**/*.test.ts', 'docs/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    reporters: ['default', 'json'],
+    reporters: ['default', 'json', './tools/summary-reporter.ts'],
     outputFile: { json: 'test-results/vitest.json' },
   },
 });
