@@ -53,6 +53,32 @@ describe('tributary run', () => {
     expect(json.return_value).toBe('HEY!');
   });
 
+  it('accepts components wrapped in defineSource / defineAction (@pipedream/types) and defineComponent', async () => {
+    const source = await tributaryJson<Report>(['run', fixture('typed-source.mjs'), '--json']);
+    expect(source.code).toBe(0);
+    expect(source.json.emits[0]?.event).toEqual({ label: 'typed' });
+    const action = await tributaryJson<Report>(['run', fixture('typed-action.mjs'), '--json']);
+    expect(action.json.return_value).toBe('defined with defineAction');
+    const step = await tributaryJson<Report>(['run', fixture('workflow-step.mjs'), '--prop', 'n=21', '--json']);
+    expect(step.json.return_value).toBe(42);
+  });
+
+  it('gives app props their credentials with --auth, by app slug or prop name', async () => {
+    const file = path.join(FIXTURES, 'f16-pick-list.mjs');
+    const bySlug = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--auth', 'acme={"api_key":"abc"}', '--json']);
+    expect(bySlug.code).toBe(0);
+    expect(bySlug.json.return_value).toEqual({ board: 'b1', list: null, k: 3 });
+    const byProp = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--prop', 'list=done', '--auth', 'acme={"api_key":"abcde"}', '--json']);
+    expect(byProp.json.return_value).toEqual({ board: 'b1', list: 'done', k: 5 });
+    const missing = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--json']);
+    expect(missing.code).toBe(2);
+    expect(missing.json.error).toMatchObject({ code: 'PROP_REQUIRED' });
+    expect(missing.json.error?.message).toContain('app prop "acme" needs a connected account');
+    const notJson = await tributary(['run', file, '--prop', 'board=b1', '--auth', 'acme=nope']);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('--auth acme is not valid JSON');
+  });
+
   it('keeps db and dedupe state in --state, running the deploy hook only the first time', async () => {
     const state = path.join(scratch, 'counter');
     const first = await tributaryJson<Report>(['run', fixture('counter.mjs'), '--state', state, '--json']);

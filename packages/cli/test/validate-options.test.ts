@@ -78,6 +78,16 @@ describe('tributary options', () => {
     expect(second.json.context).toEqual({ nextPageToken: null });
   });
 
+  it("lists an app propDefinition's options with the app's $auth and the input-values function", async () => {
+    const file = path.join(FIXTURES, 'f16-pick-list.mjs');
+    const boards = await tributaryJson<{ options: unknown[] }>(['options', file, 'board', '--auth', 'acme={"api_key":"k"}', '--json']);
+    expect(boards.json.options).toEqual([{ label: 'Main', value: 'b1' }]);
+    const lists = await tributaryJson<{ stringOptions: string[] }>(['options', file, 'list', '--prop', 'board=b1', '--json']);
+    expect(lists.json.stringOptions).toEqual(['todo', 'done']);
+    const none = await tributaryJson<{ stringOptions: string[] }>(['options', file, 'list', '--prop', 'board=zz', '--json']);
+    expect(none.json.stringOptions).toEqual([]);
+  });
+
   it('prints human rows and how to get the next page', async () => {
     const { code, stdout } = await tributary(['options', fixture('options.mjs'), 'city']);
     expect(code).toBe(0);
