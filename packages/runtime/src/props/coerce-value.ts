@@ -38,7 +38,8 @@ function coerceArray(base: string, value: unknown): Coerced {
     try {
       list = JSON.parse(value);
     } catch {
-      return fail('is not a valid JSON array');
+      // Not a JSON array: a single scalar that happens to start with "[", wrapped below (§2.4).
+      list = value;
     }
   }
   if (!Array.isArray(list)) list = [list];
