@@ -57,6 +57,12 @@ describe('parseTimerValue', () => {
     expect(reason({ cron })).toContain('is invalid');
   });
 
+  it('refuses a cron expression that never fires', () => {
+    const parsed = parseTimerValue({ cron: '0 0 31 2 *' });
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.reason).toBe('cron "0 0 31 2 *" never fires');
+  });
+
   it('accepts a known timezone and refuses an unknown one', () => {
     expect(schedule({ cron: '0 9 * * *', timezone: 'Europe/Oslo' })).toEqual({
       kind: 'cron',

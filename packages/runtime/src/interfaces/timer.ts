@@ -45,7 +45,10 @@ export function parseTimerValue(value: unknown): ParsedTimer {
       return { ok: false, reason: `timezone ${JSON.stringify(timezone)} is not a known IANA time zone` };
     }
     try {
-      new Cron(cron, { paused: true, timezone });
+      // A valid expression can still name a date that never comes (February 31st).
+      if (new Cron(cron, { paused: true, timezone }).nextRun() === null) {
+        return { ok: false, reason: `cron "${cron}" never fires` };
+      }
     } catch (error) {
       return { ok: false, reason: `cron "${cron}" is invalid: ${error instanceof Error ? error.message : String(error)}` };
     }
