@@ -67,6 +67,13 @@ export async function runDev(file: string, options: DevCommandOptions, output: O
       throw new AppError('USAGE_ERROR', `${file} is an action; dev runs sources. Run an action with: tributary run ${file}`);
     }
     const session = new DevSession({ instance, file, stateDir, host, port, printer: new DevPrinter(output, json) });
+    // Listen for Ctrl+C before anything is printed, so a stop right after "ready" is never lost.
+    const stopRequested = new Promise<void>((resolve) => {
+      const finish = (): void => resolve();
+      process.once('SIGINT', finish);
+      process.once('SIGTERM', finish);
+      signal?.addEventListener('abort', finish, { once: true });
+    });
     try {
       await session.start();
     } catch (error) {
@@ -76,12 +83,7 @@ export async function runDev(file: string, options: DevCommandOptions, output: O
       }
       throw error;
     }
-    await new Promise<void>((resolve) => {
-      const finish = (): void => resolve();
-      process.once('SIGINT', finish);
-      process.once('SIGTERM', finish);
-      signal?.addEventListener('abort', finish, { once: true });
-    });
+    await stopRequested;
     await session.stop();
     return EXIT_OK;
   } catch (error) {
