@@ -44,6 +44,11 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'A bare import names an npm package that is not available to the component.',
   },
+  PACKAGE_INSTALL_FAILED: {
+    status: 400,
+    category: 'user',
+    description: 'Installing the npm packages a component imports failed; the message names the package and the reason.',
+  },
   COMPONENT_INVALID: {
     status: 400,
     category: 'user',
@@ -123,6 +128,21 @@ export const ERROR_CODES = {
     status: 500,
     category: 'component',
     description: 'A `$.send.*` call got a configuration the destination rejects.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    category: 'component',
+    description: 'Logs, events, exports and return value of one invocation passed the 6 MB payload limit.',
+  },
+  OUT_OF_MEMORY: {
+    status: 500,
+    category: 'component',
+    description: "The component's worker process went over its memory cap and was stopped.",
+  },
+  CRASHED: {
+    status: 500,
+    category: 'component',
+    description: "The component's worker process exited during an invocation (process.exit, a fatal error, a signal).",
   },
   NOT_SUPPORTED: {
     status: 500,

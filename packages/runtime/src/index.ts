@@ -7,6 +7,7 @@
 export { bundleComponent } from './load/bundle-component.js';
 export type { BundleOptions, ComponentBundle, PackageImport } from './load/bundle-component.js';
 export { evaluateBundle } from './load/evaluate-bundle.js';
+export { importBundle, writeBundle } from './load/import-bundle.js';
 export { inspectComponentFile, loadComponentFile } from './load/load-component.js';
 export type { LoadOptions, LoadReport } from './load/load-component.js';
 export { isBareSpecifier, parsePackageSpecifier } from './load/parse-specifier.js';
@@ -47,5 +48,6 @@ export type { DynamicPropsInput } from './invoke/dynamic-props.js';
 export { listPropOptions } from './invoke/list-options.js';
 export type { ListOptionsInput, OptionsPage } from './invoke/list-options.js';
 export type { LogEntry, LogLevel } from './invoke/log-capture.js';
+export { MAX_INVOCATION_PAYLOAD_BYTES } from './invoke/payload-budget.js';
 export { DEFAULT_ACTION_TIMEOUT_MS, DEFAULT_SOURCE_TIMEOUT_MS } from './limits.js';
 export type { AppDefinition, Component, ComponentType, DedupeStrategy, HookName, Json, PropSpec, RawComponent } from './types.js';

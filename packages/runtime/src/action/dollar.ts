@@ -19,6 +19,8 @@ export interface DollarOptions {
   readonly warn: (message: string) => void;
   /** Called when `$.respond` is called, so an ingress can answer before the run ends. */
   readonly onRespond?: (response: HttpResponse) => void;
+  /** Counts exports against the invocation's payload limit. */
+  readonly charge?: (bytes: number, what: string) => void;
 }
 
 const UNSUPPORTED_FLOW = ['delay', 'rerun', 'suspend', 'trigger', 'refreshTimeout'];
@@ -30,7 +32,9 @@ export function createDollar(options: DollarOptions): { $: Record<string, unknow
     if (typeof name !== 'string' || name === '') throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
     const problem = findNonJson(value, `export "${name}"`);
     if (problem) throw new AppError('COMPONENT_ERROR', `$.export: ${problem}; exports must be JSON-serializable`);
-    record.exports[name] = (value === undefined ? null : jsonClone(value)) as Json;
+    const stored = (value === undefined ? null : jsonClone(value)) as Json;
+    options.charge?.(Buffer.byteLength(JSON.stringify(stored)), `$.export("${name}")`);
+    record.exports[name] = stored;
   };
   const flow: Record<string, unknown> = {
     exit(reason?: unknown) {

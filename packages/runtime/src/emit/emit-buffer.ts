@@ -14,7 +14,16 @@ export class EmitBuffer {
   readonly emits: EmittedEvent[] = [];
   private closed = false;
 
-  constructor(private readonly options: { readonly dedupe: DedupeStrategy | undefined; readonly now: () => number }) {}
+  constructor(
+    private readonly options: {
+      readonly dedupe: DedupeStrategy | undefined;
+      readonly now: () => number;
+      /** Counts each payload against the invocation's size limit; throws when it is over. */
+      readonly charge?: (bytes: number, what: string) => void;
+      /** Sees each accepted call as it happens (the sandbox streams them to the host). */
+      readonly onEmit?: (emit: EmittedEvent) => void;
+    },
+  ) {}
 
   /** After close, late emits (from work left running after the invocation ended) are ignored. */
   close(): void {
@@ -36,7 +45,10 @@ export class EmitBuffer {
     const name = checkName(meta['name']);
     const ts = checkTs(meta['ts'], this.options.now);
     const summary = checkSummary(meta['summary'], payload);
-    this.emits.push({ event: payload, metadata: { ...(id === undefined ? {} : { id }), name, summary, ts } });
+    this.options.charge?.(Buffer.byteLength(JSON.stringify(payload) ?? 'null'), '$emit');
+    const emitted: EmittedEvent = { event: payload, metadata: { ...(id === undefined ? {} : { id }), name, summary, ts } };
+    this.emits.push(emitted);
+    this.options.onEmit?.(emitted);
   }
 }
 

@@ -11,7 +11,12 @@ export const DB_SIZE_LIMIT_BYTES = 60 * 1024;
 export class DbStore {
   private readonly data: Map<string, Json>;
 
-  constructor(snapshot: Readonly<Record<string, Json>>, private readonly limitBytes = DB_SIZE_LIMIT_BYTES) {
+  constructor(
+    snapshot: Readonly<Record<string, Json>>,
+    private readonly limitBytes = DB_SIZE_LIMIT_BYTES,
+    /** Sees every accepted write (undefined = delete), so a host can keep writes of a killed worker. */
+    private readonly onSet?: (key: string, value: Json | undefined) => void,
+  ) {
     this.data = new Map(Object.entries(jsonClone(snapshot)));
   }
 
@@ -24,6 +29,7 @@ export class DbStore {
     if (typeof key !== 'string') throw new AppError('DB_VALUE_INVALID', `db.set: the key must be a string, got ${typeof key}`);
     if (value === undefined) {
       this.data.delete(key);
+      this.onSet?.(key, undefined);
       return;
     }
     const problem = findNonJson(value, `value of "${key}"`);
@@ -40,6 +46,7 @@ export class DbStore {
         `db.set("${key}"): db size limit exceeded (${size} bytes > ${this.limitBytes}); the value was not stored`,
       );
     }
+    this.onSet?.(key, stored);
   }
 
   snapshot(): Record<string, Json> {

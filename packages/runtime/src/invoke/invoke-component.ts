@@ -5,6 +5,7 @@ import type { SendRecord } from '../action/send.js';
 import { applyDedupe, type DedupeState } from '../emit/dedupe.js';
 import { EmitBuffer } from '../emit/emit-buffer.js';
 import type { DedupedEvent, EmittedEvent } from '../emit/emitted-event.js';
+import { PayloadBudget } from './payload-budget.js';
 import { DbStore } from '../interfaces/db-store.js';
 import { normalizeResponse, type HttpResponse } from '../interfaces/http-response.js';
 import { describeTimer } from '../interfaces/timer.js';
@@ -41,6 +42,12 @@ export interface InvokeInput {
   readonly onLog?: (entry: LogEntry) => void;
   /** Called on the first accepted `http.respond` / `$.respond`, before the run ends. */
   readonly onRespond?: (response: HttpResponse) => void;
+  /** Called for each `$emit` as it is made, before ordering and dedupe. */
+  readonly onEmit?: (emit: EmittedEvent) => void;
+  /** Called for each db write as it is made (undefined value = delete). */
+  readonly onDbSet?: (key: string, value: Json | undefined) => void;
+  /** Limit of logs + events + exports + return value (default 6 MB). */
+  readonly maxPayloadBytes?: number;
 }
 
 export interface InvocationResult {
@@ -79,14 +86,27 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
   const { component, props } = input;
   const logs: LogEntry[] = [];
   let open = true;
+  const budget = new PayloadBudget(input.maxPayloadBytes);
+  const charge = (bytes: number, what: string): void => budget.charge(bytes, what);
   const log = (level: LogLevel, message: string): void => {
     if (!open) return;
     const entry: LogEntry = { level, message, ts: now() };
     logs.push(entry);
     input.onLog?.(entry);
   };
-  const emitBuffer = new EmitBuffer({ dedupe: component.dedupe, now });
-  const db = new DbStore(state.db);
+  // What the component logs counts against the payload limit; the runtime's own lines do not.
+  const componentLog = (level: LogLevel, message: string): void => {
+    if (!open) return;
+    charge(Buffer.byteLength(message), 'console output');
+    log(level, message);
+  };
+  const emitBuffer = new EmitBuffer({
+    dedupe: component.dedupe,
+    now,
+    charge,
+    ...(input.onEmit ? { onEmit: input.onEmit } : {}),
+  });
+  const db = new DbStore(state.db, undefined, input.onDbSet);
   const http = createHttpInterface(input, log);
   const dollar =
     component.type === 'action'
@@ -95,6 +115,7 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
           startedAtMs: startedAt,
           deadlineMs: startedAt + input.timeoutMs,
           warn: (message) => log('warn', message),
+          charge,
           ...(input.onRespond ? { onRespond: input.onRespond } : {}),
         })
       : null;
@@ -116,7 +137,7 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
   let error: SerializedError | null = null;
   if (target) {
     const outcome = await runWithDeadline(
-      () => runWithLogSink({ write: log }, () => target.call(self, ...argumentsFor(input, dollar?.$))),
+      () => runWithLogSink({ write: componentLog }, () => target.call(self, ...argumentsFor(input, dollar?.$))),
       input.timeoutMs,
     );
     switch (outcome.kind) {
@@ -142,7 +163,19 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
       error = new AppError('COMPONENT_ERROR', `${problem}; an action must return a JSON-serializable value`).toJSON();
     } else if (!problem) {
       returnValue = jsonClone(returned) as Json;
+      try {
+        charge(Buffer.byteLength(JSON.stringify(returnValue)), 'the return value');
+      } catch {
+        returnValue = undefined;
+      }
     }
+  }
+  // Over the limit is a failure even when the component caught the error it was thrown.
+  if (budget.exceeded && error?.code !== 'PAYLOAD_TOO_LARGE') {
+    error = budget.exceeded.toJSON();
+    const entry: LogEntry = { level: 'error', message: error.message, ts: now() };
+    logs.push(entry);
+    input.onLog?.(entry);
   }
   const deduped = applyDedupe({ strategy: component.dedupe, state: state.dedupe, emits: emitBuffer.emits });
   // The contract's §4.4 calls this a warning line; issue #2 asks for an error in the log, never a
