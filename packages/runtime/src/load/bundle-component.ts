@@ -19,6 +19,12 @@ export interface BundleOptions {
    * directory, so a component next to an installed `package.json` works as plain Node would.
    */
   readonly packageDir?: string;
+  /**
+   * `resolve` (default) resolves npm imports to files now and fails with PACKAGE_NOT_FOUND when one
+   * is missing; `external` only records them and leaves `name/subpath` imports (pins removed),
+   * which is how the installer learns what to install.
+   */
+  readonly packages?: 'resolve' | 'external';
 }
 
 export interface ComponentBundle {
@@ -53,7 +59,7 @@ export async function bundleComponent(options: BundleOptions): Promise<Component
   }
   const source = readFileSync(entry, 'utf8');
   const imports: PackageImport[] = [];
-  const plugin = packagesPlugin({ imports, packageDir: options.packageDir });
+  const plugin = packagesPlugin({ imports, packageDir: options.packageDir, mode: options.packages ?? 'resolve' });
   let result: esbuild.BuildResult<{ metafile: true; write: false }>;
   try {
     result = await esbuild.build({
@@ -90,7 +96,7 @@ export async function bundleComponent(options: BundleOptions): Promise<Component
   };
 }
 
-function packagesPlugin(options: { imports: PackageImport[]; packageDir: string | undefined }): esbuild.Plugin {
+function packagesPlugin(options: { imports: PackageImport[]; packageDir: string | undefined; mode: 'resolve' | 'external' }): esbuild.Plugin {
   return {
     name: 'tributary-packages',
     setup(build) {
@@ -105,6 +111,7 @@ function packagesPlugin(options: { imports: PackageImport[]; packageDir: string 
           return { errors: [{ text: `"${args.path}" is not a valid npm package specifier` }] };
         }
         options.imports.push({ ...parsed, importer: args.importer });
+        if (options.mode === 'external') return { path: parsed.importPath, external: true };
         const resolved = await build.resolve(parsed.importPath, {
           kind: args.kind,
           resolveDir: options.packageDir ?? args.resolveDir,

@@ -1,0 +1,232 @@
+import { AppError, type SerializedError } from '@tributary/contracts';
+import {
+  applyDedupe,
+  MAX_INVOCATION_PAYLOAD_BYTES,
+  type Accounts,
+  type DedupeState,
+  type EmittedEvent,
+  type HttpResponse,
+  type InvocationKind,
+  type InvocationResult,
+  type InvocationState,
+  type Json,
+  type LogEntry,
+  type OptionsPage,
+  type ValidationIssue,
+} from '@tributary/runtime';
+import type { ComponentInfo, InvocationResultMessage, PropsInfo, ResponseMessage, WorkerMessage } from '../protocol/messages.js';
+import { rebuildError, WorkerGone, type HostRequest, type RequestHandlers, type WorkerProcess } from './worker-process.js';
+
+export interface InvokeRequest {
+  readonly kind: InvocationKind;
+  readonly configured: Readonly<Record<string, unknown>>;
+  readonly accounts: Accounts;
+  readonly event?: unknown;
+  readonly steps?: Readonly<Record<string, unknown>>;
+  readonly state: InvocationState;
+  readonly endpointUrl?: string;
+  readonly timeoutMs: number;
+}
+
+export interface InvokeCallbacks {
+  readonly onLog?: (entry: LogEntry) => void;
+  readonly onRespond?: (response: HttpResponse) => void;
+}
+
+export interface OptionsRequest {
+  readonly prop: string;
+  readonly configured: Readonly<Record<string, unknown>>;
+  readonly accounts: Accounts;
+  readonly page: number;
+  readonly prevContext?: Readonly<Record<string, unknown>>;
+  readonly query?: string;
+  readonly timeoutMs: number;
+}
+
+export interface LoadedComponent {
+  readonly info: ComponentInfo | null;
+  readonly issues: readonly ValidationIssue[];
+}
+
+/** Gets a live worker holding this component (starting and loading one when needed). */
+export type WorkerSource = () => Promise<{ worker: WorkerProcess; loaded: LoadedComponent }>;
+
+/**
+ * A component as the host sees it: what its worker reported when loading it, and calls that run in
+ * that worker. Calls are queued so one runs at a time, and a dead worker is replaced on the next.
+ */
+export class ComponentHandle {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly loaded: LoadedComponent,
+    private readonly source: WorkerSource,
+    private readonly settings: { readonly graceMs: number; readonly discard: () => void },
+  ) {}
+
+  get info(): ComponentInfo {
+    if (!this.loaded.info) throw new AppError('COMPONENT_INVALID', 'the component did not load');
+    return this.loaded.info;
+  }
+
+  /** Resolves configured props in the worker: final prop list, timer schedule, HTTP interface. */
+  configure(configured: Readonly<Record<string, unknown>>, accounts: Accounts, timeoutMs: number): Promise<PropsInfo> {
+    return this.serial(async () => {
+      const reply = await this.call({ type: 'props', configured: { ...configured }, accounts: copyAccounts(accounts), timeoutMs }, timeoutMs);
+      if (reply.type === 'props_result') return reply.info;
+      throw unexpected(reply);
+    });
+  }
+
+  options(request: OptionsRequest): Promise<OptionsPage> {
+    return this.serial(async () => {
+      const reply = await this.call(
+        {
+          type: 'options',
+          prop: request.prop,
+          configured: { ...request.configured },
+          accounts: copyAccounts(request.accounts),
+          page: request.page,
+          ...(request.prevContext ? { prevContext: { ...request.prevContext } } : {}),
+          ...(request.query !== undefined ? { query: request.query } : {}),
+          timeoutMs: request.timeoutMs,
+        },
+        request.timeoutMs,
+      );
+      if (reply.type === 'options_result') return reply.page;
+      throw unexpected(reply);
+    });
+  }
+
+  /**
+   * Runs one invocation in the worker. Logs, emits and db writes stream back as they happen; if the
+   * worker has to be stopped (deadline, memory, payload) or dies, the result is rebuilt from them,
+   * so emits and writes made before the failure are kept (contract §3.7, §4.3).
+   */
+  invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
+    return this.serial(async () => {
+      const streamed = { logs: [] as LogEntry[], emits: [] as EmittedEvent[], db: { ...request.state.db } as Record<string, Json>, response: null as HttpResponse | null };
+      const started = Date.now();
+      const onStream = (message: Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_set' | 'respond' }>): void => {
+        switch (message.type) {
+          case 'log':
+            streamed.logs.push(message.entry);
+            callbacks.onLog?.(message.entry);
+            return;
+          case 'emit':
+            streamed.emits.push(message.emit as EmittedEvent);
+            return;
+          case 'db_set':
+            if (message.deleted) delete streamed.db[message.key];
+            else streamed.db[message.key] = message.value as Json;
+            return;
+          case 'respond':
+            streamed.response = fromResponse(message.response);
+            callbacks.onRespond?.(streamed.response);
+            return;
+        }
+      };
+      try {
+        const reply = await this.call(
+          {
+            type: 'invoke',
+            kind: request.kind,
+            configured: { ...request.configured },
+            accounts: copyAccounts(request.accounts),
+            ...(request.event !== undefined ? { event: request.event } : {}),
+            ...(request.steps ? { steps: { ...request.steps } } : {}),
+            state: { db: request.state.db, dedupe: request.state.dedupe },
+            ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
+            timeoutMs: request.timeoutMs,
+            maxPayloadBytes: MAX_INVOCATION_PAYLOAD_BYTES,
+          },
+          request.timeoutMs,
+          onStream,
+        );
+        if (reply.type === 'result') return fromResultMessage(reply.result);
+        if (reply.type === 'failed') return this.rebuild(request, streamed, rebuildError(reply.error).toJSON(), started);
+        throw unexpected(reply);
+      } catch (error) {
+        if (!(error instanceof WorkerGone)) throw error;
+        return this.rebuild(request, streamed, { ...error.toJSON() }, started);
+      }
+    });
+  }
+
+  private rebuild(
+    request: InvokeRequest,
+    streamed: { logs: LogEntry[]; emits: EmittedEvent[]; db: Record<string, Json>; response: HttpResponse | null },
+    error: SerializedError,
+    started: number,
+  ): InvocationResult {
+    const info = this.info;
+    const deduped = applyDedupe({ strategy: info.dedupe ?? undefined, state: request.state.dedupe, emits: streamed.emits });
+    const logs = [...streamed.logs, { level: 'error' as const, message: error.stack ?? error.message, ts: Date.now() }];
+    for (const line of deduped.errors) logs.push({ level: 'error', message: line, ts: Date.now() });
+    return {
+      ok: false,
+      invocationId: `inv_${started.toString(36)}`,
+      type: info.type,
+      kind: request.kind,
+      returnValue: undefined,
+      exports: {},
+      summary: null,
+      emits: deduped.accepted,
+      deduped: deduped.deduped,
+      logs,
+      exit: null,
+      response: streamed.response,
+      sends: [],
+      error: { code: error.code, message: error.message, ...(error.rule ? { rule: error.rule } : {}) } as SerializedError,
+      state: { db: streamed.db, dedupe: deduped.state },
+      durationMs: Date.now() - started,
+    };
+  }
+
+  private async call(
+    message: HostRequest,
+    timeoutMs: number,
+    onStream?: RequestHandlers['onStream'],
+  ) {
+    const { worker } = await this.source();
+    try {
+      const reply = await worker.request(message, { deadlineMs: timeoutMs + this.settings.graceMs, ...(onStream ? { handlers: { onStream } } : {}) });
+      if (reply.type === 'failed' && message.type !== 'invoke') throw rebuildError(reply.error);
+      return reply;
+    } catch (error) {
+      if (error instanceof WorkerGone) this.settings.discard();
+      throw error;
+    }
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(work, work);
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+function fromResponse(response: ResponseMessage): HttpResponse {
+  return { status: response.status, headers: response.headers, body: response.bodyBase64 === null ? null : Buffer.from(response.bodyBase64, 'base64') };
+}
+
+function fromResultMessage(result: InvocationResultMessage): InvocationResult {
+  return {
+    ...result,
+    returnValue: result.returnValue as Json | undefined,
+    exports: result.exports as Record<string, Json>,
+    emits: result.emits as EmittedEvent[],
+    deduped: result.deduped as InvocationResult['deduped'],
+    response: result.response ? fromResponse(result.response) : null,
+    error: result.error as SerializedError | null,
+    state: { db: result.state.db as Record<string, Json>, dedupe: result.state.dedupe as DedupeState | null },
+  };
+}
+
+function copyAccounts(accounts: Accounts): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(Object.entries(accounts).map(([key, value]) => [key, { ...value }]));
+}
+
+function unexpected(reply: { type: string }): AppError {
+  return new AppError('INTERNAL', `the sandbox worker answered with an unexpected "${reply.type}" message`);
+}

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import type { IsolationReport } from './isolation.js';
+import { systemBinds } from './isolation.js';
+
+export interface LaunchOptions {
+  readonly isolation: IsolationReport;
+  /** The worker entry script. */
+  readonly workerScript: string;
+  /** Directories the worker may read: its own code, the bundle, the installed packages. */
+  readonly readDirs: readonly string[];
+  /** The worker's private scratch directory on the host (used without bubblewrap). */
+  readonly scratchDir: string;
+  readonly memoryMb: number;
+  readonly tmpSizeBytes: number;
+}
+
+export interface LaunchCommand {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+  readonly uid: number | null;
+  readonly gid: number | null;
+}
+
+/**
+ * Builds the command that starts one worker: Node with the permission model (reads limited to
+ * `readDirs`, writes to the scratch directory, no child processes, workers or addons), a heap
+ * cap and an empty environment; inside bubblewrap namespaces when available; as an unprivileged
+ * uid when the host is root.
+ */
+export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
+  const bwrap = options.isolation.bwrapPath;
+  const tmp = bwrap ? '/tmp' : options.scratchDir;
+  const nodeArgs = [
+    '--experimental-permission',
+    ...options.readDirs.map((dir) => `--allow-fs-read=${path.join(dir, '*')}`),
+    `--allow-fs-read=${options.workerScript}`,
+    `--allow-fs-read=${path.join(tmp, '*')}`,
+    `--allow-fs-write=${path.join(tmp, '*')}`,
+    `--max-old-space-size=${options.memoryMb}`,
+    '--disable-warning=ExperimentalWarning',
+    '--enable-source-maps',
+    options.workerScript,
+  ];
+  const env = { HOME: tmp, TMPDIR: tmp, NODE_ENV: 'production' };
+  const ids = { uid: options.isolation.workerUid, gid: options.isolation.workerGid };
+  if (!bwrap) return { command: process.execPath, args: nodeArgs, env, ...ids };
+  const binds = [...new Set([...options.readDirs, path.dirname(options.workerScript)])].flatMap((dir) => ['--ro-bind', dir, dir]);
+  const args = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--hostname',
+    'tributary-worker',
+    '--die-with-parent',
+    '--new-session',
+    ...systemBinds(),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    // The private /tmp first: read-only binds below it (a cache under /tmp) are mounted on top.
+    '--size',
+    String(options.tmpSizeBytes),
+    '--tmpfs',
+    '/tmp',
+    ...binds,
+    '--chdir',
+    '/tmp',
+    '--clearenv',
+    // Node's IPC channel is fd 3; --clearenv removed the variables that tell the child so.
+    '--setenv',
+    'NODE_CHANNEL_FD',
+    '3',
+    '--setenv',
+    'NODE_CHANNEL_SERIALIZATION_MODE',
+    'json',
+    ...Object.entries(env).flatMap(([name, value]) => ['--setenv', name, value]),
+    process.execPath,
+    ...nodeArgs,
+  ];
+  return { command: bwrap, args, env: {}, ...ids };
+}

@@ -1,0 +1,158 @@
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { AppError } from '@tributary/contracts';
+import { bundleComponent, writeBundle, type PackageImport, type ValidationPurpose } from '@tributary/runtime';
+import { planDependencies } from '../packages/dependency-plan.js';
+import { PackageInstaller, type InstallProgress, type PackageLock } from '../packages/package-installer.js';
+import { ComponentHandle, type LoadedComponent } from './component-handle.js';
+import { harnessReadDirs, workerScriptPath } from './harness-paths.js';
+import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
+import { buildLaunchCommand } from './launch-command.js';
+import { WorkerPool } from './worker-pool.js';
+import { rebuildError, WorkerProcess } from './worker-process.js';
+
+export interface SandboxOptions {
+  /** Bundles, installed packages and locks live here (shared by all components). */
+  readonly cacheDir: string;
+  /** Memory cap of one worker, heap and buffers together (default 256). */
+  readonly memoryMb?: number;
+  /** Warm workers kept at most (default 16). */
+  readonly maxWorkers?: number;
+  /** A worker unused this long is stopped (default 5 minutes). */
+  readonly idleMs?: number;
+  /** Time between a deadline and the SIGKILL of a worker that did not stop by itself (default 2 s). */
+  readonly graceMs?: number;
+  /** Size of a worker's private /tmp when bubblewrap provides one (default 64 MB). */
+  readonly tmpSizeMb?: number;
+  readonly isolation?: IsolationOptions;
+  readonly onInstallProgress?: (progress: InstallProgress) => void;
+}
+
+/** A component bundled with its relative imports, its npm packages installed, ready for a worker. */
+export interface PreparedComponent {
+  readonly entry: string;
+  /** SHA-256 of the entry file's text. */
+  readonly codeHash: string;
+  readonly bundlePath: string;
+  /** Local files the bundle was built from (what `dev` watches). */
+  readonly files: readonly string[];
+  readonly imports: readonly PackageImport[];
+  /** Exact versions of the npm packages, kept until the code changes. */
+  readonly lock: PackageLock;
+  readonly packageDir: string | null;
+}
+
+/**
+ * Runs components in sandboxed worker processes: `prepare` bundles a component and installs its
+ * packages on the host (no component code runs there), `open` starts or reuses its worker. See
+ * packages/sandbox/ARCHITECTURE.md for the layers and the kill policy.
+ */
+export class Sandbox {
+  readonly isolation: IsolationReport;
+  private readonly pool: WorkerPool<LoadedComponent>;
+  private readonly installer: PackageInstaller;
+  private readonly harnessDirs: string[];
+  private readonly workerScript: string;
+
+  constructor(private readonly options: SandboxOptions) {
+    mkdirSync(options.cacheDir, { recursive: true, mode: 0o755 });
+    this.isolation = detectIsolation(options.isolation);
+    this.pool = new WorkerPool({ maxWorkers: options.maxWorkers ?? 16, idleMs: options.idleMs ?? 300_000 });
+    this.installer = new PackageInstaller({
+      cacheDir: options.cacheDir,
+      ...(options.onInstallProgress ? { onProgress: options.onInstallProgress } : {}),
+    });
+    this.harnessDirs = harnessReadDirs();
+    this.workerScript = workerScriptPath();
+  }
+
+  /**
+   * Bundles the file, installs the npm packages it imports (newest versions the first time, then
+   * exactly the recorded ones until the code changes) and writes the bundle where a worker reads it.
+   */
+  async prepare(file: string): Promise<PreparedComponent> {
+    const scan = await bundleComponent({ file, packages: 'external' });
+    const dependencies = planDependencies(scan.imports);
+    const lockFile = path.join(this.options.cacheDir, 'locks', `${hashOf(scan.code)}.json`);
+    const recorded = readLock(lockFile);
+    const installed = await this.installer.ensure(dependencies, recorded);
+    if (installed && JSON.stringify(installed.lock) !== JSON.stringify(recorded)) writeLock(lockFile, installed.lock);
+    const bundle = installed ? await bundleComponent({ file, packageDir: installed.dir }) : scan;
+    const bundleDir = path.join(this.options.cacheDir, 'bundles', hashOf(bundle.code).slice(0, 32));
+    const bundlePath = writeBundle(bundle, bundleDir);
+    return {
+      entry: bundle.entry,
+      codeHash: bundle.codeHash,
+      bundlePath,
+      files: bundle.files,
+      imports: scan.imports,
+      lock: installed?.lock ?? {},
+      packageDir: installed?.dir ?? null,
+    };
+  }
+
+  /** Starts (or reuses) the worker for `key` and loads the component in it. */
+  async open(prepared: PreparedComponent, options: { readonly key: string; readonly purpose: ValidationPurpose }): Promise<ComponentHandle> {
+    const key = `${options.key}:${prepared.bundlePath}`;
+    const source = () => this.pool.get(key, () => this.start(prepared, options.purpose));
+    const { loaded } = await source();
+    return new ComponentHandle(loaded, source, { graceMs: this.options.graceMs ?? 2000, discard: () => this.pool.drop(key) });
+  }
+
+  /** Stops a component's worker, e.g. when `dev` swaps in new code. */
+  release(handleKey: string, prepared: PreparedComponent): void {
+    this.pool.drop(`${handleKey}:${prepared.bundlePath}`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async start(prepared: PreparedComponent, purpose: ValidationPurpose) {
+    const scratchDir = path.join(this.options.cacheDir, 'scratch', randomBytes(8).toString('hex'));
+    mkdirSync(scratchDir, { recursive: true, mode: 0o700 });
+    if (this.isolation.workerUid !== null) chownSync(scratchDir, this.isolation.workerUid, this.isolation.workerGid ?? this.isolation.workerUid);
+    const memoryMb = this.options.memoryMb ?? 256;
+    const launch = buildLaunchCommand({
+      isolation: this.isolation,
+      workerScript: this.workerScript,
+      readDirs: [...this.harnessDirs, path.dirname(prepared.bundlePath), ...(prepared.packageDir ? [prepared.packageDir] : [])],
+      scratchDir,
+      memoryMb,
+      tmpSizeBytes: (this.options.tmpSizeMb ?? 64) * 1024 * 1024,
+    });
+    const worker = await WorkerProcess.start({
+      launch,
+      memoryBytes: memoryMb * 1024 * 1024,
+      maxStreamBytes: 12 * 1024 * 1024,
+      startTimeoutMs: 15_000,
+      onExit: () => rmSync(scratchDir, { recursive: true, force: true }),
+    });
+    const reply = await worker.request({ type: 'load', bundlePath: prepared.bundlePath, entry: prepared.entry, purpose }, { deadlineMs: 60_000 });
+    if (reply.type === 'failed') {
+      worker.kill('evicted');
+      throw rebuildError(reply.error);
+    }
+    if (reply.type !== 'loaded') throw new AppError('INTERNAL', `the sandbox worker answered "load" with "${reply.type}"`);
+    return { worker, loaded: { info: reply.info, issues: reply.issues } };
+  }
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+function readLock(file: string): PackageLock | null {
+  if (!existsSync(file)) return null;
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { dependencies: PackageLock }).dependencies;
+  } catch {
+    return null;
+  }
+}
+
+function writeLock(file: string, lock: PackageLock): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ version: 1, dependencies: lock }, null, 2)}\n`);
+}

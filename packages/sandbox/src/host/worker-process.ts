@@ -1,0 +1,217 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { AppError, type ErrorCode, isErrorCode } from '@tributary/contracts';
+import { PROTOCOL_VERSION, parseWorkerMessage, type HostMessage, type SerializedErrorMessage, type WorkerMessage } from '../protocol/messages.js';
+import type { LaunchCommand } from './launch-command.js';
+import { treeRssBytes } from './process-memory.js';
+
+/** Why the host ended a worker: decides the error code of what was running in it. */
+export type KillReason = 'timeout' | 'memory' | 'payload' | 'evicted' | 'shutdown';
+
+/** Streamed messages of one request, delivered as they arrive. */
+export interface RequestHandlers {
+  readonly onStream?: (message: Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_set' | 'respond' }>) => void;
+}
+
+/** A host message before the process adds its version and request id. */
+export type HostRequest = HostMessage extends infer M ? (M extends unknown ? Omit<M, 'v' | 'id'> : never) : never;
+
+/** How a request ended when the worker could not answer it (killed, crashed). */
+export class WorkerGone extends AppError {}
+
+type Final = Extract<WorkerMessage, { type: 'loaded' | 'props_result' | 'result' | 'options_result' | 'failed' }>;
+
+interface Pending {
+  readonly resolve: (message: Final) => void;
+  readonly reject: (error: WorkerGone) => void;
+  readonly handlers: RequestHandlers;
+  readonly timer: NodeJS.Timeout;
+  streamedBytes: number;
+}
+
+export interface WorkerProcessOptions {
+  readonly launch: LaunchCommand;
+  readonly memoryBytes: number;
+  /** What may stream from one request before the host stops the worker (the worker stops first). */
+  readonly maxStreamBytes: number;
+  readonly startTimeoutMs: number;
+  readonly onExit?: () => void;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+
+/**
+ * One sandboxed worker process and the requests in flight to it. The host enforces what the
+ * worker cannot be trusted to: deadlines (SIGKILL after the grace period), the memory cap (RSS of
+ * the process tree, polled), and the size of what it streams. See ARCHITECTURE.md.
+ */
+export class WorkerProcess {
+  private readonly child: ChildProcess;
+  private readonly pending = new Map<string, Pending>();
+  private killReason: KillReason | null = null;
+  private stderrTail = '';
+  private exited = false;
+  private readonly watchdog: NodeJS.Timeout;
+  private sequence = 0;
+  lastUsedAt = Date.now();
+
+  private constructor(private readonly options: WorkerProcessOptions) {
+    const { launch } = options;
+    this.child = spawn(launch.command, [...launch.args], {
+      env: { ...launch.env },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'json',
+      ...(launch.uid !== null ? { uid: launch.uid } : {}),
+      ...(launch.gid !== null ? { gid: launch.gid } : {}),
+    });
+    this.child.stdout?.on('data', (chunk: Buffer) => this.keepTail(chunk));
+    this.child.stderr?.on('data', (chunk: Buffer) => this.keepTail(chunk));
+    this.child.on('message', (raw: unknown) => this.receive(raw));
+    this.child.on('exit', (code, signal) => this.onExit(code, signal));
+    this.child.on('error', (error) => {
+      this.keepTail(Buffer.from(String(error)));
+      this.onExit(null, null);
+    });
+    this.watchdog = setInterval(() => this.checkMemory(), 100);
+    this.watchdog.unref();
+  }
+
+  /** Spawns a worker and waits for its `ready` message. */
+  static async start(options: WorkerProcessOptions): Promise<WorkerProcess> {
+    const worker = new WorkerProcess(options);
+    await worker.ready();
+    return worker;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get isAlive(): boolean {
+    return !this.exited;
+  }
+
+  get isBusy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /**
+   * Sends one request and resolves with its final message. Rejects with WorkerGone when the worker
+   * dies first; at `deadlineMs` the worker is killed and the request ends as TIMEOUT.
+   */
+  request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
+    if (this.exited) return Promise.reject(this.goneError(null, null));
+    this.lastUsedAt = Date.now();
+    const id = `r${(this.sequence += 1)}`;
+    return new Promise<Final>((resolve, reject) => {
+      const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
+      this.pending.set(id, { resolve, reject, handlers: options.handlers ?? {}, timer, streamedBytes: 0 });
+      this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
+    });
+  }
+
+  kill(reason: KillReason): void {
+    if (this.exited) return;
+    this.killReason ??= reason;
+    this.child.kill('SIGKILL');
+  }
+
+  private ready(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.kill('timeout');
+        reject(new AppError('INTERNAL', `the sandbox worker did not start within ${this.options.startTimeoutMs} ms: ${this.stderrTail.trim()}`));
+      }, this.options.startTimeoutMs);
+      const onMessage = (raw: unknown): void => {
+        if (parseWorkerMessage(raw)?.type !== 'ready') return;
+        clearTimeout(timer);
+        this.child.off('message', onMessage);
+        resolve();
+      };
+      this.child.on('message', onMessage);
+      this.child.once('exit', () => {
+        clearTimeout(timer);
+        reject(new AppError('INTERNAL', `the sandbox worker exited while starting: ${this.stderrTail.trim() || 'no output'}`));
+      });
+    });
+  }
+
+  private receive(raw: unknown): void {
+    const message = parseWorkerMessage(raw);
+    if (!message || message.type === 'ready') return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    switch (message.type) {
+      case 'log':
+      case 'emit':
+      case 'db_set':
+      case 'respond':
+        pending.streamedBytes += JSON.stringify(message).length;
+        if (pending.streamedBytes > this.options.maxStreamBytes) {
+          this.kill('payload');
+          return;
+        }
+        pending.handlers.onStream?.(message);
+        return;
+      case 'loaded':
+      case 'props_result':
+      case 'result':
+      case 'options_result':
+      case 'failed':
+        clearTimeout(pending.timer);
+        this.pending.delete(message.id);
+        this.lastUsedAt = Date.now();
+        pending.resolve(message);
+        return;
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.exited) return;
+    this.exited = true;
+    clearInterval(this.watchdog);
+    const error = this.goneError(code, signal);
+    for (const pending of this.pending.values()) {
+      clearTimeout(pending.timer);
+      pending.reject(error);
+    }
+    this.pending.clear();
+    this.options.onExit?.();
+  }
+
+  private goneError(code: number | null, signal: NodeJS.Signals | null): WorkerGone {
+    const tail = this.stderrTail.trim();
+    const heapDied = code === 134 || /heap out of memory|Reached heap limit/i.test(tail);
+    const reason = this.killReason;
+    const [errorCode, message]: [ErrorCode, string] =
+      reason === 'timeout'
+        ? ['TIMEOUT', 'the invocation did not finish before its deadline; its worker was stopped (TIMEOUT)']
+        : reason === 'memory' || heapDied
+          ? ['OUT_OF_MEMORY', `the worker went over its memory cap of ${Math.round(this.options.memoryBytes / 1048576)} MB and was stopped`]
+          : reason === 'payload'
+            ? ['PAYLOAD_TOO_LARGE', 'Function Payload Limit Exceeded: the worker kept sending logs or events past the 6 MB limit and was stopped']
+            : ['CRASHED', `the worker process exited during the invocation (${signal ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`})${tail ? `: ${lastLines(tail)}` : ''}`];
+    return new WorkerGone(errorCode, message);
+  }
+
+  private checkMemory(): void {
+    if (this.exited || this.child.pid === undefined) return;
+    const rss = treeRssBytes(this.child.pid);
+    if (rss !== null && rss > this.options.memoryBytes) this.kill('memory');
+  }
+
+  private keepTail(chunk: Buffer): void {
+    this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+  }
+}
+
+/** Rebuilds an error that crossed the protocol as data. */
+export function rebuildError(error: SerializedErrorMessage): AppError {
+  const code: ErrorCode = isErrorCode(error.code) ? error.code : 'INTERNAL';
+  const rebuilt = new AppError(code, error.message, { ...(error.details ?? {}), ...(error.rule ? { rule: error.rule } : {}) });
+  if (error.stack) rebuilt.stack = error.stack;
+  return rebuilt;
+}
+
+function lastLines(text: string): string {
+  return text.split('\n').filter((line) => line.trim() !== '').slice(-3).join(' | ');
+}

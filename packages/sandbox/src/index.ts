@@ -1,0 +1,18 @@
+/**
+ * @module @tributary/sandbox
+ * Runs components in sandboxed worker processes (one warm worker per component, an empty
+ * environment, Node's permission model, bubblewrap namespaces, an unprivileged uid, memory and
+ * time limits) and installs the npm packages they import into a content-addressed cache.
+ */
+export { Sandbox } from './host/sandbox.js';
+export type { PreparedComponent, SandboxOptions } from './host/sandbox.js';
+export { ComponentHandle } from './host/component-handle.js';
+export type { InvokeCallbacks, InvokeRequest, LoadedComponent, OptionsRequest } from './host/component-handle.js';
+export { detectIsolation } from './host/isolation.js';
+export type { IsolationLayer, IsolationOptions, IsolationReport } from './host/isolation.js';
+export { planDependencies } from './packages/dependency-plan.js';
+export type { Dependency } from './packages/dependency-plan.js';
+export { PackageInstaller } from './packages/package-installer.js';
+export type { InstallProgress, InstalledPackages, PackageLock } from './packages/package-installer.js';
+export { PROTOCOL_VERSION } from './protocol/messages.js';
+export type { ComponentInfo, PropsInfo } from './protocol/messages.js';

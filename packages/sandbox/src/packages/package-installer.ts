@@ -1,0 +1,148 @@
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { AppError } from '@tributary/contracts';
+import type { Dependency } from './dependency-plan.js';
+
+/** Exact versions a component was prepared with, by package name. */
+export type PackageLock = Readonly<Record<string, string>>;
+
+export type InstallProgress =
+  | { readonly phase: 'installing'; readonly packages: readonly string[] }
+  | { readonly phase: 'installed'; readonly packages: readonly string[]; readonly durationMs: number }
+  | { readonly phase: 'cached'; readonly packages: readonly string[] };
+
+export interface InstalledPackages {
+  /** The folder whose `node_modules` holds the packages. */
+  readonly dir: string;
+  readonly lock: PackageLock;
+}
+
+export interface PackageInstallerOptions {
+  /** Root of the shared cache; installs go to `<cacheDir>/deps/<content hash>`. */
+  readonly cacheDir: string;
+  /** The npm binary to run (default: `npm` on PATH). */
+  readonly npmCommand?: string;
+  readonly onProgress?: (progress: InstallProgress) => void;
+}
+
+/**
+ * Installs the npm packages components import into a content-addressed cache shared by all of them:
+ * one folder per exact set of versions, so the same set is installed once. Installs run with
+ * install scripts disabled, into a temporary folder renamed into place only when complete, so a
+ * failure leaves nothing half-installed. The npm CLI does the work because it honours the user's
+ * registry, proxy and auth configuration exactly as `npm install` would.
+ */
+export class PackageInstaller {
+  constructor(private readonly options: PackageInstallerOptions) {}
+
+  /** Ensures the packages are installed; `lock` (when complete) pins every one to an exact version. */
+  async ensure(dependencies: readonly Dependency[], lock: PackageLock | null): Promise<InstalledPackages | null> {
+    if (dependencies.length === 0) return null;
+    const locked = lock && dependencies.every((dependency) => lock[dependency.name] !== undefined) ? lock : null;
+    if (locked) {
+      const dir = this.dirFor(locked, dependencies);
+      if (existsSync(path.join(dir, 'node_modules'))) {
+        this.options.onProgress?.({ phase: 'cached', packages: describe(dependencies, locked) });
+        return { dir, lock: pick(locked, dependencies) };
+      }
+    }
+    return this.install(dependencies, locked);
+  }
+
+  private async install(dependencies: readonly Dependency[], locked: PackageLock | null): Promise<InstalledPackages> {
+    const root = path.join(this.options.cacheDir, 'deps');
+    mkdirSync(root, { recursive: true, mode: 0o755 });
+    const temporary = path.join(root, `.tmp-${randomBytes(6).toString('hex')}`);
+    const wanted = Object.fromEntries(dependencies.map((dependency) => [dependency.name, locked?.[dependency.name] ?? dependency.range ?? 'latest']));
+    const packages = Object.entries(wanted).map(([name, range]) => `${name}@${range}`);
+    const started = Date.now();
+    this.options.onProgress?.({ phase: 'installing', packages });
+    try {
+      mkdirSync(temporary, { mode: 0o755 });
+      writeFileSync(path.join(temporary, 'package.json'), `${JSON.stringify({ private: true, dependencies: wanted }, null, 2)}\n`);
+      await this.runNpm(temporary, dependencies);
+      const resolved: Record<string, string> = {};
+      for (const dependency of dependencies) {
+        const manifest = path.join(temporary, 'node_modules', dependency.name, 'package.json');
+        resolved[dependency.name] = (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+      }
+      const dir = this.dirFor(resolved, dependencies);
+      if (existsSync(dir)) {
+        rmSync(temporary, { recursive: true, force: true });
+      } else {
+        try {
+          renameSync(temporary, dir);
+        } catch (error) {
+          // Another process finished the same set first; theirs is as good as ours.
+          if (!existsSync(dir)) throw error;
+          rmSync(temporary, { recursive: true, force: true });
+        }
+      }
+      this.options.onProgress?.({ phase: 'installed', packages: describe(dependencies, resolved), durationMs: Date.now() - started });
+      return { dir, lock: resolved };
+    } catch (error) {
+      rmSync(temporary, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  private dirFor(versions: PackageLock, dependencies: readonly Dependency[]): string {
+    const key = dependencies.map((dependency) => `${dependency.name}@${versions[dependency.name]}`).sort().join('\n');
+    const hash = createHash('sha256').update(key).digest('hex').slice(0, 32);
+    return path.join(this.options.cacheDir, 'deps', hash);
+  }
+
+  private runNpm(dir: string, dependencies: readonly Dependency[]): Promise<void> {
+    const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--no-save', '--json', '--loglevel=error'];
+    return new Promise((resolve, reject) => {
+      execFile(this.options.npmCommand ?? 'npm', args, { cwd: dir, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+        if (!error) {
+          resolve();
+          return;
+        }
+        reject(installError(`${stdout}\n${stderr}`, dependencies, error));
+      });
+    });
+  }
+}
+
+function installError(output: string, dependencies: readonly Dependency[], cause: unknown): AppError {
+  const summary = npmSummary(output);
+  const culprit = dependencies.find((dependency) => summary.includes(dependency.name)) ?? null;
+  const spec = culprit ? `${culprit.name}${culprit.range ? `@${culprit.range}` : ''}` : dependencies.map((d) => d.name).join(', ');
+  if (/\bE404\b|404 Not Found|is not in this registry|Not Found - GET/i.test(output)) {
+    return new AppError('PACKAGE_NOT_FOUND', `package "${culprit?.name ?? spec}" does not exist in the npm registry (${summary})`, {
+      package: culprit?.name ?? spec,
+    }, { cause });
+  }
+  if (/\bETARGET\b|No matching version/i.test(output)) {
+    return new AppError('PACKAGE_NOT_FOUND', `no published version of "${culprit?.name ?? spec}" matches "${culprit?.range ?? ''}" (${summary})`, {
+      package: culprit?.name ?? spec,
+    }, { cause });
+  }
+  return new AppError('PACKAGE_INSTALL_FAILED', `installing ${spec} failed: ${summary}`, { package: spec }, { cause });
+}
+
+function npmSummary(output: string): string {
+  const json = /\{[\s\S]*"error"[\s\S]*\}/.exec(output);
+  if (json) {
+    try {
+      const parsed = JSON.parse(json[0]) as { error?: { summary?: string; code?: string } };
+      if (parsed.error?.summary) return parsed.error.summary.split('\n')[0] ?? parsed.error.summary;
+    } catch {
+      // Not JSON after all: fall back to the first error line.
+    }
+  }
+  const line = output.split('\n').find((text) => /npm (error|ERR!)/.test(text));
+  return (line ?? output.trim().split('\n')[0] ?? 'npm failed').replace(/^npm (error|ERR!)\s*/, '').trim();
+}
+
+function describe(dependencies: readonly Dependency[], versions: PackageLock): string[] {
+  return dependencies.map((dependency) => `${dependency.name}@${versions[dependency.name] ?? dependency.range ?? 'latest'}`);
+}
+
+function pick(lock: PackageLock, dependencies: readonly Dependency[]): PackageLock {
+  return Object.fromEntries(dependencies.map((dependency) => [dependency.name, lock[dependency.name] as string]));
+}

@@ -1,0 +1,168 @@
+/**
+ * The host <-> worker protocol: every message either side may send, in one place. Messages are
+ * JSON over Node's IPC channel; each carries the protocol version and is validated on receipt,
+ * so a worker built from other code (or a component scribbling on the channel) is refused.
+ * Errors cross as data ({ code, message, stack }) and are rebuilt as AppError on the host.
+ */
+import { z } from 'zod';
+
+export const PROTOCOL_VERSION = 1;
+
+const v = z.literal(PROTOCOL_VERSION);
+const id = z.string().min(1).max(64);
+const record = z.record(z.string(), z.unknown());
+
+export const SerializedErrorMessage = z.object({
+  code: z.string(),
+  message: z.string(),
+  rule: z.string().optional(),
+  details: record.optional(),
+  stack: z.string().optional(),
+});
+export type SerializedErrorMessage = z.infer<typeof SerializedErrorMessage>;
+
+const LogEntryMessage = z.object({ level: z.enum(['info', 'warn', 'error']), message: z.string(), ts: z.number() });
+
+const EmitMessage = z.object({
+  event: z.unknown(),
+  metadata: z.object({
+    id: z.union([z.string(), z.number()]).optional(),
+    name: z.string(),
+    summary: z.string(),
+    ts: z.number(),
+  }),
+});
+
+/** An HTTP response with its body as base64, since the IPC channel carries JSON only. */
+export const ResponseMessage = z.object({
+  status: z.number().int().min(100).max(599),
+  headers: z.record(z.string(), z.string()),
+  bodyBase64: z.string().nullable(),
+});
+export type ResponseMessage = z.infer<typeof ResponseMessage>;
+
+export const InvocationResultMessage = z.object({
+  ok: z.boolean(),
+  invocationId: z.string(),
+  type: z.enum(['source', 'action']),
+  kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
+  returnValue: z.unknown().optional(),
+  exports: record,
+  summary: z.string().nullable(),
+  emits: z.array(EmitMessage),
+  deduped: z.array(EmitMessage.extend({ reason: z.string() })),
+  logs: z.array(LogEntryMessage),
+  exit: z.object({ reason: z.string().nullable() }).nullable(),
+  response: ResponseMessage.nullable(),
+  sends: z.array(z.object({ kind: z.enum(['http', 'email', 's3', 'emit', 'sse']), config: record })),
+  error: SerializedErrorMessage.nullable(),
+  state: z.object({ db: record, dedupe: z.unknown().nullable() }),
+  durationMs: z.number(),
+});
+export type InvocationResultMessage = z.infer<typeof InvocationResultMessage>;
+
+/** What the host learns about a component once the worker has loaded it. */
+export const ComponentInfo = z.object({
+  type: z.enum(['source', 'action']),
+  key: z.string().nullable(),
+  name: z.string().nullable(),
+  version: z.string().nullable(),
+  description: z.string().nullable(),
+  dedupe: z.enum(['unique', 'greatest', 'last']).nullable(),
+  hooks: z.array(z.enum(['deploy', 'activate', 'deactivate'])),
+  props: z.array(record),
+  hasAdditionalProps: z.boolean(),
+});
+export type ComponentInfo = z.infer<typeof ComponentInfo>;
+
+const Issue = z.object({
+  level: z.enum(['error', 'warning']),
+  rule: z.string(),
+  message: z.string(),
+  prop: z.string().optional(),
+  field: z.string().optional(),
+});
+
+/** Props after configuration: the final list (with dynamic props) and the interfaces to drive. */
+export const PropsInfo = z.object({
+  props: z.array(record),
+  timer: z
+    .object({
+      prop: z.string(),
+      schedule: z.union([
+        z.object({ kind: z.literal('interval'), intervalSeconds: z.number() }),
+        z.object({ kind: z.literal('cron'), cron: z.string(), timezone: z.string() }),
+      ]),
+    })
+    .nullable(),
+  http: z.object({ prop: z.string(), customResponse: z.boolean() }).nullable(),
+});
+export type PropsInfo = z.infer<typeof PropsInfo>;
+
+const configured = { configured: record, accounts: z.record(z.string(), record) };
+
+export const HostMessage = z.discriminatedUnion('type', [
+  z.object({ v, type: z.literal('load'), id, bundlePath: z.string(), entry: z.string(), purpose: z.enum(['run', 'deploy', 'publish']) }),
+  z.object({ v, type: z.literal('props'), id, ...configured, timeoutMs: z.number().int().positive() }),
+  z.object({
+    v,
+    type: z.literal('invoke'),
+    id,
+    kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
+    ...configured,
+    event: z.unknown().optional(),
+    steps: record.optional(),
+    state: z.object({ db: record, dedupe: z.unknown().nullable() }),
+    endpointUrl: z.string().optional(),
+    timeoutMs: z.number().int().positive(),
+    maxPayloadBytes: z.number().int().positive(),
+  }),
+  z.object({
+    v,
+    type: z.literal('options'),
+    id,
+    prop: z.string(),
+    ...configured,
+    page: z.number().int().min(0),
+    prevContext: record.optional(),
+    query: z.string().optional(),
+    timeoutMs: z.number().int().positive(),
+  }),
+]);
+export type HostMessage = z.infer<typeof HostMessage>;
+
+export const WorkerMessage = z.discriminatedUnion('type', [
+  z.object({ v, type: z.literal('ready'), pid: z.number() }),
+  z.object({ v, type: z.literal('loaded'), id, info: ComponentInfo.nullable(), issues: z.array(Issue) }),
+  z.object({ v, type: z.literal('props_result'), id, info: PropsInfo }),
+  z.object({ v, type: z.literal('log'), id, entry: LogEntryMessage }),
+  z.object({ v, type: z.literal('emit'), id, emit: EmitMessage }),
+  z.object({ v, type: z.literal('db_set'), id, key: z.string(), value: z.unknown().optional(), deleted: z.boolean() }),
+  z.object({ v, type: z.literal('respond'), id, response: ResponseMessage }),
+  z.object({ v, type: z.literal('result'), id, result: InvocationResultMessage }),
+  z.object({
+    v,
+    type: z.literal('options_result'),
+    id,
+    page: z.object({
+      options: z.array(z.object({ label: z.string(), value: z.unknown() })).nullable(),
+      stringOptions: z.array(z.string()).nullable(),
+      context: record.nullable(),
+      errors: z.array(z.string()),
+      observations: z.array(LogEntryMessage),
+    }),
+  }),
+  z.object({ v, type: z.literal('failed'), id, error: SerializedErrorMessage }),
+]);
+export type WorkerMessage = z.infer<typeof WorkerMessage>;
+
+/** Parses a message from the other side; returns null (never throws) when it is not valid. */
+export function parseHostMessage(raw: unknown): HostMessage | null {
+  const parsed = HostMessage.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+export function parseWorkerMessage(raw: unknown): WorkerMessage | null {
+  const parsed = WorkerMessage.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}

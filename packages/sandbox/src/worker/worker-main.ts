@@ -1,0 +1,179 @@
+/**
+ * Entry of a sandbox worker process. It holds one component: `load` imports its bundle, then
+ * `props`, `invoke` and `options` run against it one at a time. Logs, emits and db writes stream to
+ * the host as they happen, so the host keeps them even if it has to kill this process.
+ */
+import { AppError, isAppError, type SerializedError } from '@tributary/contracts';
+import {
+  describeProps,
+  importBundle,
+  invokeComponent,
+  listPropOptions,
+  resolvePropSpecs,
+  resolveProps,
+  validateComponent,
+  type Component,
+  type HttpResponse,
+  type InvocationResult,
+} from '@tributary/runtime/worker';
+import { PROTOCOL_VERSION, parseHostMessage, type HostMessage, type ResponseMessage, type WorkerMessage } from '../protocol/messages.js';
+
+let component: Component | null = null;
+let loadError: SerializedError | null = null;
+let activeId: string | null = null;
+
+function send(message: WorkerMessage): void {
+  process.send?.(message);
+}
+
+function toResponse(response: HttpResponse): ResponseMessage {
+  const body = response.body;
+  return {
+    status: response.status,
+    headers: response.headers,
+    bodyBase64: body === null ? null : (Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')).toString('base64'),
+  };
+}
+
+function toResultMessage(result: InvocationResult): Extract<WorkerMessage, { type: 'result' }>['result'] {
+  return { ...result, response: result.response ? toResponse(result.response) : null };
+}
+
+function serialize(error: unknown): SerializedError {
+  if (isAppError(error)) return error.toJSON();
+  if (error instanceof Error) return { code: 'INTERNAL', message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+  return { code: 'INTERNAL', message: String(error) };
+}
+
+function requireComponent(): Component {
+  if (component) return component;
+  throw loadError ? new AppError(loadError.code, loadError.message) : new AppError('INTERNAL', 'no component is loaded in this worker');
+}
+
+async function handle(message: HostMessage): Promise<void> {
+  switch (message.type) {
+    case 'load': {
+      try {
+        const exported = await importBundle(message.bundlePath, message.entry);
+        const { component: valid, issues } = validateComponent(exported, message.purpose);
+        component = valid;
+        loadError = valid ? null : { code: 'COMPONENT_INVALID', message: issues.find((issue) => issue.level === 'error')?.message ?? 'invalid' };
+        send({
+          v: PROTOCOL_VERSION,
+          type: 'loaded',
+          id: message.id,
+          issues: [...issues],
+          info: valid
+            ? {
+                type: valid.type,
+                key: valid.key ?? null,
+                name: valid.name ?? null,
+                version: valid.version ?? null,
+                description: valid.description ?? null,
+                dedupe: valid.dedupe ?? null,
+                hooks: (['deploy', 'activate', 'deactivate'] as const).filter((hook) => valid.hooks[hook] !== undefined),
+                props: describeProps(valid.props),
+                hasAdditionalProps: valid.additionalProps !== undefined,
+              }
+            : null,
+        });
+      } catch (error) {
+        loadError = serialize(error);
+        send({ v: PROTOCOL_VERSION, type: 'failed', id: message.id, error: loadError });
+      }
+      return;
+    }
+    case 'props': {
+      const loaded = requireComponent();
+      const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
+      const resolved = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
+      send({
+        v: PROTOCOL_VERSION,
+        type: 'props_result',
+        id: message.id,
+        info: { props: describeProps(specs), timer: resolved.timer, http: resolved.http },
+      });
+      return;
+    }
+    case 'invoke': {
+      const loaded = requireComponent();
+      const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
+      const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
+      const id = message.id;
+      const result = await invokeComponent({
+        component: loaded,
+        props,
+        kind: message.kind,
+        event: message.event,
+        ...(message.steps ? { steps: message.steps } : {}),
+        state: { db: message.state.db as never, dedupe: message.state.dedupe as never },
+        ...(message.endpointUrl ? { endpointUrl: message.endpointUrl } : {}),
+        timeoutMs: message.timeoutMs,
+        maxPayloadBytes: message.maxPayloadBytes,
+        onLog: (entry) => send({ v: PROTOCOL_VERSION, type: 'log', id, entry }),
+        onEmit: (emit) => send({ v: PROTOCOL_VERSION, type: 'emit', id, emit }),
+        onDbSet: (key, value) =>
+          send({ v: PROTOCOL_VERSION, type: 'db_set', id, key, ...(value === undefined ? { deleted: true } : { value, deleted: false }) }),
+        onRespond: (response) => send({ v: PROTOCOL_VERSION, type: 'respond', id, response: toResponse(response) }),
+      });
+      send({ v: PROTOCOL_VERSION, type: 'result', id, result: toResultMessage(result) });
+      return;
+    }
+    case 'options': {
+      const page = await listPropOptions({
+        component: requireComponent(),
+        prop: message.prop,
+        configured: message.configured,
+        accounts: message.accounts,
+        page: message.page,
+        ...(message.prevContext ? { prevContext: message.prevContext } : {}),
+        ...(message.query !== undefined ? { query: message.query } : {}),
+        timeoutMs: message.timeoutMs,
+      });
+      send({ v: PROTOCOL_VERSION, type: 'options_result', id: message.id, page });
+      return;
+    }
+  }
+}
+
+// One request at a time, in arrival order: the host never sends a second before the first answers,
+// and this keeps the worker correct even if it did.
+let queue: Promise<void> = Promise.resolve();
+
+process.on('message', (raw: unknown) => {
+  const message = parseHostMessage(raw);
+  if (!message) {
+    process.stderr.write(`tributary worker: refused a message that does not match protocol v${PROTOCOL_VERSION}\n`);
+    return;
+  }
+  queue = queue.then(async () => {
+    activeId = message.id;
+    try {
+      await handle(message);
+    } catch (error) {
+      send({ v: PROTOCOL_VERSION, type: 'failed', id: message.id, error: serialize(error) });
+    } finally {
+      activeId = null;
+    }
+  });
+});
+
+// An error no invocation caught leaves this process in an unknown state: report it on the request
+// that was running, then exit so the host starts a fresh worker next time.
+function fatal(kind: string, error: unknown): void {
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const report: SerializedError = {
+    code: 'COMPONENT_ERROR',
+    message: `${kind}: ${error instanceof Error ? error.message : String(error)}`,
+    stack: detail,
+  };
+  if (activeId) send({ v: PROTOCOL_VERSION, type: 'failed', id: activeId, error: report });
+  else process.stderr.write(`tributary worker: ${kind} outside any invocation: ${detail}\n`);
+  process.exitCode = 70;
+  setImmediate(() => process.exit(70));
+}
+process.on('uncaughtException', (error) => fatal('uncaught exception', error));
+process.on('unhandledRejection', (reason) => fatal('unhandled promise rejection', reason));
+process.on('disconnect', () => process.exit(0));
+
+send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
