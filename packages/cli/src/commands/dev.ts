@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { DevPrinter } from '../dev/dev-printer.js';
 import { DevSession } from '../dev/dev-session.js';
 import { EXIT_OK } from '../exit-codes.js';
+import { createSandbox } from '../local/create-sandbox.js';
 import { LocalInstance } from '../local/local-instance.js';
 import type { PropFlags } from '../local/prop-flags.js';
 import type { Output } from '../ui/output.js';
@@ -51,6 +52,7 @@ Examples:
 
 export async function runDev(file: string, options: DevCommandOptions, output: Output, signal?: AbortSignal): Promise<number> {
   const json = options.json === true;
+  const sandbox = createSandbox(output);
   try {
     const stem = path.basename(file).replace(/\.[^.]+$/, '');
     const stateDir = path.resolve(options.state ?? path.join('.tributary-dev', stem));
@@ -61,12 +63,13 @@ export async function runDev(file: string, options: DevCommandOptions, output: O
       flags: options,
       stateDir,
       endpointBase: `http://${host}:${port}`,
+      sandbox,
       ...(options.timeout ? { timeoutMs: parseSeconds(options.timeout, '--timeout') } : {}),
     });
     if (instance.component.type !== 'source') {
       throw new AppError('USAGE_ERROR', `${file} is an action; dev runs sources. Run an action with: tributary run ${file}`);
     }
-    const session = new DevSession({ instance, file, stateDir, host, port, printer: new DevPrinter(output, json) });
+    const session = new DevSession({ instance, sandbox, file, stateDir, host, port, printer: new DevPrinter(output, json) });
     // Listen for Ctrl+C before anything is printed, so a stop right after "ready" is never lost.
     const stopRequested = new Promise<void>((resolve) => {
       const finish = (): void => resolve();
@@ -88,5 +91,7 @@ export async function runDev(file: string, options: DevCommandOptions, output: O
     return EXIT_OK;
   } catch (error) {
     return reportFailure(output, error, { json });
+  } finally {
+    await sandbox.close();
   }
 }

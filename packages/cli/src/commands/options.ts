@@ -1,8 +1,8 @@
-import { listPropOptions } from '@tributary/runtime';
 import type { Command } from 'commander';
 import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
-import { LocalInstance } from '../local/local-instance.js';
-import { accountsFromFlags, configuredFromFlags, parseJson, type PropFlags } from '../local/prop-flags.js';
+import { createSandbox } from '../local/create-sandbox.js';
+import { loadCode } from '../local/local-instance.js';
+import { accountsFromFlags, configuredFromFlags, parseJson, type PropFlags, type PropShape } from '../local/prop-flags.js';
 import { compact, type Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { addPropOptions, parseCount, parseSeconds } from './common-options.js';
@@ -45,17 +45,17 @@ Examples:
 
 export async function runOptions(file: string, prop: string, options: OptionsCommandOptions, output: Output): Promise<number> {
   const json = options.json === true;
+  const sandbox = createSandbox(output);
   try {
     const page = parseCount(options.page ?? '0', '--page');
     const prevContext = options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
     if (prevContext !== undefined && (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))) {
       throw new AppError('USAGE_ERROR', '--prev-context must be a JSON object', { field: '--prev-context' });
     }
-    const { component } = await LocalInstance.loadCode({ file });
-    const result = await listPropOptions({
-      component,
+    const { handle, info } = await loadCode(sandbox, file);
+    const result = await handle.options({
       prop,
-      configured: configuredFromFlags(options, component.props),
+      configured: configuredFromFlags(options, info.props as unknown as PropShape[]),
       accounts: accountsFromFlags(options),
       page,
       ...(prevContext ? { prevContext: prevContext as Record<string, unknown> } : {}),
@@ -78,5 +78,7 @@ export async function runOptions(file: string, prop: string, options: OptionsCom
     return result.errors.length === 0 ? EXIT_OK : EXIT_COMPONENT_FAILED;
   } catch (error) {
     return reportFailure(output, error, { json });
+  } finally {
+    await sandbox.close();
   }
 }

@@ -5,6 +5,7 @@ import type { AppError } from '@tributary/contracts';
 import { timerEvent, type InvocationResult } from '@tributary/runtime';
 import type { Command } from 'commander';
 import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
+import { createSandbox } from '../local/create-sandbox.js';
 import { LocalInstance } from '../local/local-instance.js';
 import { parseJson, type PropFlags } from '../local/prop-flags.js';
 import { buildRunReport, emptyReport, type RunReport } from '../local/run-report.js';
@@ -50,6 +51,7 @@ Exit codes: 0 ok, 1 the component threw or timed out, 2 usage, load or validatio
 export async function runRun(file: string, options: RunCommandOptions, output: Output): Promise<number> {
   const json = options.json === true;
   const temporary = options.state ? null : mkdtempSync(path.join(os.tmpdir(), 'tributary-run-'));
+  const sandbox = createSandbox(output);
   try {
     const event = options.event === undefined ? undefined : parseJson(options.event, '--event');
     const instance = await LocalInstance.create({
@@ -57,6 +59,7 @@ export async function runRun(file: string, options: RunCommandOptions, output: O
       flags: options,
       stateDir: options.state ?? temporary,
       endpointBase: `http://127.0.0.1:${DEFAULT_DEV_PORT}`,
+      sandbox,
       ...(options.timeout ? { timeoutMs: parseSeconds(options.timeout, '--timeout') } : {}),
     });
     const results: InvocationResult[] = await instance.deployIfNew();
@@ -75,6 +78,7 @@ export async function runRun(file: string, options: RunCommandOptions, output: O
       jsonShape: (appError: AppError) => ({ ...emptyReport(), error: appError.toJSON() }),
     });
   } finally {
+    await sandbox.close();
     if (temporary) rmSync(temporary, { recursive: true, force: true });
   }
 }

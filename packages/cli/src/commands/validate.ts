@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { describeProps, inspectComponentFile, type ValidationIssue } from '@tributary/runtime';
+import type { ValidationIssue } from '@tributary/runtime';
+import { createSandbox } from '../local/create-sandbox.js';
 import type { Command } from 'commander';
 import { EXIT_OK, EXIT_USAGE } from '../exit-codes.js';
 import type { Output } from '../ui/output.js';
@@ -33,29 +34,31 @@ Exit codes: 0 no errors (warnings allowed), 2 errors or the file does not load.`
 
 export async function runValidate(file: string, options: ValidateCommandOptions, output: Output): Promise<number> {
   const json = options.json === true;
+  const sandbox = createSandbox(output);
   try {
-    const report = await inspectComponentFile({ file, purpose: options.publish ? 'publish' : 'deploy' });
-    const errors = report.issues.filter((issue) => issue.level === 'error');
-    const warnings = report.issues.filter((issue) => issue.level === 'warning');
-    const component = report.component;
-    const raw = report.component?.raw;
+    const prepared = await sandbox.prepare(file);
+    const handle = await sandbox.open(prepared, { key: path.resolve(file), purpose: options.publish ? 'publish' : 'deploy' });
+    const errors = handle.loaded.issues.filter((issue) => issue.level === 'error');
+    const warnings = handle.loaded.issues.filter((issue) => issue.level === 'warning');
+    const component = handle.loaded.info;
     if (json) {
       output.json({
         ok: errors.length === 0,
-        file: report.bundle.entry,
-        type: component?.type ?? (raw?.['type'] as string | undefined) ?? null,
+        file: prepared.entry,
+        type: component?.type ?? null,
         key: component?.key ?? null,
         name: component?.name ?? null,
         version: component?.version ?? null,
-        code_hash: report.bundle.codeHash,
+        code_hash: prepared.codeHash,
         errors,
         warnings,
-        configurable_props: component ? describeProps(component.props) : null,
-        imports: report.bundle.imports.map(({ specifier, name, range, subpath }) => ({ specifier, name, range, subpath })),
+        configurable_props: component?.props ?? null,
+        imports: prepared.imports.map(({ specifier, name, range, subpath }) => ({ specifier, name, range, subpath })),
+        packages: prepared.lock,
       });
     } else {
       const title = component ? `${component.type} "${component.name ?? '(no name)'}" ${component.version ?? ''}`.trim() : 'component';
-      output.out(`${path.relative(process.cwd(), report.bundle.entry) || file}: ${title}`);
+      output.out(`${path.relative(process.cwd(), prepared.entry) || file}: ${title}`);
       for (const issue of [...errors, ...warnings]) output.out(`  ${formatIssue(output, issue)}`);
       const summary = `${errors.length} error${errors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
       output.out(errors.length === 0 ? output.style('green', `valid (${summary})`) : output.style('red', `invalid (${summary})`));
@@ -63,6 +66,8 @@ export async function runValidate(file: string, options: ValidateCommandOptions,
     return errors.length === 0 ? EXIT_OK : EXIT_USAGE;
   } catch (error) {
     return reportFailure(output, error, { json });
+  } finally {
+    await sandbox.close();
   }
 }
 

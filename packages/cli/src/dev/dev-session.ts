@@ -1,6 +1,7 @@
 import { describeTimer, timerEvent, type InvocationKind, type InvocationResult, type TimerSchedule } from '@tributary/runtime';
 import { isAppError } from '@tributary/contracts';
-import { LocalInstance } from '../local/local-instance.js';
+import type { Sandbox } from '@tributary/sandbox';
+import { loadCode, type LocalInstance } from '../local/local-instance.js';
 import { DevIngress, type IngressDelivery } from './dev-ingress.js';
 import type { DevPrinter } from './dev-printer.js';
 import { DevTimer } from './dev-timer.js';
@@ -8,6 +9,7 @@ import { FileWatcher } from './file-watcher.js';
 
 export interface DevSessionOptions {
   readonly instance: LocalInstance;
+  readonly sandbox: Sandbox;
   readonly file: string;
   readonly stateDir: string;
   readonly host: string;
@@ -51,7 +53,7 @@ export class DevSession {
       for (const result of results) printer.notice({ type: 'result', result, trigger: fresh ? 'first start' : 'start' });
     });
     this.startTimer();
-    this.watcher.watch(instance.code.bundle.files);
+    this.watcher.watch(instance.code.prepared.files);
     printer.notice({
       type: 'ready',
       file: this.options.file,
@@ -59,7 +61,7 @@ export class DevSession {
       state_dir: this.options.stateDir,
       endpoint_url: endpoint,
       timer: instance.props.timer ? describeSchedule(instance.props.timer.schedule) : null,
-      watching: [...instance.code.bundle.files],
+      watching: [...instance.code.prepared.files],
     });
   }
 
@@ -111,9 +113,12 @@ export class DevSession {
       if (this.stopped) return;
       const { instance, printer } = this.options;
       try {
-        const next = await LocalInstance.loadCode({ file: this.options.file });
+        const next = await loadCode(this.options.sandbox, this.options.file);
         printer.notice({ type: 'invocation', kind: 'update', trigger: `change in ${file}` });
+        const previous = instance.code;
         const { results, applied } = await instance.update(next, { onLog: (entry) => printer.log('update', entry) });
+        // Stop whichever worker holds the code that is no longer running.
+        (applied ? previous : next).handle.close();
         for (const result of results) printer.notice({ type: 'result', result, trigger: 'update' });
         printer.notice({ type: 'reload', file, applied });
         this.startTimer();
@@ -122,7 +127,7 @@ export class DevSession {
         const message = error instanceof Error ? error.message : String(error);
         printer.notice({ type: 'error', code, message: `${message} (still running the previous code)` });
       } finally {
-        this.watcher.watch(instance.code.bundle.files);
+        this.watcher.watch(instance.code.prepared.files);
       }
     });
   }

@@ -1,21 +1,18 @@
+import path from 'node:path';
 import { AppError } from '@tributary/contracts';
 import {
   DEFAULT_ACTION_TIMEOUT_MS,
   DEFAULT_SOURCE_TIMEOUT_MS,
-  invokeComponent,
-  loadComponentFile,
-  resolvePropSpecs,
-  resolveProps,
   type Accounts,
-  type Component,
   type HttpResponse,
   type InvocationKind,
   type InvocationResult,
-  type LoadReport,
   type LogEntry,
-  type ResolvedProps,
+  type ValidationIssue,
+  type ValidationPurpose,
 } from '@tributary/runtime';
-import { accountsFromFlags, configuredFromFlags, type PropFlags } from './prop-flags.js';
+import type { ComponentHandle, ComponentInfo, PreparedComponent, PropsInfo, Sandbox } from '@tributary/sandbox';
+import { accountsFromFlags, configuredFromFlags, type PropFlags, type PropShape } from './prop-flags.js';
 import { freshState, readState, writeState, type LocalState } from './state-dir.js';
 
 export interface LocalInstanceOptions {
@@ -27,7 +24,7 @@ export interface LocalInstanceOptions {
   readonly endpointBase: string;
   /** Overrides the default deadline (300 s for sources, 30 s for actions). */
   readonly timeoutMs?: number;
-  readonly bundleDir?: string;
+  readonly sandbox: Sandbox;
 }
 
 export interface InvokeOptions {
@@ -36,11 +33,37 @@ export interface InvokeOptions {
   readonly onRespond?: (response: HttpResponse) => void;
 }
 
-export type LoadedComponent = LoadReport & { component: Component };
+/** A component prepared and loaded in its sandbox worker. */
+export interface LoadedCode {
+  readonly prepared: PreparedComponent;
+  readonly handle: ComponentHandle;
+  readonly info: ComponentInfo;
+  readonly issues: readonly ValidationIssue[];
+}
+
 
 /**
- * One component running on the author's machine: its code, configured props and local state.
- * `run` and `dev` both drive components through this, so they share every rule.
+ * Prepares a file (bundle + npm packages) and loads it in a sandbox worker; throws
+ * COMPONENT_INVALID with the rule id of the first error.
+ */
+export async function loadCode(sandbox: Sandbox, file: string, purpose: ValidationPurpose = 'run'): Promise<LoadedCode> {
+  const prepared = await sandbox.prepare(file);
+  const handle = await sandbox.open(prepared, { key: path.resolve(file), purpose });
+  const first = handle.loaded.issues.find((issue) => issue.level === 'error');
+  if (!handle.loaded.info || first) {
+    throw new AppError('COMPONENT_INVALID', `${first?.rule ?? 'C1'}: ${first?.message ?? 'invalid component'}`, {
+      rule: first?.rule ?? 'C1',
+      ...(first?.prop ? { prop: first.prop } : {}),
+      ...(first?.field ? { field: first.field } : {}),
+      file: prepared.entry,
+    });
+  }
+  return { prepared, handle, info: handle.loaded.info, issues: handle.loaded.issues };
+}
+
+/**
+ * One component running on the author's machine: its code (in a sandbox worker), configured props
+ * and local state. `run` and `dev` both drive components through this, so they share every rule.
  */
 export class LocalInstance {
   private state: LocalState;
@@ -48,12 +71,33 @@ export class LocalInstance {
 
   private constructor(
     private readonly options: LocalInstanceOptions,
-    private loaded: LoadedComponent,
-    private resolved: ResolvedProps,
+    private loaded: LoadedCode,
+    private configured: Record<string, unknown>,
+    private propsInfo: PropsInfo,
     readonly accounts: Accounts,
   ) {
     this.state = options.stateDir ? readState(options.stateDir) : freshState();
     this.endpointBase = options.endpointBase;
+  }
+
+  static async create(options: LocalInstanceOptions): Promise<LocalInstance> {
+    const loaded = await loadCode(options.sandbox, options.file);
+    const accounts = accountsFromFlags(options.flags);
+    const { configured, info } = await LocalInstance.configure(options, loaded, accounts);
+    return new LocalInstance(options, loaded, configured, info, accounts);
+  }
+
+  /** Reads the prop flags by each prop's type, asking the worker for dynamic props first. */
+  private static async configure(options: LocalInstanceOptions, loaded: LoadedCode, accounts: Accounts) {
+    const timeoutMs = timeoutFor(loaded.info, options);
+    const staticProps = loaded.info.props as unknown as PropShape[];
+    let configured = configuredFromFlags(options.flags, staticProps);
+    let info = await loaded.handle.configure(configured, accounts, timeoutMs);
+    if (loaded.info.hasAdditionalProps) {
+      configured = configuredFromFlags(options.flags, info.props as unknown as PropShape[]);
+      info = await loaded.handle.configure(configured, accounts, timeoutMs);
+    }
+    return { configured, info };
   }
 
   /** Points `this.http.endpoint` at where the local endpoint really listens (after `--port 0`). */
@@ -61,34 +105,16 @@ export class LocalInstance {
     this.endpointBase = base;
   }
 
-  static async create(options: LocalInstanceOptions): Promise<LocalInstance> {
-    const loaded = await LocalInstance.loadCode(options);
-    const accounts = accountsFromFlags(options.flags);
-    const resolved = await LocalInstance.resolve(options, loaded.component, accounts);
-    return new LocalInstance(options, loaded, resolved, accounts);
+  get component(): ComponentInfo {
+    return this.loaded.info;
   }
 
-  static loadCode(options: Pick<LocalInstanceOptions, 'file' | 'bundleDir'>): Promise<LoadedComponent> {
-    return loadComponentFile({ file: options.file, purpose: 'run', ...(options.bundleDir ? { bundleDir: options.bundleDir } : {}) });
-  }
-
-  private static async resolve(options: LocalInstanceOptions, component: Component, accounts: Accounts): Promise<ResolvedProps> {
-    const configured = configuredFromFlags(options.flags, component.props);
-    const specs = await resolvePropSpecs({ component, configured, accounts, timeoutMs: timeoutFor(component, options) });
-    const finalConfigured = configuredFromFlags(options.flags, specs);
-    return resolveProps({ specs, configured: finalConfigured, accounts });
-  }
-
-  get component(): Component {
-    return this.loaded.component;
-  }
-
-  get code(): LoadedComponent {
+  get code(): LoadedCode {
     return this.loaded;
   }
 
-  get props(): ResolvedProps {
-    return this.resolved;
+  get props(): PropsInfo {
+    return this.propsInfo;
   }
 
   get isDeployed(): boolean {
@@ -101,10 +127,6 @@ export class LocalInstance {
 
   get endpointId(): string {
     return this.state.endpointId;
-  }
-
-  get db(): LocalState['db'] {
-    return this.state.db;
   }
 
   get timeoutMs(): number {
@@ -136,19 +158,21 @@ export class LocalInstance {
    * Swaps in new code as an update does (contract §5.3): deactivate with the old code, activate
    * with the new; if the new activate fails, the old code is restored and activated again.
    */
-  async update(next: LoadedComponent, options: InvokeOptions = {}): Promise<{ results: InvocationResult[]; applied: boolean }> {
-    const resolved = await LocalInstance.resolve(this.options, next.component, this.accounts);
+  async update(next: LoadedCode, options: InvokeOptions = {}): Promise<{ results: InvocationResult[]; applied: boolean }> {
+    const { configured, info } = await LocalInstance.configure(this.options, next, this.accounts);
     const results: InvocationResult[] = [];
-    const previous = { loaded: this.loaded, resolved: this.resolved };
+    const previous = { loaded: this.loaded, configured: this.configured, info: this.propsInfo };
     if (this.component.type === 'source') results.push(await this.invoke('deactivate', options));
     this.loaded = next;
-    this.resolved = resolved;
+    this.configured = configured;
+    this.propsInfo = info;
     if (this.component.type !== 'source') return { results, applied: true };
     const activate = await this.invoke('activate', options);
     results.push(activate);
     if (activate.ok) return { results, applied: true };
     this.loaded = previous.loaded;
-    this.resolved = previous.resolved;
+    this.configured = previous.configured;
+    this.propsInfo = previous.info;
     results.push(await this.invoke('activate', options));
     return { results, applied: false };
   }
@@ -157,17 +181,21 @@ export class LocalInstance {
     if (options.event !== undefined && this.component.type === 'action') {
       throw new AppError('EVENT_INVALID', 'actions take no event; give their input with --prop or --props', { field: '--event' });
     }
-    return invokeComponent({
-      component: this.component,
-      props: this.resolved,
-      kind,
-      event: options.event,
-      state: { db: state.db, dedupe: state.dedupe },
-      endpointUrl: this.endpointUrl,
-      timeoutMs: this.timeoutMs,
-      ...(options.onLog ? { onLog: options.onLog } : {}),
-      ...(options.onRespond ? { onRespond: options.onRespond } : {}),
-    });
+    return this.loaded.handle.invoke(
+      {
+        kind,
+        configured: this.configured,
+        accounts: this.accounts,
+        ...(options.event !== undefined ? { event: options.event } : {}),
+        state: { db: state.db, dedupe: state.dedupe },
+        endpointUrl: this.endpointUrl,
+        timeoutMs: this.timeoutMs,
+      },
+      {
+        ...(options.onLog ? { onLog: options.onLog } : {}),
+        ...(options.onRespond ? { onRespond: options.onRespond } : {}),
+      },
+    );
   }
 
   private commit(state: LocalState): void {
@@ -176,7 +204,8 @@ export class LocalInstance {
   }
 }
 
-function timeoutFor(component: Component, options: Pick<LocalInstanceOptions, 'timeoutMs'>): number {
+
+function timeoutFor(info: ComponentInfo, options: Pick<LocalInstanceOptions, 'timeoutMs'>): number {
   if (options.timeoutMs !== undefined) return options.timeoutMs;
-  return component.type === 'action' ? DEFAULT_ACTION_TIMEOUT_MS : DEFAULT_SOURCE_TIMEOUT_MS;
+  return info.type === 'action' ? DEFAULT_ACTION_TIMEOUT_MS : DEFAULT_SOURCE_TIMEOUT_MS;
 }

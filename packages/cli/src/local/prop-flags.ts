@@ -1,5 +1,11 @@
 import { AppError } from '@tributary/contracts';
-import type { Accounts, PropSpec } from '@tributary/runtime';
+import type { Accounts } from '@tributary/runtime';
+
+/** What flag parsing needs to know of a prop: its name and type. */
+export interface PropShape {
+  readonly name: string;
+  readonly type: string;
+}
 
 /** The prop-related flags of `run`, `dev` and `options`, as typed. */
 export interface PropFlags {
@@ -16,7 +22,7 @@ export interface PropFlags {
  * string props take the text as given, every other type parses it as JSON (falling back to the raw
  * text, which coercion then accepts or refuses by name).
  */
-export function configuredFromFlags(flags: PropFlags, specs: readonly PropSpec[]): Record<string, unknown> {
+export function configuredFromFlags(flags: PropFlags, specs: readonly PropShape[]): Record<string, unknown> {
   const configured: Record<string, unknown> = {};
   if (flags.props !== undefined) {
     const parsed = parseJson(flags.props, '--props');

@@ -69,6 +69,11 @@ export class ComponentHandle {
     return this.loaded.info;
   }
 
+  /** Stops this component's worker; a later call starts a fresh one. */
+  close(): void {
+    this.settings.discard();
+  }
+
   /** Resolves configured props in the worker: final prop list, timer schedule, HTTP interface. */
   configure(configured: Readonly<Record<string, unknown>>, accounts: Accounts, timeoutMs: number): Promise<PropsInfo> {
     return this.serial(async () => {

@@ -1,4 +1,4 @@
-import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
@@ -58,6 +58,9 @@ export class Sandbox {
   constructor(private readonly options: SandboxOptions) {
     mkdirSync(options.cacheDir, { recursive: true, mode: 0o755 });
     this.isolation = detectIsolation(options.isolation);
+    // Workers running as another uid must traverse the cache to reach their own bundle and
+    // packages; what each may read inside it is limited by its mounts and permission flags.
+    if (this.isolation.workerUid !== null) chmodSync(options.cacheDir, statSync(options.cacheDir).mode | 0o755);
     this.pool = new WorkerPool({ maxWorkers: options.maxWorkers ?? 16, idleMs: options.idleMs ?? 300_000 });
     this.installer = new PackageInstaller({
       cacheDir: options.cacheDir,
