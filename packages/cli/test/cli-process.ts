@@ -14,16 +14,20 @@ export interface CliResult {
 }
 
 /** Runs the real `tributary` binary (built dist) to completion. */
-export function tributary(args: readonly string[], options: { cwd?: string } = {}): Promise<CliResult> {
+export function tributary(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, timeout: 60_000 }, (error, stdout, stderr) => {
+    const env = { ...process.env, ...(options.env ?? {}) };
+    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, timeout: 120_000, env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
   });
 }
 
-export async function tributaryJson<T = Record<string, unknown>>(args: readonly string[], options: { cwd?: string } = {}): Promise<{ code: number; json: T; stderr: string }> {
+export async function tributaryJson<T = Record<string, unknown>>(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; json: T; stderr: string }> {
   const result = await tributary(args, options);
   const lines = result.stdout.trim().split('\n');
   if (lines.length !== 1) throw new Error(`expected one JSON line on stdout, got:\n${result.stdout}\nstderr:\n${result.stderr}`);

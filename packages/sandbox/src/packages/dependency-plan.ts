@@ -1,5 +1,6 @@
 import { AppError } from '@tributary/contracts';
 import type { PackageImport } from '@tributary/runtime';
+import semver from 'semver';
 
 /** One npm package a component needs, with the range its imports pinned (null = newest). */
 export interface Dependency {
@@ -25,6 +26,12 @@ export function planDependencies(imports: readonly PackageImport[]): Dependency[
       byName.set(imported.name, { range: imported.range, specifier: imported.specifier });
       continue;
     }
+    // `lodash@4.17.21/fp` beside `lodash@^4.17.0` asks for one copy: the exact version, if it fits.
+    const merged = narrower(known.range, imported.range);
+    if (merged !== null) {
+      byName.set(imported.name, { range: merged, specifier: merged === imported.range ? imported.specifier : known.specifier });
+      continue;
+    }
     throw new AppError(
       'PACKAGE_INSTALL_FAILED',
       `package "${imported.name}" is pinned twice with different versions ("${known.specifier}" and "${imported.specifier}"); use one pin`,
@@ -32,4 +39,10 @@ export function planDependencies(imports: readonly PackageImport[]): Dependency[
     );
   }
   return [...byName.entries()].map(([name, { range }]) => ({ name, range })).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function narrower(a: string, b: string): string | null {
+  if (semver.valid(a) && semver.satisfies(a, b)) return a;
+  if (semver.valid(b) && semver.satisfies(b, a)) return b;
+  return null;
 }
