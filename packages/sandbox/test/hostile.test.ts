@@ -71,17 +71,31 @@ describe('hostile components are contained', () => {
     }
   });
 
-  it('writes outside the scratch directory fail; /tmp is private to the component', async () => {
+  it('writes outside the scratch directory fail', async () => {
     const outside = path.join(hostSecretDir, 'planted.txt');
     const { result } = await contained('write-file.mjs', { configured: { path: outside } });
     expect(result.error?.code).toBe('COMPONENT_ERROR');
     expect(existsSync(outside)).toBe(false);
-    const marker = `/tmp/tributary-component-${process.pid}.txt`;
-    const inside = await contained('write-file.mjs', { configured: { path: marker } });
-    expect(inside.result.ok).toBe(true);
-    expect(inside.result.returnValue).toBe('written by a component');
-    if (sandbox.isolation.bwrapPath) expect(existsSync(marker)).toBe(false);
     expect(readFileSync(hostSecret, 'utf8')).toBe('host secret');
+  });
+
+  it('the temporary directory is writable and private: /tmp with bubblewrap, a scratch TMPDIR without', async () => {
+    const { result } = await contained('write-tmpdir.mjs');
+    expect(result.error).toBeNull();
+    const { file, content } = result.returnValue as { file: string; content: string };
+    expect(content).toBe('scratch data');
+    if (sandbox.isolation.bwrapPath) {
+      expect(file).toBe('/tmp/download.bin');
+      expect(existsSync(file)).toBe(false);
+      const marker = `/tmp/tributary-component-${process.pid}.txt`;
+      const direct = await contained('write-file.mjs', { configured: { path: marker } });
+      expect(direct.result.returnValue).toBe('written by a component');
+      expect(existsSync(marker)).toBe(false);
+    } else {
+      // Without a mount namespace the scratch folder is on the host, but it is the worker's own.
+      expect(path.dirname(file)).not.toBe(os.tmpdir());
+      expect(path.basename(path.dirname(path.dirname(file)))).toBe('scratch');
+    }
   });
 
   it('process.env holds nothing of the host', async () => {

@@ -114,7 +114,8 @@ export class Sandbox {
 
   private async start(prepared: PreparedComponent, purpose: ValidationPurpose) {
     const scratchDir = path.join(this.options.cacheDir, 'scratch', randomBytes(8).toString('hex'));
-    mkdirSync(scratchDir, { recursive: true, mode: 0o700 });
+    mkdirSync(path.dirname(scratchDir), { recursive: true, mode: 0o755 });
+    mkdirSync(scratchDir, { mode: 0o700 });
     if (this.isolation.workerUid !== null) chownSync(scratchDir, this.isolation.workerUid, this.isolation.workerGid ?? this.isolation.workerUid);
     const memoryMb = this.options.memoryMb ?? 256;
     const launch = buildLaunchCommand({
