@@ -11,9 +11,7 @@ export const FIXTURES = path.join(REPO, 'fixtures/components');
 /** A sandbox on its own cache folder, with limits small enough for tests to hit quickly. */
 export function testSandbox(options: Partial<SandboxOptions> = {}): { sandbox: Sandbox; cacheDir: string; dispose: () => Promise<void> } {
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-sandbox-test-'));
-  // TRIBUTARY_TEST_ISOLATION=process runs the suites as on a machine without bubblewrap.
-  const mode = process.env['TRIBUTARY_TEST_ISOLATION'] === 'process' ? 'process' : 'auto';
-  const sandbox = new Sandbox({ cacheDir, memoryMb: 128, graceMs: 500, isolation: { mode }, ...options });
+  const sandbox = new Sandbox({ cacheDir, memoryMb: 128, graceMs: 500, ...options });
   return {
     sandbox,
     cacheDir,

@@ -1,6 +1,6 @@
 import { AppError } from '@tributary/contracts';
 import type { DedupeStrategy, Json } from '../types.js';
-import { findNonJson, isPlainObject, jsonClone } from '../util/json.js';
+import { findNonJson, isPlainObject } from '../util/json.js';
 import type { EmittedEvent } from './emitted-event.js';
 
 export const MAX_DEDUPE_ID_LENGTH = 64;
@@ -38,14 +38,17 @@ export class EmitBuffer {
     if (this.closed) return;
     const problem = findNonJson(event, 'event');
     if (problem) throw new AppError('EMIT_INVALID', `$emit: ${problem}; events must be JSON-serializable`);
-    const payload = (event === undefined ? null : jsonClone(event)) as Json;
+    // Serialise once: the size is charged before anything is copied, so an oversized event is
+    // refused without holding several copies of it.
+    const text = event === undefined ? 'null' : (JSON.stringify(event) ?? 'null');
+    this.options.charge?.(Buffer.byteLength(text), '$emit');
+    const payload = JSON.parse(text) as Json;
     const meta = metadata === undefined || metadata === null ? {} : metadata;
     if (!isPlainObject(meta)) throw new AppError('EMIT_INVALID', '$emit: the second argument (metadata) must be an object');
     const id = checkId(meta['id'], this.options.dedupe);
     const name = checkName(meta['name']);
     const ts = checkTs(meta['ts'], this.options.now);
     const summary = checkSummary(meta['summary'], payload);
-    this.options.charge?.(Buffer.byteLength(JSON.stringify(payload) ?? 'null'), '$emit');
     const emitted: EmittedEvent = { event: payload, metadata: { ...(id === undefined ? {} : { id }), name, summary, ts } };
     this.emits.push(emitted);
     this.options.onEmit?.(emitted);
