@@ -1,4 +1,18 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AppError, isAppError, type SerializedError } from '@tributary/contracts';
+
+// Frames from Tributary's own packages (the folder holding this runtime and its siblings) and from
+// Node's internals say nothing to an author about their code.
+const RUNTIME_DIR = `${path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')}${path.sep}`;
+
+/** The stack with the runtime's own frames removed; the message line stays. */
+export function authorStack(stack: string): string {
+  return stack
+    .split('\n')
+    .filter((line, index) => index === 0 || !/^\s+at /.test(line) || !(line.includes(RUNTIME_DIR) || line.includes('node:internal') || line.includes('node:async_hooks')))
+    .join('\n');
+}
 
 /**
  * Turns anything a component threw into the error of its result: platform errors keep their code,
@@ -6,11 +20,11 @@ import { AppError, isAppError, type SerializedError } from '@tributary/contracts
  * survives bundling and process boundaries) becomes CONFIGURATION_ERROR, the rest COMPONENT_ERROR.
  */
 export function classifyError(thrown: unknown): SerializedError {
-  if (isAppError(thrown)) return { ...thrown.toJSON(), ...(thrown.stack ? { stack: thrown.stack } : {}) };
+  if (isAppError(thrown)) return { ...thrown.toJSON(), ...(thrown.stack ? { stack: authorStack(thrown.stack) } : {}) };
   if (thrown instanceof Error) {
     if (thrown.name === 'ConfigurationError') return { code: 'CONFIGURATION_ERROR', message: thrown.message };
     const out: SerializedError = { code: 'COMPONENT_ERROR', message: thrown.message || thrown.name };
-    if (thrown.stack) out.stack = thrown.stack;
+    if (thrown.stack) out.stack = authorStack(thrown.stack);
     return out;
   }
   return new AppError('COMPONENT_ERROR', `the component threw a non-Error value: ${safeString(thrown)}`).toJSON();
@@ -19,7 +33,7 @@ export function classifyError(thrown: unknown): SerializedError {
 /** The log line for an error: the stack for code errors, the bare message for ConfigurationError. */
 export function logLineFor(thrown: unknown, error: SerializedError): string {
   if (error.code === 'CONFIGURATION_ERROR') return error.message;
-  if (thrown instanceof Error && thrown.stack) return thrown.stack;
+  if (thrown instanceof Error && thrown.stack) return authorStack(thrown.stack);
   return error.message;
 }
 

@@ -36,7 +36,8 @@ export async function resolvePropSpecs(input: DynamicPropsInput): Promise<readon
   try {
     returned = await withTimeout(
       runWithLogSink({ write: (level, message) => input.onLog?.({ level, message, ts: Date.now() }) }, () =>
-        additional.call(self, component.props),
+        // Contract §2.10: the previous prop definitions, as the author declared them.
+        additional.call(self, component.raw['props'] ?? {}),
       ),
       input.timeoutMs,
     );

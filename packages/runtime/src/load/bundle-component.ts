@@ -82,7 +82,7 @@ export async function bundleComponent(options: BundleOptions): Promise<Component
     throw buildFailure(error, entry);
   }
   assertSingleModuleFormat(result, entry);
-  const code = result.outputFiles[0]?.text ?? '';
+  const code = withAbsoluteSources(result.outputFiles[0]?.text ?? '', path.dirname(entry));
   const files = Object.keys(result.metafile.inputs)
     .map((input) => path.resolve(path.dirname(entry), input))
     .filter((file) => existsSync(file));
@@ -176,4 +176,20 @@ function buildFailure(error: unknown, entry: string): AppError {
     return new AppError('FILE_NOT_FOUND', `${where}: ${first.text}`, details);
   }
   return new AppError('COMPONENT_SYNTAX_ERROR', `${where}: ${first.text}`, details);
+}
+
+const INLINE_MAP = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/;
+
+/**
+ * esbuild writes source paths relative to where it would have put the output; the bundle is
+ * written elsewhere (a cache folder), so stack traces would name files that do not exist. Absolute
+ * paths make them point at the author's own files and lines.
+ */
+function withAbsoluteSources(code: string, baseDir: string): string {
+  const match = INLINE_MAP.exec(code);
+  if (!match?.[1]) return code;
+  const map = JSON.parse(Buffer.from(match[1], 'base64').toString('utf8')) as { sources?: string[] };
+  map.sources = (map.sources ?? []).map((source) => (path.isAbsolute(source) ? source : path.resolve(baseDir, source)));
+  const encoded = Buffer.from(JSON.stringify(map), 'utf8').toString('base64');
+  return `${code.slice(0, match.index)}//# sourceMappingURL=data:application/json;base64,${encoded}\n`;
 }
