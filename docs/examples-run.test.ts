@@ -1292,6 +1292,42 @@ describe.concurrent('cli.md', () => {
   });
 });
 
+describe('npm packages, limits and isolation pages', () => {
+  it('npm-action: pins fold into one copy per package, listed by validate', async () => {
+    const { code, report } = await run('npm-action.mjs', '--prop', 'wait=1m');
+    expect(code).toBe(0);
+    expect(report.return_value).toEqual({ milliseconds: 60_000, title: 'Packages Without Package Json', doubled: [2, 4, 6] });
+    const validated = await tributaryJson<{ packages: Record<string, string>; imports: { specifier: string }[] }>([
+      'validate',
+      example('npm-action.mjs'),
+      '--json',
+    ]);
+    expect(validated.json.packages).toEqual({ lodash: '4.17.21', ms: '2.1.3' });
+    expect(validated.json.imports.map((entry) => entry.specifier)).toEqual(['ms@2.1.3', 'lodash@^4.17.0', 'lodash@4.17.21/fp']);
+  });
+
+  it('oversized-source: PAYLOAD_TOO_LARGE at 6 MB, exit 1, the event before it kept', async () => {
+    const { code, report } = await run('oversized-source.mjs');
+    expect(code).toBe(1);
+    expect(report.error?.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(report.emits.map((emit) => emit.metadata.summary)).toEqual(['kept']);
+  });
+
+  it('sandbox-probe-action: empty environment, refused files and processes, a writable private tmp', async () => {
+    const { code, report, stderr } = await run('sandbox-probe-action.mjs');
+    expect(code).toBe(0);
+    const seen = report.return_value as Record<string, unknown>;
+    expect(seen['readShadow']).toBe('refused (ERR_ACCESS_DENIED)');
+    expect(seen['spawnShell']).toBe('refused (ERR_ACCESS_DENIED)');
+    expect(seen['writeScratch']).toBe('ok');
+    expect(seen['environment']).toEqual(['HOME', 'NODE_ENV', 'PWD', 'TMPDIR']);
+    const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+    if (isRoot) expect(seen['uid']).toBe(65534);
+    // The page shows the bubblewrap case; without it the CLI says which layer is off.
+    if (stderr.includes('bubblewrap is off')) expect(stderr).toContain('private-tmp is off');
+  });
+});
+
 describe('coverage', () => {
   it('runs every example file of fixtures/components/docs', () => {
     const files = readdirSync(path.join(REPO, EXAMPLES_DIR));

@@ -33,6 +33,11 @@ export function classifyError(thrown: unknown): SerializedError {
 /** The log line for an error: the stack for code errors, the bare message for ConfigurationError. */
 export function logLineFor(thrown: unknown, error: SerializedError): string {
   if (error.code === 'CONFIGURATION_ERROR') return error.message;
+  if (isAppError(thrown) && thrown.stack) {
+    // Name the platform error by its code (EMIT_INVALID, PAYLOAD_TOO_LARGE), not by its class.
+    const frames = authorStack(thrown.stack).split('\n').filter((line) => /^\s+at /.test(line));
+    return [`${thrown.code}: ${thrown.message}`, ...frames].join('\n');
+  }
   if (thrown instanceof Error && thrown.stack) return authorStack(thrown.stack);
   return error.message;
 }
