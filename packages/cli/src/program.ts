@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerDevCommand } from './commands/dev.js';
 import { registerOptionsCommand } from './commands/options.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerStartCommand } from './commands/start.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import type { Output } from './ui/output.js';
@@ -18,6 +19,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
       writeErr: (text) => output.err(text.trimEnd()),
     })
     .exitOverride();
+  registerStartCommand(program, output, setExit);
   registerRunCommand(program, output, setExit);
   registerDevCommand(program, output, setExit);
   registerValidateCommand(program, output, setExit);
@@ -27,6 +29,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
     'after',
     `
 Examples:
+  $ tributary start
   $ tributary run hello.mjs --prop name=World --json
   $ tributary dev my-source.mjs
   $ tributary validate my-source.mjs

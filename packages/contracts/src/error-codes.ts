@@ -54,6 +54,16 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The component breaks a validation rule (C1–C17, P1–P13); `rule` names it.',
   },
+  WRONG_COMPONENT_TYPE: {
+    status: 400,
+    category: 'user',
+    description: 'A source was expected and an action was given, or the other way round.',
+  },
+  URL_REFUSED: {
+    status: 400,
+    category: 'user',
+    description: 'A component URL is not http(s), points at a private or loopback address, or could not be fetched within the limits.',
+  },
   PROP_REQUIRED: {
     status: 400,
     category: 'user',
@@ -88,6 +98,11 @@ export const ERROR_CODES = {
     status: 400,
     category: 'user',
     description: 'A local state directory holds a file Tributary cannot read.',
+  },
+  HOOK_FAILED: {
+    status: 400,
+    category: 'component',
+    description: 'A deploy, activate or deactivate hook threw or timed out; the operation was not applied.',
   },
   COMPONENT_ERROR: {
     status: 500,
@@ -148,6 +163,41 @@ export const ERROR_CODES = {
     status: 500,
     category: 'component',
     description: 'The component called a platform API that Tributary does not provide.',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    category: 'user',
+    description: 'The request has no API key, or one that is not valid.',
+  },
+  NOT_FOUND: {
+    status: 404,
+    category: 'user',
+    description: 'No component, source, event or route with that id, key or name.',
+  },
+  VERSION_CONFLICT: {
+    status: 409,
+    category: 'user',
+    description: 'That key is already published at that version with different code (rule C7): bump the version.',
+  },
+  NAME_CONFLICT: {
+    status: 409,
+    category: 'user',
+    description: 'A name or key is already taken, or a name matches several sources.',
+  },
+  VALIDATION_FAILED: {
+    status: 400,
+    category: 'user',
+    description: 'A request body or query is malformed: not JSON, unknown fields, wrong types; `details.issues` lists each.',
+  },
+  BODY_TOO_LARGE: {
+    status: 413,
+    category: 'user',
+    description: 'A request body is larger than the route allows (512 KB for HTTP endpoints).',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    category: 'user',
+    description: 'A request body has a content type the route does not take (JSON for the API; no file uploads to endpoints).',
   },
   INTERNAL: {
     status: 500,

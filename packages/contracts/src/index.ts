@@ -6,3 +6,24 @@ export { ERROR_CODES, isErrorCode } from './error-codes.js';
 export type { ErrorCategory, ErrorCode } from './error-codes.js';
 export { AppError, isAppError } from './app-error.js';
 export type { AppErrorDetails, SerializedError } from './app-error.js';
+export {
+  DeleteEventsQuery,
+  DeleteSourceQuery,
+  DeploySourceBody,
+  DeployedSource,
+  ErrorBody,
+  EventSummary,
+  EventsQuery,
+  Invocation,
+  list,
+  LogEntry,
+  PageInfo,
+  PageQuery,
+  PublishComponentBody,
+  RunSourceBody,
+  SaveComponentBody,
+  SavedComponent,
+  single,
+  UpdateSourceBody,
+  User,
+} from './api/rest-schemas.js';

@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import { Engine } from '@tributary/engine';
+import { createServer } from '@tributary/server';
+import type { Command } from 'commander';
+import { EXIT_OK } from '../exit-codes.js';
+import { loadServerConfig, type StartFlags } from '../start/server-config.js';
+import type { Output } from '../ui/output.js';
+import { reportFailure } from '../ui/report-error.js';
+import { VERSION } from '../version.js';
+
+export function registerStartCommand(program: Command, output: Output, setExit: (code: number) => void): void {
+  program
+    .command('start')
+    .description('Start the Tributary server: REST API, HTTP endpoints, scheduler and workers, on SQLite')
+    .option('--port <PORT>', 'port to listen on (TRIBUTARY_PORT)', undefined)
+    .option('--host <HOST>', 'address to listen on (TRIBUTARY_HOST)', undefined)
+    .option('--data-dir <DIR>', 'database, master key and saved code (TRIBUTARY_DATA_DIR)', undefined)
+    .addHelpText(
+      'after',
+      `
+The first start creates the data directory, the database and an admin API key, printed once
+(or taken from TRIBUTARY_ADMIN_KEY). SIGTERM or Ctrl+C stops it cleanly: requests and
+invocations in flight finish, queued work waits for the next start. docs/config.md lists every
+setting.
+
+Examples:
+  $ tributary start
+  $ tributary start --port 9000 --data-dir /var/lib/tributary
+  $ TRIBUTARY_ADMIN_KEY=trb_mysecretkey0123 tributary start --host 0.0.0.0`,
+    )
+    .action(async (flags: StartFlags) => {
+      setExit(await runStart(flags, output));
+    });
+}
+
+export async function runStart(flags: StartFlags, output: Output, signal?: AbortSignal): Promise<number> {
+  try {
+    const config = loadServerConfig(flags, process.env);
+    mkdirSync(config.dataDir, { recursive: true });
+    const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
+    const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+    const engine = await Engine.create({
+      dataDir: config.dataDir,
+      cacheDir: config.cacheDir,
+      publicUrl,
+      allowPrivateUrls: config.allowPrivateUrls,
+      concurrency: config.concurrency,
+      sourceTimeoutMs: config.sourceTimeoutMs,
+      log,
+    });
+    if (config.adminKey) {
+      await engine.apiKeys.create('admin', config.adminKey);
+    } else if ((await engine.apiKeys.count()) === 0) {
+      const { key } = await engine.apiKeys.create('admin');
+      output.out(`Admin API key (shown once; keep it): ${key}`);
+    }
+    const app = await createServer({ engine, version: VERSION, log });
+    const stopRequested = new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+      signal?.addEventListener('abort', () => resolve('abort'), { once: true });
+    });
+    const address = await app.listen({ port: config.port, host: config.host });
+    const base = config.port === 0 ? address : publicUrl;
+    await engine.start();
+    output.out(`Tributary ${VERSION} ready: API ${base}/v1, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`);
+    const reason = await stopRequested;
+    log(`${reason}: stopping; finishing requests and invocations in flight`);
+    await app.close();
+    await engine.stop();
+    log('stopped');
+    return EXIT_OK;
+  } catch (error) {
+    return reportFailure(output, error, { json: false });
+  }
+}

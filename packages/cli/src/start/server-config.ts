@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { AppError } from '@tributary/contracts';
+import { z } from 'zod';
+import { defaultCacheDir } from '../local/create-sandbox.js';
+
+/**
+ * Configuration of `tributary start`: every field has a flag, a TRIBUTARY_* variable and a default
+ * that gives the single-process setup (docs/config.md lists them). Flags win over variables.
+ */
+export const ServerConfig = z.object({
+  port: z.coerce.number().int().min(0).max(65535).describe('TCP port of the API, ingress and UI'),
+  host: z.string().min(1).describe('Address to listen on'),
+  dataDir: z.string().min(1).describe('Folder of the SQLite database, the master key and saved code'),
+  cacheDir: z.string().min(1).describe('Folder of bundles and installed npm packages'),
+  publicUrl: z.string().url().nullable().describe('Base URL endpoints are published under (default http://host:port)'),
+  adminKey: z.string().min(16).nullable().describe('Admin API key to use instead of generating one (automation)'),
+  allowPrivateUrls: z.boolean().describe('Let component_url reach loopback and private addresses'),
+  concurrency: z.coerce.number().int().min(1).max(64).describe('Invocations running at once across sources'),
+  sourceTimeoutMs: z.coerce.number().int().min(1000).describe('Deadline of one source invocation, in ms'),
+});
+export type ServerConfig = z.infer<typeof ServerConfig>;
+
+export interface StartFlags {
+  readonly port?: string;
+  readonly host?: string;
+  readonly dataDir?: string;
+}
+
+/** Reads flags and TRIBUTARY_* variables once, reporting every invalid value together. */
+export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): ServerConfig {
+  const parsed = ServerConfig.safeParse({
+    port: flags.port ?? env['TRIBUTARY_PORT'] ?? '8080',
+    host: flags.host ?? env['TRIBUTARY_HOST'] ?? '127.0.0.1',
+    dataDir: path.resolve(flags.dataDir ?? env['TRIBUTARY_DATA_DIR'] ?? '.tributary'),
+    cacheDir: defaultCacheDir(env),
+    publicUrl: env['TRIBUTARY_PUBLIC_URL'] ?? null,
+    adminKey: env['TRIBUTARY_ADMIN_KEY'] ?? null,
+    allowPrivateUrls: ['1', 'true', 'yes'].includes((env['TRIBUTARY_ALLOW_PRIVATE_URLS'] ?? '').toLowerCase()),
+    concurrency: env['TRIBUTARY_CONCURRENCY'] ?? '4',
+    sourceTimeoutMs: env['TRIBUTARY_SOURCE_TIMEOUT_MS'] ?? '300000',
+  });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new AppError('USAGE_ERROR', `invalid configuration: ${problems}`);
+  }
+  return parsed.data;
+}

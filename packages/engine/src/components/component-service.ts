@@ -1,0 +1,189 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { AppError } from '@tributary/contracts';
+import type { ValidationPurpose } from '@tributary/runtime';
+import type { ComponentInfo, PreparedComponent, Sandbox } from '@tributary/sandbox';
+import type { Kysely, Selectable } from 'kysely';
+import { newId } from '../ids.js';
+import type { Database } from '../store/schema.js';
+import { fetchComponentUrl } from './fetch-component-url.js';
+
+export type ComponentRow = Selectable<Database['components']>;
+
+/** Where a component's code comes from in a request. */
+export interface ComponentSource {
+  readonly code?: string;
+  readonly url?: string;
+}
+
+export interface ComponentServiceOptions {
+  readonly db: Kysely<Database>;
+  readonly sandbox: Sandbox;
+  /** Folder where submitted code is written for the bundler. */
+  readonly codeDir: string;
+  readonly allowPrivateUrls: boolean;
+  readonly now: () => number;
+}
+
+export const MAX_CODE_BYTES = 5 * 1024 * 1024;
+const REGISTRY_KEY = /^[a-z0-9][a-z0-9_-]{0,127}$/;
+
+/**
+ * Saved components (`sc_` ids) and the registry. Code is validated by loading it in a sandbox
+ * worker (never in this process); what the worker reports (type, props) is stored with it.
+ */
+export class ComponentService {
+  private readonly prepared = new Map<string, Promise<PreparedComponent>>();
+
+  constructor(private readonly options: ComponentServiceOptions) {
+    mkdirSync(options.codeDir, { recursive: true });
+  }
+
+  /** Saves code (or the code behind a URL), validated for `purpose`; the same code is saved once. */
+  async save(source: ComponentSource, purpose: ValidationPurpose = 'deploy'): Promise<ComponentRow> {
+    const code = source.code ?? (source.url ? await fetchComponentUrl(source.url, { allowPrivate: this.options.allowPrivateUrls }) : null);
+    if (code === null) throw new AppError('VALIDATION_FAILED', 'give component_code or component_url', { field: 'component_code' });
+    if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
+      throw new AppError('VALIDATION_FAILED', `component_code is larger than ${MAX_CODE_BYTES / 1048576} MB`, { field: 'component_code' });
+    }
+    const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
+    const { prepared, info } = await this.validate(code, codeHash, purpose);
+    const existing = await this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+    if (existing) return existing;
+    const now = this.options.now();
+    const row: ComponentRow = {
+      id: newId('sc'),
+      key: info.key,
+      name: info.name,
+      version: info.version,
+      description: info.description,
+      component_type: info.type,
+      code,
+      code_hash: codeHash,
+      source_url: source.url ?? null,
+      configurable_props: JSON.stringify(info.props),
+      lock: JSON.stringify(prepared.lock),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.options.db.insertInto('components').values(row).execute();
+    return row;
+  }
+
+  /** A saved component by `sc_` id, or by key (the registry entry first, then the newest saved). */
+  async find(idOrKey: string): Promise<ComponentRow | null> {
+    const db = this.options.db;
+    if (idOrKey.startsWith('sc_')) return (await db.selectFrom('components').selectAll().where('id', '=', idOrKey).executeTakeFirst()) ?? null;
+    const published = await this.findPublished(idOrKey);
+    if (published) return published;
+    return (await db.selectFrom('components').selectAll().where('key', '=', idOrKey).orderBy('created_at', 'desc').executeTakeFirst()) ?? null;
+  }
+
+  async get(idOrKey: string): Promise<ComponentRow> {
+    const row = await this.find(idOrKey);
+    if (!row) throw new AppError('NOT_FOUND', `no component with id or key "${idOrKey}"`);
+    return row;
+  }
+
+  async findPublished(key: string): Promise<ComponentRow | null> {
+    const row = await this.options.db
+      .selectFrom('registry')
+      .innerJoin('components', 'components.id', 'registry.component_id')
+      .selectAll('components')
+      .where('registry.key', '=', key)
+      .executeTakeFirst();
+    return row ?? null;
+  }
+
+  async listPublished(): Promise<ComponentRow[]> {
+    return this.options.db
+      .selectFrom('registry')
+      .innerJoin('components', 'components.id', 'registry.component_id')
+      .selectAll('components')
+      .orderBy('registry.key')
+      .execute();
+  }
+
+  /**
+   * Publishes to the registry under `key` (rules C5–C8): a semver version is required, the code's
+   * own key must be `key`, the same version with other code is refused, a new version replaces it.
+   */
+  async publish(key: string, source: ComponentSource): Promise<{ row: ComponentRow; created: boolean }> {
+    assertRegistryKey(key);
+    const row = await this.save(source, 'publish');
+    if (row.key !== key) {
+      throw new AppError('VALIDATION_FAILED', `the component's key is ${row.key === null ? 'missing' : `"${row.key}"`}; publishing under "${key}" needs key: "${key}"`, {
+        field: 'key',
+      });
+    }
+    const current = await this.options.db.selectFrom('registry').selectAll().where('key', '=', key).executeTakeFirst();
+    const now = this.options.now();
+    if (current) {
+      if (current.component_id === row.id) return { row, created: false };
+      if (current.version === row.version) {
+        throw new AppError('VERSION_CONFLICT', `"${key}" is already published at version ${current.version} with different code; bump the version`, {
+          rule: 'C7',
+          field: 'version',
+        });
+      }
+      await this.options.db.updateTable('registry').set({ component_id: row.id, version: row.version ?? '', updated_at: now }).where('key', '=', key).execute();
+      return { row, created: false };
+    }
+    await this.options.db.insertInto('registry').values({ key, component_id: row.id, version: row.version ?? '', created_at: now, updated_at: now }).execute();
+    return { row, created: true };
+  }
+
+  async unpublish(key: string): Promise<void> {
+    assertRegistryKey(key);
+    const result = await this.options.db.deleteFrom('registry').where('key', '=', key).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw new AppError('NOT_FOUND', `nothing is published under "${key}"`);
+  }
+
+  /** The component bundled and its packages installed (once per code, then from memory). */
+  prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>): Promise<PreparedComponent> {
+    let prepared = this.prepared.get(row.code_hash);
+    if (!prepared) {
+      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash));
+      prepared.catch(() => this.prepared.delete(row.code_hash));
+      this.prepared.set(row.code_hash, prepared);
+    }
+    return prepared;
+  }
+
+  private async validate(code: string, codeHash: string, purpose: ValidationPurpose): Promise<{ prepared: PreparedComponent; info: ComponentInfo }> {
+    const prepared = await this.prepare({ code, code_hash: codeHash });
+    const handle = await this.options.sandbox.open(prepared, { key: `validate:${purpose}`, purpose });
+    handle.close();
+    const issues = handle.loaded.issues;
+    const first = issues.find((issue) => issue.level === 'error');
+    if (first || !handle.loaded.info) {
+      throw new AppError('COMPONENT_INVALID', `${first?.rule ?? 'C1'}: ${first?.message ?? 'invalid component'}`, {
+        rule: first?.rule ?? 'C1',
+        ...(first?.prop ? { prop: first.prop } : {}),
+        ...(first?.field ? { field: first.field } : {}),
+        issues: issues.map((issue) => ({ ...issue })),
+      });
+    }
+    return { prepared, info: handle.loaded.info };
+  }
+
+  private writeCode(code: string, codeHash: string): string {
+    const file = path.join(this.options.codeDir, `${codeHash.slice(0, 32)}.${moduleExtension(code)}`);
+    writeFileSync(file, code);
+    return file;
+  }
+}
+
+/** `.cjs` for CommonJS code (so `module.exports` means what it says), `.mjs` for everything else. */
+function moduleExtension(code: string): 'mjs' | 'cjs' {
+  const esm = /^\s*(import\s|import\(|export\s)/m.test(code);
+  const cjs = /\bmodule\.exports\b|\bexports\.\w+\s*=|\brequire\(/.test(code);
+  return cjs && !esm ? 'cjs' : 'mjs';
+}
+
+function assertRegistryKey(key: string): void {
+  if (!REGISTRY_KEY.test(key)) {
+    throw new AppError('VALIDATION_FAILED', `"${key}" is not a valid component key (lowercase letters, digits, - and _; at most 128)`, { field: 'key' });
+  }
+}

@@ -1,0 +1,94 @@
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { Sandbox } from '@tributary/sandbox';
+import { ApiKeys } from './auth/api-keys.js';
+import { ComponentService } from './components/component-service.js';
+import { InvocationRunner } from './invocations/invocation-runner.js';
+import { MemoryPubSub, type PubSub } from './pubsub/pubsub.js';
+import { Scheduler } from './scheduler/scheduler.js';
+import { SecretBox } from './secrets/secret-box.js';
+import { KeyedMutex } from './sources/keyed-mutex.js';
+import { SourceExecutor } from './sources/source-executor.js';
+import { SourceService } from './sources/source-service.js';
+import { openDatabase } from './store/open-database.js';
+import type { Database } from './store/schema.js';
+
+export interface EngineOptions {
+  /** SQLite file, master key and submitted code live here. */
+  readonly dataDir: string;
+  /** Bundles and installed npm packages (shared with the CLI). */
+  readonly cacheDir: string;
+  /** Public base URL of the server: endpoint URLs are built from it. */
+  readonly publicUrl: string;
+  readonly allowPrivateUrls: boolean;
+  /** Invocations running at once across sources. */
+  readonly concurrency: number;
+  readonly sourceTimeoutMs: number;
+  readonly log: (message: string) => void;
+  readonly now?: () => number;
+}
+
+/**
+ * The platform's services on the embedded store: components and the registry, deployed sources
+ * and their lifecycle, the durable invocation queue, the scheduler, the event bin and logs, API
+ * keys and secrets. One `Engine` per process; the server and the CLI's `start` use it.
+ */
+export class Engine {
+  private constructor(
+    readonly db: Kysely<Database>,
+    private readonly closeDb: () => void,
+    readonly sandbox: Sandbox,
+    readonly apiKeys: ApiKeys,
+    readonly components: ComponentService,
+    readonly sources: SourceService,
+    readonly runner: InvocationRunner,
+    readonly scheduler: Scheduler,
+    readonly pubsub: PubSub,
+    readonly options: EngineOptions,
+  ) {}
+
+  static async create(options: EngineOptions): Promise<Engine> {
+    const now = options.now ?? Date.now;
+    const { db, raw } = await openDatabase({ file: path.join(options.dataDir, 'tributary.db') });
+    const box = SecretBox.fromKeyFile(path.join(options.dataDir, 'master.key'));
+    const sandbox = new Sandbox({ cacheDir: options.cacheDir });
+    for (const layer of sandbox.isolation.layers) if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
+    const pubsub = new MemoryPubSub();
+    const locks = new KeyedMutex();
+    const components = new ComponentService({ db, sandbox, codeDir: path.join(options.dataDir, 'code'), allowPrivateUrls: options.allowPrivateUrls, now });
+    const executor = new SourceExecutor({ db, sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs });
+    const runner = new InvocationRunner({ db, executor, components, locks, concurrency: options.concurrency, now, log: options.log });
+    const scheduler = new Scheduler({ db, now, onQueued: () => runner.wake() });
+    const sources = new SourceService({
+      db,
+      components,
+      executor,
+      locks,
+      box,
+      now,
+      onSchedulesChanged: () => scheduler.wake(),
+      configureTimeoutMs: 30_000,
+    });
+    return new Engine(db, () => raw.close(), sandbox, new ApiKeys(db, now), components, sources, runner, scheduler, pubsub, options);
+  }
+
+  async start(): Promise<void> {
+    await this.runner.start();
+    this.scheduler.start();
+  }
+
+  /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
+  async stop(): Promise<void> {
+    this.scheduler.stop();
+    await this.runner.stop();
+    await this.sandbox.close();
+    await this.db.destroy();
+    this.closeDb();
+  }
+
+  /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */
+  async findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
+    const row = await this.db.selectFrom('sources').select(['id', 'custom_response']).where('endpoint_id', '=', endpointId).where('active', '=', 1).executeTakeFirst();
+    return row ? { id: row.id, customResponse: row.custom_response === 1 } : null;
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * @module @tributary/engine
+ * The platform's services on the embedded SQLite store: saved components and the registry,
+ * deployed sources and their lifecycle, the durable invocation queue, the scheduler, the event
+ * bin and logs, API keys and encrypted secrets.
+ */
+export { Engine } from './engine.js';
+export type { EngineOptions } from './engine.js';
+export { API_KEY_PREFIX } from './auth/api-keys.js';
+export type { ApiKeyRecord } from './auth/api-keys.js';
+export type { ComponentRow, ComponentSource } from './components/component-service.js';
+export { isPrivateAddress } from './components/fetch-component-url.js';
+export type { Trigger } from './invocations/invocation-runner.js';
+export type { EventRecord, LogRecord, PubSub, SourceMessage } from './pubsub/pubsub.js';
+export { REDACTED } from './sources/configured-props.js';
+export { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from './sources/event-queries.js';
+export type { Page, PageQuery } from './sources/event-queries.js';
+export { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
+export type { SourceRow } from './sources/source-executor.js';
+export { OWNER_ID } from './sources/source-service.js';
+export type { DeployedSource, DeployRequest, UpdateRequest } from './sources/source-service.js';

@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
+import type { Database } from '../store/schema.js';
+
+export interface PageQuery {
+  readonly limit: number;
+  /** Entries older than this id (next page, newest first). */
+  readonly before?: string;
+  /** Entries newer than this id. */
+  readonly after?: string;
+}
+
+export interface Page<T> {
+  readonly data: T[];
+  readonly total: number;
+}
+
+/** Event summaries of one source, newest first (contract §9.2). */
+export async function listEvents(db: Kysely<Database>, sourceId: string, page: PageQuery): Promise<Page<EventRecord>> {
+  let query = db.selectFrom('events').selectAll().where('source_id', '=', sourceId);
+  const before = page.before ? await seqOf(db, 'events', sourceId, page.before) : null;
+  const after = page.after ? await seqOf(db, 'events', sourceId, page.after) : null;
+  if (before !== null) query = query.where('seq', '<', before);
+  if (after !== null) query = query.where('seq', '>', after);
+  const rows = await query.orderBy('seq', 'desc').limit(page.limit).execute();
+  const total = await countOf(db, 'events', sourceId);
+  return {
+    data: rows.map((row) => ({ id: row.id, indexed_at_ms: row.indexed_at_ms, event: JSON.parse(row.event) as unknown, metadata: JSON.parse(row.metadata) as Record<string, unknown> })),
+    total,
+  };
+}
+
+/** Events committed after `lastEventId`, oldest first: what an SSE client that reconnects missed. */
+export async function eventsAfter(db: Kysely<Database>, sourceId: string, lastEventId: string | null): Promise<EventRecord[]> {
+  let query = db.selectFrom('events').selectAll().where('source_id', '=', sourceId);
+  if (lastEventId) {
+    const seq = await seqOf(db, 'events', sourceId, lastEventId);
+    if (seq !== null) query = query.where('seq', '>', seq);
+  }
+  const rows = await query.orderBy('seq', 'asc').execute();
+  return rows.map((row) => ({ id: row.id, indexed_at_ms: row.indexed_at_ms, event: JSON.parse(row.event) as unknown, metadata: JSON.parse(row.metadata) as Record<string, unknown> }));
+}
+
+export async function deleteEvents(db: Kysely<Database>, sourceId: string, range: { readonly startId?: string; readonly endId?: string }): Promise<number> {
+  let query = db.deleteFrom('events').where('source_id', '=', sourceId);
+  const start = range.startId ? await seqOf(db, 'events', sourceId, range.startId) : null;
+  const end = range.endId ? await seqOf(db, 'events', sourceId, range.endId) : null;
+  if (start !== null) query = query.where('seq', '>=', start);
+  if (end !== null) query = query.where('seq', '<=', end);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Log entries of one source, newest first. */
+export async function listLogs(db: Kysely<Database>, sourceId: string, page: PageQuery): Promise<Page<LogRecord>> {
+  let query = db.selectFrom('logs').selectAll().where('source_id', '=', sourceId);
+  if (page.before) query = query.where('seq', '<', Number(page.before));
+  if (page.after) query = query.where('seq', '>', Number(page.after));
+  const rows = await query.orderBy('seq', 'desc').limit(page.limit).execute();
+  return {
+    data: rows.map((row) => ({ id: String(row.seq), ts: row.ts, level: row.level, message: row.message, invocation_id: row.invocation_id })),
+    total: await countOf(db, 'logs', sourceId),
+  };
+}
+
+export async function logsAfter(db: Kysely<Database>, sourceId: string, lastId: string | null): Promise<LogRecord[]> {
+  let query = db.selectFrom('logs').selectAll().where('source_id', '=', sourceId);
+  if (lastId && /^\d+$/.test(lastId)) query = query.where('seq', '>', Number(lastId));
+  const rows = await query.orderBy('seq', 'asc').execute();
+  return rows.map((row) => ({ id: String(row.seq), ts: row.ts, level: row.level, message: row.message, invocation_id: row.invocation_id }));
+}
+
+async function seqOf(db: Kysely<Database>, table: 'events', sourceId: string, id: string): Promise<number | null> {
+  const row = await db.selectFrom(table).select('seq').where('source_id', '=', sourceId).where('id', '=', id).executeTakeFirst();
+  return row ? row.seq : null;
+}
+
+async function countOf(db: Kysely<Database>, table: 'events' | 'logs', sourceId: string): Promise<number> {
+  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).where('source_id', '=', sourceId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,114 @@
+import type { InvocationKind, InvocationResult, InvocationState, Json, HttpResponse, LogEntry, DedupeState } from '@tributary/runtime';
+import type { ComponentHandle, Sandbox } from '@tributary/sandbox';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { ComponentService, ComponentRow } from '../components/component-service.js';
+import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { Database } from '../store/schema.js';
+import { openProps } from './configured-props.js';
+import { appendEvents, appendLogs, EventIds } from './event-store.js';
+
+export type SourceRow = Selectable<Database['sources']>;
+
+export interface ExecutorOptions {
+  readonly db: Kysely<Database>;
+  readonly sandbox: Sandbox;
+  readonly components: ComponentService;
+  readonly box: SecretBox;
+  readonly pubsub: PubSub;
+  readonly now: () => number;
+  /** Public base URL of the server, for `this.http.endpoint`. */
+  readonly publicUrl: string;
+  readonly sourceTimeoutMs: number;
+}
+
+/** What one invocation wrote, ready to commit. */
+export interface Committed {
+  readonly events: EventRecord[];
+  readonly logs: LogRecord[];
+}
+
+/**
+ * Runs a source's hooks and `run` in its sandbox worker, and commits an invocation's emits (after
+ * dedupe), db writes, dedupe state and logs in one transaction (architecture §3).
+ */
+export class SourceExecutor {
+  readonly ids = new EventIds();
+
+  constructor(private readonly options: ExecutorOptions) {}
+
+  endpointUrl(endpointId: string | null): string | null {
+    return endpointId ? `${this.options.publicUrl}/e/${endpointId}` : null;
+  }
+
+  async handle(sourceId: string, component: ComponentRow): Promise<ComponentHandle> {
+    const prepared = await this.options.components.prepare(component);
+    return this.options.sandbox.open(prepared, { key: `dc:${sourceId}`, purpose: 'run' });
+  }
+
+  release(sourceId: string, component: ComponentRow): void {
+    void this.options.components.prepare(component).then((prepared) => this.options.sandbox.release(`dc:${sourceId}`, prepared));
+  }
+
+  async readState(sourceId: string): Promise<InvocationState> {
+    const row = await this.options.db.selectFrom('source_state').selectAll().where('source_id', '=', sourceId).executeTakeFirst();
+    return row ? { db: JSON.parse(row.db) as Record<string, Json>, dedupe: row.dedupe ? (JSON.parse(row.dedupe) as DedupeState) : null } : { db: {}, dedupe: null };
+  }
+
+  /** Runs one hook or `run` of a source with its configured props (secrets opened) and state. */
+  invoke(input: {
+    readonly handle: ComponentHandle;
+    readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
+    readonly kind: InvocationKind;
+    readonly state: InvocationState;
+    readonly event?: unknown;
+    readonly onLog?: (entry: LogEntry) => void;
+    readonly onRespond?: (response: HttpResponse) => void;
+  }): Promise<InvocationResult> {
+    const configured = openProps(JSON.parse(input.source.configured_props) as Record<string, unknown>, this.options.box);
+    const endpointUrl = this.endpointUrl(input.source.endpoint_id);
+    return input.handle.invoke(
+      {
+        kind: input.kind,
+        configured,
+        accounts: {},
+        ...(input.event !== undefined ? { event: input.event } : {}),
+        state: input.state,
+        ...(endpointUrl ? { endpointUrl } : {}),
+        timeoutMs: this.options.sourceTimeoutMs,
+      },
+      { ...(input.onLog ? { onLog: input.onLog } : {}), ...(input.onRespond ? { onRespond: input.onRespond } : {}) },
+    );
+  }
+
+  /** Writes what invocations produced, inside the caller's transaction. */
+  async commit(
+    trx: Transaction<Database>,
+    input: { readonly sourceId: string; readonly invocationId: string | null; readonly results: readonly InvocationResult[]; readonly state: InvocationState },
+  ): Promise<Committed> {
+    const now = this.options.now();
+    const events: EventRecord[] = [];
+    const logs: LogRecord[] = [];
+    for (const result of input.results) {
+      events.push(...(await appendEvents(trx, { sourceId: input.sourceId, emits: result.emits, ids: this.ids, now })));
+      logs.push(...(await appendLogs(trx, { sourceId: input.sourceId, invocationId: input.invocationId ?? result.invocationId, logs: markers(result) })));
+    }
+    const state = { source_id: input.sourceId, db: JSON.stringify(input.state.db), dedupe: input.state.dedupe ? JSON.stringify(input.state.dedupe) : null };
+    await trx.insertInto('source_state').values(state).onConflict((conflict) => conflict.column('source_id').doUpdateSet({ db: state.db, dedupe: state.dedupe })).execute();
+    return { events, logs };
+  }
+
+  publish(sourceId: string, committed: Committed): void {
+    for (const record of committed.events) this.options.pubsub.publish({ kind: 'event', sourceId, record });
+    for (const record of committed.logs) this.options.pubsub.publish({ kind: 'log', sourceId, record });
+  }
+}
+
+/** An invocation's log lines, framed by start and end markers (contract §3.7). */
+function markers(result: InvocationResult): LogEntry[] {
+  const start = result.logs[0]?.ts ?? Date.now();
+  const end: LogEntry = result.ok
+    ? { level: 'info', message: `--- ${result.kind} finished in ${result.durationMs} ms`, ts: start + result.durationMs }
+    : { level: 'error', message: `--- ${result.kind} failed in ${result.durationMs} ms: ${result.error?.code ?? 'ERROR'}`, ts: start + result.durationMs };
+  return [{ level: 'info', message: `--- ${result.kind} started`, ts: start }, ...result.logs, end];
+}

@@ -1,0 +1,296 @@
+import { AppError } from '@tributary/contracts';
+import { describeTimer, nextTimerFire, timerEvent, type InvocationResult, type TimerSchedule } from '@tributary/runtime';
+import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
+import type { Kysely } from 'kysely';
+import type { ComponentRow, ComponentService } from '../components/component-service.js';
+import { newId, newSecretToken } from '../ids.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { Database } from '../store/schema.js';
+import { echoProps, mergeProps, openProps, sealProps, type PropDescription } from './configured-props.js';
+import type { KeyedMutex } from './keyed-mutex.js';
+import { slugify } from './slug.js';
+import type { SourceExecutor, SourceRow } from './source-executor.js';
+
+/** Where the code of a deploy or update comes from (precedence id > code > key > url, contract §9.2). */
+export interface ComponentRef {
+  readonly componentId?: string;
+  readonly componentCode?: string;
+  readonly componentKey?: string;
+  readonly componentUrl?: string;
+}
+
+export interface DeployRequest extends ComponentRef {
+  readonly name?: string;
+  readonly configuredProps?: Readonly<Record<string, unknown>>;
+}
+
+export interface UpdateRequest extends ComponentRef {
+  readonly name?: string;
+  readonly active?: boolean;
+  readonly configuredProps?: Readonly<Record<string, unknown>>;
+}
+
+/** A deployed source as the API shows it (contract §9.2). */
+export interface DeployedSource {
+  id: string;
+  owner_id: string;
+  component_id: string;
+  component_key: string | null;
+  configured_props: Record<string, unknown>;
+  active: boolean;
+  name: string;
+  name_slug: string;
+  endpoint_url: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface SourceServiceOptions {
+  readonly db: Kysely<Database>;
+  readonly components: ComponentService;
+  readonly executor: SourceExecutor;
+  readonly locks: KeyedMutex;
+  readonly box: SecretBox;
+  readonly now: () => number;
+  /** Called when timers may have changed, so the scheduler re-arms. */
+  readonly onSchedulesChanged: () => void;
+  readonly configureTimeoutMs: number;
+}
+
+export const OWNER_ID = 'u_local';
+
+/**
+ * Deployed sources and their lifecycle, exactly as contract §5.3: deploy = create, `deploy` hook,
+ * `activate` hook; update = `deactivate`, new code and props, `activate`; delete = `deactivate`,
+ * then remove. A hook that fails fails the operation and nothing is stored.
+ */
+export class SourceService {
+  constructor(private readonly options: SourceServiceOptions) {}
+
+  async deploy(request: DeployRequest): Promise<SourceRow> {
+    const component = await this.resolveComponent(request);
+    const id = newId('dc');
+    return this.options.locks.run(id, async () => {
+      const handle = await this.options.executor.handle(id, component);
+      const configuredIn = request.configuredProps ?? {};
+      const props = await handle.configure(configuredIn, {}, this.options.configureTimeoutMs);
+      const now = this.options.now();
+      const name = request.name ?? component.name ?? component.key ?? 'source';
+      const row: SourceRow = {
+        id,
+        component_id: component.id,
+        name,
+        name_slug: await this.uniqueSlug(name, null),
+        active: 1,
+        configured_props: JSON.stringify(sealProps(configuredIn, describedProps(component), this.options.box)),
+        endpoint_id: props.http ? newSecretToken() : null,
+        custom_response: props.http?.customResponse ? 1 : 0,
+        timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
+        next_fire_at: props.timer ? nextTimerFire(props.timer.schedule as TimerSchedule, now) : null,
+        created_at: now,
+        updated_at: now,
+      };
+      const empty = { db: {}, dedupe: null };
+      const deploy = await this.options.executor.invoke({ handle, source: row, kind: 'deploy', state: empty });
+      const activate = deploy.ok ? await this.options.executor.invoke({ handle, source: row, kind: 'activate', state: deploy.state }) : null;
+      const failed = !deploy.ok ? deploy : activate && !activate.ok ? activate : null;
+      if (failed || !activate) {
+        await this.options.executor.invoke({ handle, source: row, kind: 'deactivate', state: (activate ?? deploy).state }).catch(() => undefined);
+        handle.close();
+        throw hookFailed(failed ?? deploy);
+      }
+      const committed = await this.options.db.transaction().execute(async (trx) => {
+        await trx.insertInto('sources').values(row).execute();
+        return this.options.executor.commit(trx, { sourceId: id, invocationId: null, results: [deploy, activate], state: activate.state });
+      });
+      this.options.executor.publish(id, committed);
+      this.options.onSchedulesChanged();
+      return row;
+    });
+  }
+
+  async update(ref: string, request: UpdateRequest): Promise<SourceRow> {
+    const current = await this.resolve(ref);
+    return this.options.locks.run(current.id, async () => {
+      const source = await this.get(current.id);
+      const oldComponent = await this.options.components.get(source.component_id);
+      const codeChange = request.componentId !== undefined || request.componentCode !== undefined || request.componentKey !== undefined || request.componentUrl !== undefined;
+      const newComponent = codeChange ? await this.resolveComponent(request) : oldComponent;
+      const propsChange = request.configuredProps !== undefined;
+      const now = this.options.now();
+      let next: SourceRow = { ...source, updated_at: now };
+      if (request.name !== undefined && request.name !== source.name) {
+        next = { ...next, name: request.name, name_slug: await this.uniqueSlug(request.name, source.id) };
+      }
+      const wantsActive = request.active ?? source.active === 1;
+      const results: InvocationResult[] = [];
+      let state = await this.options.executor.readState(source.id);
+      if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
+        const oldHandle = await this.options.executor.handle(source.id, oldComponent);
+        const newHandle = newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(source.id, newComponent);
+        const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
+        const merged = propsChange ? mergeProps(openProps(stored, this.options.box), request.configuredProps ?? {}) : openProps(stored, this.options.box);
+        const props: PropsInfo = await newHandle.configure(merged, {}, this.options.configureTimeoutMs);
+        next = {
+          ...next,
+          component_id: newComponent.id,
+          configured_props: JSON.stringify(sealProps(merged, describedProps(newComponent), this.options.box)),
+          endpoint_id: props.http ? (source.endpoint_id ?? newSecretToken()) : null,
+          custom_response: props.http?.customResponse ? 1 : 0,
+          timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
+          active: wantsActive ? 1 : 0,
+        };
+        next = { ...next, next_fire_at: next.timer && wantsActive ? nextTimerFire(JSON.parse(next.timer) as TimerSchedule, now) : null };
+        if (source.active === 1) {
+          const deactivate = await this.options.executor.invoke({ handle: oldHandle, source, kind: 'deactivate', state });
+          if (!deactivate.ok) throw hookFailed(deactivate);
+          results.push(deactivate);
+          state = deactivate.state;
+        }
+        if (wantsActive) {
+          const activate = await this.options.executor.invoke({ handle: newHandle, source: next, kind: 'activate', state });
+          if (!activate.ok) {
+            // Roll back: the previous code and props go live again (contract §5.3).
+            if (source.active === 1) await this.options.executor.invoke({ handle: oldHandle, source, kind: 'activate', state }).catch(() => undefined);
+            if (newHandle !== oldHandle) newHandle.close();
+            throw hookFailed(activate);
+          }
+          results.push(activate);
+          state = activate.state;
+        }
+        if (newHandle !== oldHandle) oldHandle.close();
+      }
+      const committed = await this.options.db.transaction().execute(async (trx) => {
+        await trx.updateTable('sources').set(next).where('id', '=', source.id).execute();
+        return this.options.executor.commit(trx, { sourceId: source.id, invocationId: null, results, state });
+      });
+      this.options.executor.publish(source.id, committed);
+      this.options.onSchedulesChanged();
+      return next;
+    });
+  }
+
+  /** Runs `deactivate` (when active) and removes the source with its events, logs and state. */
+  async remove(ref: string, options: { readonly force?: boolean } = {}): Promise<SourceRow> {
+    const current = await this.resolve(ref);
+    return this.options.locks.run(current.id, async () => {
+      const source = await this.get(current.id);
+      const component = await this.options.components.get(source.component_id);
+      if (source.active === 1) {
+        const handle = await this.options.executor.handle(source.id, component);
+        const deactivate = await this.options.executor.invoke({ handle, source, kind: 'deactivate', state: await this.options.executor.readState(source.id) });
+        if (!deactivate.ok && options.force !== true) {
+          const error = hookFailed(deactivate);
+          throw new AppError('HOOK_FAILED', `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`, error.details);
+        }
+      }
+      await this.options.db.transaction().execute(async (trx) => {
+        for (const table of ['events', 'logs', 'invocations'] as const) await trx.deleteFrom(table).where('source_id', '=', source.id).execute();
+        await trx.deleteFrom('source_state').where('source_id', '=', source.id).execute();
+        await trx.deleteFrom('sources').where('id', '=', source.id).execute();
+      });
+      this.options.executor.release(source.id, component);
+      this.options.onSchedulesChanged();
+      return source;
+    });
+  }
+
+  async get(id: string): Promise<SourceRow> {
+    const row = await this.options.db.selectFrom('sources').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND', `no source with id "${id}"`);
+    return row;
+  }
+
+  /** A source by `dc_` id, name slug or (when unambiguous) name. */
+  async resolve(ref: string): Promise<SourceRow> {
+    const db = this.options.db;
+    if (ref.startsWith('dc_')) return this.get(ref);
+    const bySlug = await db.selectFrom('sources').selectAll().where('name_slug', '=', ref).executeTakeFirst();
+    if (bySlug) return bySlug;
+    const byName = await db.selectFrom('sources').selectAll().where('name', '=', ref).limit(10).execute();
+    if (byName.length === 1 && byName[0]) return byName[0];
+    if (byName.length > 1) {
+      throw new AppError('NAME_CONFLICT', `"${ref}" matches several sources: ${byName.map((row) => `${row.name_slug} (${row.id})`).join(', ')}; use the id or the slug`, {
+        matches: byName.map((row) => row.id),
+      });
+    }
+    throw new AppError('NOT_FOUND', `no source with id, slug or name "${ref}"`);
+  }
+
+  async list(page: { readonly limit: number; readonly after?: string; readonly before?: string }): Promise<{ rows: SourceRow[]; total: number }> {
+    const db = this.options.db;
+    let query = db.selectFrom('sources').selectAll();
+    if (page.after) query = query.where('id', '>', page.after);
+    if (page.before) query = query.where('id', '<', page.before);
+    const rows = await query.orderBy('id', page.before ? 'desc' : 'asc').limit(page.limit).execute();
+    if (page.before) rows.reverse();
+    const total = await db.selectFrom('sources').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return { rows, total: Number(total?.n ?? 0) };
+  }
+
+  /** The event RUN NOW gives a source: the one asked for, else a timer event or {} (contract §3.5). */
+  defaultEvent(source: SourceRow): unknown {
+    return source.timer ? timerEvent(JSON.parse(source.timer) as TimerSchedule, this.options.now()) : {};
+  }
+
+  async toApi(row: SourceRow): Promise<DeployedSource> {
+    const component = await this.options.components.get(row.component_id);
+    const timer = row.timer ? describeTimer(JSON.parse(row.timer) as TimerSchedule) : null;
+    const endpointUrl = this.options.executor.endpointUrl(row.endpoint_id);
+    return {
+      id: row.id,
+      owner_id: OWNER_ID,
+      component_id: row.component_id,
+      component_key: component.key,
+      configured_props: echoProps({ stored: JSON.parse(row.configured_props) as Record<string, unknown>, props: describedProps(component), endpointUrl, timer }),
+      active: row.active === 1,
+      name: row.name,
+      name_slug: row.name_slug,
+      endpoint_url: endpointUrl,
+      created_at: Math.floor(row.created_at / 1000),
+      updated_at: Math.floor(row.updated_at / 1000),
+    };
+  }
+
+  private async resolveComponent(ref: ComponentRef): Promise<ComponentRow> {
+    let component: ComponentRow;
+    if (ref.componentId !== undefined) component = await this.options.components.get(ref.componentId);
+    else if (ref.componentCode !== undefined) component = await this.options.components.save({ code: ref.componentCode, ...(ref.componentUrl ? { url: ref.componentUrl } : {}) });
+    else if (ref.componentKey !== undefined) {
+      const published = await this.options.components.find(ref.componentKey);
+      if (!published) throw new AppError('NOT_FOUND', `no component with key "${ref.componentKey}"`, { field: 'component_key' });
+      component = published;
+    } else if (ref.componentUrl !== undefined) component = await this.options.components.save({ url: ref.componentUrl });
+    else throw new AppError('VALIDATION_FAILED', 'give one of component_id, component_code, component_key or component_url', { field: 'component_code' });
+    if (component.component_type !== 'source') {
+      throw new AppError('WRONG_COMPONENT_TYPE', `"${component.name ?? component.id}" is an action; actions are run, not deployed as sources`);
+    }
+    return component;
+  }
+
+  private async uniqueSlug(name: string, exceptId: string | null): Promise<string> {
+    const base = slugify(name);
+    const taken = new Set(
+      (await this.options.db.selectFrom('sources').select(['name_slug', 'id']).where('name_slug', 'like', `${base}%`).execute())
+        .filter((row) => row.id !== exceptId)
+        .map((row) => row.name_slug),
+    );
+    if (!taken.has(base)) return base;
+    for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  }
+}
+
+export function describedProps(component: ComponentRow): PropDescription[] {
+  return JSON.parse(component.configurable_props) as PropDescription[];
+}
+
+function hookFailed(result: InvocationResult): AppError {
+  const code = result.error?.code ?? 'COMPONENT_ERROR';
+  return new AppError('HOOK_FAILED', `the ${result.kind} hook failed: ${code}: ${result.error?.message ?? 'unknown error'}`, {
+    hook: result.kind,
+    cause_code: code,
+    logs: result.logs.map((entry) => `${entry.level}: ${entry.message}`),
+  });
+}
+
+export type { ComponentHandle };

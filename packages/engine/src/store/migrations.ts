@@ -1,0 +1,102 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/**
+ * The schema, as migrations applied in order; a database is only ever built from these. Never edit
+ * a migration that has shipped: add the next one.
+ */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('api_keys')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('key_hash', 'text', (col) => col.notNull().unique())
+        .addColumn('key_prefix', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('last_used_at', 'integer')
+        .addColumn('revoked_at', 'integer')
+        .execute();
+      await db.schema
+        .createTable('components')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('key', 'text')
+        .addColumn('name', 'text')
+        .addColumn('version', 'text')
+        .addColumn('description', 'text')
+        .addColumn('component_type', 'text', (col) => col.notNull())
+        .addColumn('code', 'text', (col) => col.notNull())
+        .addColumn('code_hash', 'text', (col) => col.notNull())
+        .addColumn('source_url', 'text')
+        .addColumn('configurable_props', 'text', (col) => col.notNull())
+        .addColumn('lock', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('components_key').on('components').column('key').execute();
+      await db.schema
+        .createTable('registry')
+        .addColumn('key', 'text', (col) => col.primaryKey())
+        .addColumn('component_id', 'text', (col) => col.notNull().references('components.id'))
+        .addColumn('version', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable('sources')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('component_id', 'text', (col) => col.notNull().references('components.id'))
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('name_slug', 'text', (col) => col.notNull().unique())
+        .addColumn('active', 'integer', (col) => col.notNull())
+        .addColumn('configured_props', 'text', (col) => col.notNull())
+        .addColumn('endpoint_id', 'text', (col) => col.unique())
+        .addColumn('custom_response', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('timer', 'text')
+        .addColumn('next_fire_at', 'integer')
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('sources_next_fire').on('sources').columns(['active', 'next_fire_at']).execute();
+      await db.schema
+        .createTable('source_state')
+        .addColumn('source_id', 'text', (col) => col.primaryKey())
+        .addColumn('db', 'text', (col) => col.notNull())
+        .addColumn('dedupe', 'text')
+        .execute();
+      await db.schema
+        .createTable('events')
+        .addColumn('seq', 'integer', (col) => col.primaryKey().autoIncrement())
+        .addColumn('source_id', 'text', (col) => col.notNull())
+        .addColumn('id', 'text', (col) => col.notNull())
+        .addColumn('indexed_at_ms', 'integer', (col) => col.notNull())
+        .addColumn('event', 'text', (col) => col.notNull())
+        .addColumn('metadata', 'text', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('events_source').on('events').columns(['source_id', 'seq']).execute();
+      await db.schema
+        .createTable('logs')
+        .addColumn('seq', 'integer', (col) => col.primaryKey().autoIncrement())
+        .addColumn('source_id', 'text', (col) => col.notNull())
+        .addColumn('invocation_id', 'text')
+        .addColumn('ts', 'integer', (col) => col.notNull())
+        .addColumn('level', 'text', (col) => col.notNull())
+        .addColumn('message', 'text', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('logs_source').on('logs').columns(['source_id', 'seq']).execute();
+      await db.schema
+        .createTable('invocations')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('source_id', 'text', (col) => col.notNull())
+        .addColumn('trigger', 'text', (col) => col.notNull())
+        .addColumn('event', 'text', (col) => col.notNull())
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('started_at', 'integer')
+        .execute();
+      await db.schema.createIndex('invocations_queue').on('invocations').columns(['status', 'source_id', 'created_at']).execute();
+      await sql`select 1`.execute(db);
+    },
+  },
+};

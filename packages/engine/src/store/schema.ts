@@ -1,0 +1,81 @@
+import type { Generated } from 'kysely';
+
+/** Rows of the embedded SQLite database. JSON columns hold text; times are epoch milliseconds. */
+export interface Database {
+  api_keys: {
+    id: string;
+    name: string;
+    key_hash: string;
+    key_prefix: string;
+    created_at: number;
+    last_used_at: number | null;
+    revoked_at: number | null;
+  };
+  components: {
+    id: string;
+    key: string | null;
+    name: string | null;
+    version: string | null;
+    description: string | null;
+    component_type: 'source' | 'action';
+    code: string;
+    code_hash: string;
+    source_url: string | null;
+    configurable_props: string;
+    lock: string;
+    created_at: number;
+    updated_at: number;
+  };
+  registry: {
+    key: string;
+    component_id: string;
+    version: string;
+    created_at: number;
+    updated_at: number;
+  };
+  sources: {
+    id: string;
+    component_id: string;
+    name: string;
+    name_slug: string;
+    active: number;
+    configured_props: string;
+    endpoint_id: string | null;
+    custom_response: number;
+    timer: string | null;
+    next_fire_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
+  source_state: {
+    source_id: string;
+    db: string;
+    dedupe: string | null;
+  };
+  events: {
+    seq: Generated<number>;
+    source_id: string;
+    id: string;
+    indexed_at_ms: number;
+    event: string;
+    metadata: string;
+  };
+  logs: {
+    seq: Generated<number>;
+    source_id: string;
+    invocation_id: string | null;
+    ts: number;
+    level: 'info' | 'warn' | 'error';
+    message: string;
+  };
+  invocations: {
+    id: string;
+    source_id: string;
+    trigger: 'http' | 'timer' | 'manual';
+    event: string;
+    status: 'queued' | 'running';
+    attempts: number;
+    created_at: number;
+    started_at: number | null;
+  };
+}

@@ -1,0 +1,44 @@
+import type { Engine } from '@tributary/engine';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { installErrorHandler } from './http/error-handler.js';
+import { registerIngress } from './ingress/ingress.routes.js';
+import { componentRoutes } from './routes/components.routes.js';
+import { buildOpenApi } from './routes/openapi.js';
+import { registerRoutes, route } from './routes/route-table.js';
+import { sourceRoutes } from './routes/sources.routes.js';
+import { registerSse } from './sse/sse.routes.js';
+import { z } from 'zod';
+
+export interface ServerOptions {
+  readonly engine: Engine;
+  readonly version: string;
+  readonly log: (message: string) => void;
+  /** Largest JSON body of an API request (component code travels in it). */
+  readonly apiBodyLimitBytes?: number;
+  readonly responseDeadlineMs?: number;
+  readonly sseKeepaliveMs?: number;
+}
+
+/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress and `/healthz`. */
+export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
+  const { engine } = options;
+  const app = Fastify({ logger: false, bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024, return503OnClosing: true });
+  installErrorHandler(app, options.log);
+  app.get('/healthz', () => ({ status: 'ok' }));
+  const routes = [...componentRoutes(engine), ...sourceRoutes(engine)];
+  const openapi = buildOpenApi(routes, options.version);
+  routes.push(
+    route({
+      method: 'GET',
+      url: '/v1/openapi.json',
+      tag: 'meta',
+      summary: 'This OpenAPI document',
+      response: z.record(z.string(), z.unknown()),
+      handler: () => Promise.resolve(openapi),
+    }),
+  );
+  registerRoutes(app, engine, routes);
+  registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
+  await registerIngress(app, engine, options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {});
+  return app;
+}

@@ -1,0 +1,8 @@
+/**
+ * @module @tributary/server
+ * Fastify on top of the engine: the REST API (`/v1`, Pipedream's shapes), SSE streams, the
+ * HTTP-interface ingress (`/e/{endpointId}`), `/healthz` and `/v1/openapi.json`.
+ */
+export { createServer } from './create-server.js';
+export type { ServerOptions } from './create-server.js';
+export { MAX_INGRESS_BODY_BYTES } from './ingress/ingress.routes.js';

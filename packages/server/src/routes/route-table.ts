@@ -1,0 +1,49 @@
+import type { Engine } from '@tributary/engine';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { authenticate } from '../http/auth.js';
+import { parseWith } from '../http/parse.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** One REST route: its schemas validate the request and describe it in the OpenAPI document. */
+export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> {
+  readonly method: HttpMethod;
+  readonly url: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly body?: B;
+  readonly query?: Q;
+  readonly response: z.ZodType;
+  readonly status?: number;
+  readonly handler: (input: {
+    readonly params: Record<string, string>;
+    readonly body: B extends z.ZodType ? z.infer<B> : undefined;
+    readonly query: Q extends z.ZodType ? z.infer<Q> : undefined;
+    readonly request: FastifyRequest;
+    readonly reply: FastifyReply;
+  }) => Promise<unknown>;
+}
+
+/** Declares a route with its types inferred from its schemas. */
+export function route<B extends z.ZodType, Q extends z.ZodType>(spec: RouteSpec<B, Q>): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+/** Registers API routes: every one needs an API key, then its body and query are validated. */
+export function registerRoutes(app: FastifyInstance, engine: Engine, routes: readonly RouteSpec[]): void {
+  for (const spec of routes) {
+    app.route({
+      method: spec.method,
+      url: spec.url,
+      handler: async (request, reply) => {
+        await authenticate(engine, request, { allowQueryToken: false });
+        const body = spec.body ? parseWith(spec.body, request.body, 'body') : undefined;
+        const query = spec.query ? parseWith(spec.query, request.query, 'query') : undefined;
+        const result = await spec.handler({ params: request.params as Record<string, string>, body, query, request, reply } as never);
+        if (spec.status !== undefined && reply.statusCode === 200) void reply.status(spec.status);
+        return result;
+      },
+    });
+  }
+}
