@@ -41,13 +41,14 @@ export class SourceExecutor {
     return endpointId ? `${this.options.publicUrl}/e/${endpointId}` : null;
   }
 
-  async handle(sourceId: string, component: ComponentRow): Promise<ComponentHandle> {
+  /**
+   * The worker that runs a source's code. Workers are keyed by saved component, so sources deployed
+   * from the same code share one warm worker (state travels with each invocation, never stays in
+   * the worker); see docs/decisions/0003-server.md.
+   */
+  async handle(_sourceId: string, component: ComponentRow): Promise<ComponentHandle> {
     const prepared = await this.options.components.prepare(component);
-    return this.options.sandbox.open(prepared, { key: `dc:${sourceId}`, purpose: 'run' });
-  }
-
-  release(sourceId: string, component: ComponentRow): void {
-    void this.options.components.prepare(component).then((prepared) => this.options.sandbox.release(`dc:${sourceId}`, prepared));
+    return this.options.sandbox.open(prepared, { key: `component:${component.id}`, purpose: 'run' });
   }
 
   async readState(sourceId: string): Promise<InvocationState> {

@@ -96,7 +96,6 @@ export class SourceService {
       const failed = !deploy.ok ? deploy : activate && !activate.ok ? activate : null;
       if (failed || !activate) {
         await this.options.executor.invoke({ handle, source: row, kind: 'deactivate', state: (activate ?? deploy).state }).catch(() => undefined);
-        handle.close();
         throw hookFailed(failed ?? deploy);
       }
       const committed = await this.options.db.transaction().execute(async (trx) => {
@@ -129,7 +128,9 @@ export class SourceService {
         const oldHandle = await this.options.executor.handle(source.id, oldComponent);
         const newHandle = newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(source.id, newComponent);
         const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
-        const merged = propsChange ? mergeProps(openProps(stored, this.options.box), request.configuredProps ?? {}) : openProps(stored, this.options.box);
+        // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
+        const kept = dropRemovedProps(openProps(stored, this.options.box), describedProps(oldComponent), describedProps(newComponent));
+        const merged = propsChange ? mergeProps(kept, request.configuredProps ?? {}) : kept;
         const props: PropsInfo = await newHandle.configure(merged, {}, this.options.configureTimeoutMs);
         next = {
           ...next,
@@ -152,13 +153,11 @@ export class SourceService {
           if (!activate.ok) {
             // Roll back: the previous code and props go live again (contract §5.3).
             if (source.active === 1) await this.options.executor.invoke({ handle: oldHandle, source, kind: 'activate', state }).catch(() => undefined);
-            if (newHandle !== oldHandle) newHandle.close();
             throw hookFailed(activate);
           }
           results.push(activate);
           state = activate.state;
         }
-        if (newHandle !== oldHandle) oldHandle.close();
       }
       const committed = await this.options.db.transaction().execute(async (trx) => {
         await trx.updateTable('sources').set(next).where('id', '=', source.id).execute();
@@ -189,7 +188,6 @@ export class SourceService {
         await trx.deleteFrom('source_state').where('source_id', '=', source.id).execute();
         await trx.deleteFrom('sources').where('id', '=', source.id).execute();
       });
-      this.options.executor.release(source.id, component);
       this.options.onSchedulesChanged();
       return source;
     });
@@ -278,6 +276,13 @@ export class SourceService {
     if (!taken.has(base)) return base;
     for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
   }
+}
+
+/** Stored values of props the old code declared and the new code does not: contract §5.3 drops them. */
+function dropRemovedProps(values: Record<string, unknown>, before: readonly PropDescription[], after: readonly PropDescription[]): Record<string, unknown> {
+  const declared = new Set(after.map((prop) => prop.name));
+  const removed = new Set(before.map((prop) => prop.name).filter((name) => !declared.has(name)));
+  return Object.fromEntries(Object.entries(values).filter(([name]) => !removed.has(name)));
 }
 
 export function describedProps(component: ComponentRow): PropDescription[] {

@@ -52,6 +52,8 @@ export class WorkerProcess {
   private exited = false;
   private readonly watchdog: NodeJS.Timeout;
   private sequence = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private waiting = 0;
   lastUsedAt = Date.now();
 
   private constructor(private readonly options: WorkerProcessOptions) {
@@ -91,21 +93,34 @@ export class WorkerProcess {
   }
 
   get isBusy(): boolean {
-    return this.pending.size > 0;
+    return this.pending.size > 0 || this.waiting > 0;
   }
 
   /**
-   * Sends one request and resolves with its final message. Rejects with WorkerGone when the worker
-   * dies first; at `deadlineMs` the worker is killed and the request ends as TIMEOUT.
+   * Sends one request and resolves with its final message. Requests go to the worker one at a time
+   * (several handles may share a worker), and a request's deadline starts when it is sent, not
+   * while it waits. Rejects with WorkerGone when the worker dies first; at `deadlineMs` the worker
+   * is killed and the request ends as TIMEOUT.
    */
   request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
-    if (this.exited) return Promise.reject(this.goneError(null, null));
-    this.lastUsedAt = Date.now();
-    const id = `r${(this.sequence += 1)}`;
-    return new Promise<Final>((resolve, reject) => {
-      const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
-      this.pending.set(id, { resolve, reject, handlers: options.handlers ?? {}, timer, streamedBytes: 0 });
-      this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
+    const run = (): Promise<Final> => {
+      if (this.exited) return Promise.reject(this.goneError(null, null));
+      this.lastUsedAt = Date.now();
+      const id = `r${(this.sequence += 1)}`;
+      return new Promise<Final>((resolve, reject) => {
+        const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
+        this.pending.set(id, { resolve, reject, handlers: options.handlers ?? {}, timer, streamedBytes: 0 });
+        this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
+      });
+    };
+    this.waiting += 1;
+    const result = this.queue.then(run, run);
+    this.queue = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result.finally(() => {
+      this.waiting -= 1;
     });
   }
 
