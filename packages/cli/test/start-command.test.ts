@@ -1,0 +1,96 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BIN, tributary } from './cli-process.js';
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-start-test-'));
+const cacheDir = path.join(scratch, 'cache');
+const children: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface Started {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly lines: string[];
+  readonly base: string;
+  readonly exit: Promise<number | null>;
+}
+
+async function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--data-dir', dataDir], {
+    env: { ...process.env, TRIBUTARY_CACHE_DIR: cacheDir, ...env },
+  });
+  children.push(child);
+  const lines: string[] = [];
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; got:\n${lines.join('\n')}`)), 20_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const match = /ready: API (http:\/\/[^\s]+)\/v1/.exec(line);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
+    child.on('exit', () => reject(new Error(`exited before ready:\n${lines.join('\n')}`)));
+  });
+  return { child, lines, base, exit };
+}
+
+describe('tributary start', () => {
+  it('creates the data directory, prints an admin key once, answers /healthz, and stops cleanly on SIGTERM', async () => {
+    const dataDir = path.join(scratch, 'first');
+    const first = await start(dataDir);
+    const keyLine = first.lines.find((line) => line.startsWith('Admin API key'));
+    const key = /(trb_\S+)/.exec(keyLine ?? '')?.[1] ?? '';
+    expect(key).toMatch(/^trb_[0-9A-Za-z]{48}$/);
+    expect(existsSync(path.join(dataDir, 'tributary.db'))).toBe(true);
+    expect(statSync(path.join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
+    expect(await (await fetch(`${first.base}/healthz`)).json()).toEqual({ status: 'ok' });
+    const me = await fetch(`${first.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(me.status).toBe(200);
+    expect((await fetch(`${first.base}/v1/users/me`)).status).toBe(401);
+    first.child.kill('SIGTERM');
+    expect(await first.exit).toBe(0);
+    expect(first.lines.some((line) => line.includes('SIGTERM: stopping'))).toBe(true);
+
+    const second = await start(dataDir);
+    expect(second.lines.some((line) => line.startsWith('Admin API key'))).toBe(false);
+    const again = await fetch(`${second.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(again.status).toBe(200);
+    second.child.kill('SIGINT');
+    expect(await second.exit).toBe(0);
+  });
+
+  it('takes the admin key from TRIBUTARY_ADMIN_KEY without printing one', async () => {
+    const dataDir = path.join(scratch, 'keyed');
+    const key = 'trb_automation_key_0123456789';
+    const started = await start(dataDir, { TRIBUTARY_ADMIN_KEY: key });
+    expect(started.lines.some((line) => line.startsWith('Admin API key'))).toBe(false);
+    const me = await fetch(`${started.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await me.json()).toEqual({ data: { id: 'u_local', username: 'admin', email: null } });
+    started.child.kill('SIGTERM');
+    expect(await started.exit).toBe(0);
+  });
+
+  it('refuses an invalid configuration with one line naming it and exit code 2', async () => {
+    const result = await tributary(['start', '--port', 'nope', '--data-dir', path.join(scratch, 'bad')]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/USAGE_ERROR: invalid configuration: port: /);
+  });
+
+  it('documents its settings in --help', async () => {
+    const { code, stdout } = await tributary(['start', '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('--data-dir <DIR>');
+    expect(stdout).toContain('TRIBUTARY_ADMIN_KEY');
+  });
+});
