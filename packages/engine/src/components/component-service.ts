@@ -41,7 +41,12 @@ export class ComponentService {
   }
 
   /** Saves code (or the code behind a URL), validated for `purpose`; the same code is saved once. */
-  async save(source: ComponentSource, purpose: ValidationPurpose = 'deploy'): Promise<ComponentRow> {
+  async save(
+    source: ComponentSource,
+    purpose: ValidationPurpose = 'deploy',
+    /** Runs after validation and before anything is stored; throwing refuses the save. */
+    accept?: (candidate: { readonly info: ComponentInfo; readonly codeHash: string }) => Promise<void>,
+  ): Promise<ComponentRow> {
     const code = source.code ?? (source.url ? await fetchComponentUrl(source.url, { allowPrivate: this.options.allowPrivateUrls }) : null);
     if (code === null) throw new AppError('VALIDATION_FAILED', 'give component_code or component_url', { field: 'component_code' });
     if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
@@ -49,6 +54,7 @@ export class ComponentService {
     }
     const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
     const { prepared, info } = await this.validate(code, codeHash, purpose);
+    if (accept) await accept({ info, codeHash });
     const existing = await this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
     if (existing) return existing;
     const now = this.options.now();
@@ -111,22 +117,25 @@ export class ComponentService {
    */
   async publish(key: string, source: ComponentSource): Promise<{ row: ComponentRow; created: boolean }> {
     assertRegistryKey(key);
-    const row = await this.save(source, 'publish');
-    if (row.key !== key) {
-      throw new AppError('VALIDATION_FAILED', `the component's key is ${row.key === null ? 'missing' : `"${row.key}"`}; publishing under "${key}" needs key: "${key}"`, {
-        field: 'key',
-      });
-    }
-    const current = await this.options.db.selectFrom('registry').selectAll().where('key', '=', key).executeTakeFirst();
-    const now = this.options.now();
-    if (current) {
-      if (current.component_id === row.id) return { row, created: false };
-      if (current.version === row.version) {
-        throw new AppError('VERSION_CONFLICT', `"${key}" is already published at version ${current.version} with different code; bump the version`, {
+    // Every refusal happens before the code is stored: a refused publish changes nothing.
+    const row = await this.save(source, 'publish', async ({ info, codeHash }) => {
+      if (info.key !== key) {
+        throw new AppError('VALIDATION_FAILED', `the component's key is ${info.key === null ? 'missing' : `"${info.key}"`}; publishing under "${key}" needs key: "${key}"`, {
+          field: 'key',
+        });
+      }
+      const published = await this.findPublished(key);
+      if (published && published.code_hash !== codeHash && published.version === info.version) {
+        throw new AppError('VERSION_CONFLICT', `"${key}" is already published at version ${published.version} with different code; bump the version`, {
           rule: 'C7',
           field: 'version',
         });
       }
+    });
+    const current = await this.options.db.selectFrom('registry').selectAll().where('key', '=', key).executeTakeFirst();
+    const now = this.options.now();
+    if (current) {
+      if (current.component_id === row.id) return { row, created: false };
       await this.options.db.updateTable('registry').set({ component_id: row.id, version: row.version ?? '', updated_at: now }).where('key', '=', key).execute();
       return { row, created: false };
     }

@@ -1,0 +1,251 @@
+/**
+ * A real server for the REST tests: an Engine on a temporary data directory (real SQLite file,
+ * real sandbox workers), the Fastify app from createServer listening on an ephemeral port, and an
+ * API key. Tests drive it over HTTP with fetch, exactly like a client would.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Engine } from '@tributary/engine';
+import type { FastifyInstance } from 'fastify';
+import { createServer } from '../src/index.js';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+export const FIXTURES = path.join(REPO, 'fixtures/components');
+
+/** The text of a fixture component (fixtures/components/<name>). */
+export function fixture(name: string): string {
+  return readFileSync(path.join(FIXTURES, name), 'utf8');
+}
+
+/** better-sqlite3 is a dependency of the engine; tests open the same file to inspect or alter rows. */
+type SqliteDatabase = {
+  prepare(sql: string): {
+    run(...params: unknown[]): unknown;
+    get(...params: unknown[]): unknown;
+    all(...params: unknown[]): unknown[];
+  };
+  pragma(source: string): unknown;
+  close(): void;
+};
+export const openSqlite: (file: string) => SqliteDatabase = (() => {
+  const require = createRequire(path.join(REPO, 'packages/engine/package.json'));
+  const Database = require('better-sqlite3') as new (file: string) => SqliteDatabase;
+  return (file: string) => new Database(file);
+})();
+
+/** A parsed JSON body whose shape each test asserts on. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyJson = any;
+
+export interface ApiResponse<T = AnyJson> {
+  readonly status: number;
+  readonly headers: Headers;
+  /** The parsed JSON body (null when the body is empty or not JSON). */
+  readonly body: T;
+  readonly text: string;
+}
+
+export interface RequestOptions {
+  /** A value sent as JSON; a string or Buffer is sent as is (with `contentType`). */
+  readonly body?: unknown;
+  readonly rawBody?: string | Buffer;
+  readonly contentType?: string | null;
+  /** The API key to send; null sends no Authorization header. Default: the harness key. */
+  readonly key?: string | null;
+  readonly headers?: Record<string, string>;
+}
+
+export interface Harness {
+  readonly engine: Engine;
+  readonly app: FastifyInstance;
+  /** http://127.0.0.1:<port> */
+  readonly base: string;
+  readonly key: string;
+  readonly dataDir: string;
+  readonly cacheDir: string;
+  readonly dbFile: string;
+  /** Lines the engine and server logged. */
+  readonly logLines: string[];
+  request<T = AnyJson>(method: string, url: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  /** The path of an endpoint URL on this server (the engine's public URL is a placeholder). */
+  endpoint(endpointUrl: string): string;
+  /** Closes the server and stops the engine; the data directory is kept unless `remove`. */
+  close(options?: { readonly remove?: boolean }): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Reuse a data directory (a restart); default: a fresh temporary one. */
+  readonly dataDir?: string;
+  readonly cacheDir?: string;
+  readonly allowPrivateUrls?: boolean;
+  readonly sourceTimeoutMs?: number;
+  readonly apiBodyLimitBytes?: number;
+  /** Skip engine.start() (no scheduler or queue runner). */
+  readonly startEngine?: boolean;
+  /** Create an API key (default true); on a restart the key of the first run can be passed. */
+  readonly apiKey?: string;
+}
+
+export const PUBLIC_URL = 'http://tributary.test';
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'tributary-server-data-'));
+  const cacheDir = options.cacheDir ?? mkdtempSync(path.join(os.tmpdir(), 'tributary-server-cache-'));
+  const logLines: string[] = [];
+  const log = (message: string): void => {
+    logLines.push(message);
+  };
+  const engine = await Engine.create({
+    dataDir,
+    cacheDir,
+    publicUrl: PUBLIC_URL,
+    allowPrivateUrls: options.allowPrivateUrls ?? false,
+    concurrency: 4,
+    sourceTimeoutMs: options.sourceTimeoutMs ?? 20_000,
+    log,
+  });
+  const key = options.apiKey ?? (await engine.apiKeys.create('test')).key;
+  const app = await createServer({
+    engine,
+    version: '0.0.0-test',
+    log,
+    ...(options.apiBodyLimitBytes !== undefined ? { apiBodyLimitBytes: options.apiBodyLimitBytes } : {}),
+  });
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  if (options.startEngine !== false) await engine.start();
+  let closed = false;
+
+  const request = async <T>(
+    method: string,
+    url: string,
+    requestOptions: RequestOptions = {},
+  ): Promise<ApiResponse<T>> => {
+    const headers: Record<string, string> = { ...(requestOptions.headers ?? {}) };
+    const sendKey = requestOptions.key === undefined ? key : requestOptions.key;
+    if (sendKey !== null) headers['authorization'] = `Bearer ${sendKey}`;
+    let body: string | Buffer | undefined;
+    if (requestOptions.rawBody !== undefined) body = requestOptions.rawBody;
+    else if (requestOptions.body !== undefined) body = JSON.stringify(requestOptions.body);
+    if (body !== undefined) {
+      const contentType = requestOptions.contentType === undefined ? 'application/json' : requestOptions.contentType;
+      if (contentType !== null) headers['content-type'] = contentType;
+    }
+    const response = await fetch(`${address}${url}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      parsed = null;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  };
+
+  return {
+    engine,
+    app,
+    base: address,
+    key,
+    dataDir,
+    cacheDir,
+    dbFile: path.join(dataDir, 'tributary.db'),
+    logLines,
+    request,
+    endpoint: (endpointUrl) => {
+      if (!endpointUrl.startsWith(`${PUBLIC_URL}/e/`))
+        throw new Error(`not an endpoint URL of this server: ${endpointUrl}`);
+      return endpointUrl.slice(PUBLIC_URL.length);
+    },
+    close: async (closeOptions = {}) => {
+      if (!closed) {
+        closed = true;
+        await app.close();
+        await engine.stop();
+      }
+      if (closeOptions.remove) {
+        rmSync(dataDir, { recursive: true, force: true });
+        if (!options.cacheDir) rmSync(cacheDir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** No invocation of the source is queued or running (the engine's durable queue is empty for it). */
+export async function queueIdle(harness: Harness, sourceId: string): Promise<void> {
+  await waitFor(async () => {
+    const rows = await harness.engine.db
+      .selectFrom('invocations')
+      .select('id')
+      .where('source_id', '=', sourceId)
+      .execute();
+    return rows.length === 0;
+  }, `the invocations of ${sourceId} to finish`);
+}
+
+/** All log messages of a source, oldest first, read through the API. */
+export async function logMessages(harness: Harness, sourceId: string): Promise<string[]> {
+  const response = await harness.request<{ data: { message: string }[] }>(
+    'GET',
+    `/v1/sources/${sourceId}/logs?limit=100`,
+  );
+  if (response.status !== 200) throw new Error(`GET logs answered ${response.status}: ${response.text}`);
+  return response.body.data.map((entry) => entry.message).reverse();
+}
+
+/**
+ * Everything a client can list (sources, published components) and the raw row counts. A deploy
+ * saves its code before anything else (contract §5.3), so a refused deploy may leave a saved
+ * component: `savedComponents: false` leaves that count out.
+ */
+export async function snapshot(
+  harness: Harness,
+  options: { readonly savedComponents?: boolean } = {},
+): Promise<unknown> {
+  const sources = await harness.request('GET', '/v1/users/me/sources?limit=100');
+  const registry = await harness.request('GET', '/v1/components/registry');
+  const db = harness.engine.db;
+  const count = async (table: 'components' | 'sources' | 'registry' | 'events' | 'source_state' | 'api_keys') =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
+  return {
+    sources: sources.body,
+    registry: registry.body,
+    counts: {
+      ...(options.savedComponents === false ? {} : { components: await count('components') }),
+      sources: await count('sources'),
+      registry: await count('registry'),
+      events: await count('events'),
+      source_state: await count('source_state'),
+      api_keys: await count('api_keys'),
+    },
+  };
+}
