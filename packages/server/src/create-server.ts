@@ -1,6 +1,6 @@
 import type { Engine } from '@tributary/engine';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installErrorHandler } from './http/error-handler.js';
+import { frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { registerIngress } from './ingress/ingress.routes.js';
 import { componentRoutes } from './routes/components.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
@@ -22,7 +22,14 @@ export interface ServerOptions {
 /** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress and `/healthz`. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
-  const app = Fastify({ logger: false, bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024, return503OnClosing: true });
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
+    return503OnClosing: true,
+    // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).
+    routerOptions: { maxParamLength: 4096 },
+    frameworkErrors: frameworkErrorHandler,
+  });
   installErrorHandler(app, options.log);
   app.get('/healthz', () => ({ status: 'ok' }));
   const routes = [...componentRoutes(engine), ...sourceRoutes(engine)];

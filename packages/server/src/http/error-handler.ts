@@ -18,9 +18,22 @@ export function installErrorHandler(app: FastifyInstance, log: (message: string)
   });
 }
 
+/**
+ * Errors the router raises before any handler (a path segment that is not valid percent-encoding,
+ * or one longer than `maxParamLength`) get the same error body as everything else.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const appError = toAppError(error);
+  void reply.status(appError.status).send({ error: { code: appError.code, message: appError.message } });
+}
+
 function toAppError(error: FastifyError): AppError {
   if (isAppError(error)) return error;
   switch (error.code) {
+    case 'FST_ERR_BAD_URL':
+      return new AppError('VALIDATION_FAILED', 'a path segment of the URL is not valid percent-encoding');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('VALIDATION_FAILED', 'a path segment of the URL is longer than any id, key or name can be');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('BODY_TOO_LARGE', 'the request body is larger than this route allows');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -2,7 +2,7 @@ import type { Engine } from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { authenticate } from '../http/auth.js';
-import { parseWith } from '../http/parse.js';
+import { assertJsonDepth, parseWith } from '../http/parse.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -38,6 +38,7 @@ export function registerRoutes(app: FastifyInstance, engine: Engine, routes: rea
       url: spec.url,
       handler: async (request, reply) => {
         await authenticate(engine, request, { allowQueryToken: false });
+        if (spec.body) assertJsonDepth(request.body, 'body');
         const body = spec.body ? parseWith(spec.body, request.body, 'body') : undefined;
         const query = spec.query ? parseWith(spec.query, request.query, 'query') : undefined;
         const result = await spec.handler({ params: request.params as Record<string, string>, body, query, request, reply } as never);
