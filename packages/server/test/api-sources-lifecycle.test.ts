@@ -81,6 +81,22 @@ describe('F13 lifecycle over the API', () => {
     });
     expect(source.endpoint_url).toMatch(/^http:\/\/tributary\.test\/e\/[0-9A-Za-z]{24}$/);
     expect(source.configured_props).toEqual({ http: { endpoint_url: source.endpoint_url } });
+    expect(Object.keys(source).sort()).toEqual(
+      [
+        'active',
+        'component_id',
+        'component_key',
+        'configured_props',
+        'created_at',
+        'endpoint_url',
+        'id',
+        'name',
+        'name_slug',
+        'owner_id',
+        'updated_at',
+      ].sort(),
+    );
+    expect(Math.abs(source.created_at - Date.now() / 1000)).toBeLessThan(60); // epoch seconds
 
     // deploy() ran before activate(); activate() logged; the deploy hook's one history event is in the bin.
     expect(await logMessages(h, source.id)).toEqual([
@@ -92,6 +108,12 @@ describe('F13 lifecycle over the API', () => {
     ]);
     const history = await events(source.id);
     expect(history).toHaveLength(1);
+    expect(Object.keys(history[0] ?? {}).sort()).toEqual(['event', 'id', 'indexed_at_ms', 'metadata']);
+    expect(Object.keys(history[0]?.metadata ?? {}).every((key) => /^[a-z0-9_]+$/.test(key))).toBe(true);
+    const logPage = await h.request('GET', `/v1/sources/${source.id}/logs?limit=1`);
+    expect(Object.keys(logPage.body).sort()).toEqual(['data', 'page_info']);
+    expect(Object.keys(logPage.body.page_info).sort()).toEqual(['count', 'end_cursor', 'start_cursor', 'total_count']);
+    expect(Object.keys(logPage.body.data[0]).sort()).toEqual(['id', 'invocation_id', 'level', 'message', 'ts']);
     expect(history[0]).toMatchObject({
       event: { seed: true },
       metadata: { summary: 'history', emitter_id: source.id, name: 'default' },
