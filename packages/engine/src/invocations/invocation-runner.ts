@@ -1,5 +1,5 @@
 import type { HttpResponse } from '@tributary/runtime';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
@@ -90,8 +90,10 @@ export class InvocationRunner {
       .selectFrom('invocations')
       .selectAll()
       .where('status', '=', 'queued')
-      .orderBy('created_at')
-      .orderBy('id')
+      // The oldest queued row of each source, so one source's backlog cannot hide the others' work;
+      // insertion order (rowid), not created_at + the random id, so rows of one millisecond stay FIFO.
+      .where(sql<boolean>`rowid in (select min(rowid) from invocations where status = 'queued' group by source_id)`)
+      .orderBy(sql`rowid`)
       .limit(200)
       .execute();
     const picked: InvocationRow[] = [];

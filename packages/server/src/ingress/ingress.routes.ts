@@ -2,6 +2,8 @@ import { AppError } from '@tributary/contracts';
 import type { Engine } from '@tributary/engine';
 import { buildHttpEvent, type HttpResponse } from '@tributary/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { assertJsonDepth } from '../http/parse.js';
+import { parseMultipart } from './multipart.js';
 
 export const MAX_INGRESS_BODY_BYTES = 512 * 1024;
 
@@ -29,7 +31,8 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
       }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const contentType = String(request.headers['content-type'] ?? '');
-      if (contentType.startsWith('multipart/form-data') && /content-disposition:[^\r\n]*filename=/i.test(body.toString('latin1'))) {
+      const multipart = contentType.toLowerCase().startsWith('multipart/form-data') ? await parseMultipart(body, contentType) : null;
+      if (multipart?.kind === 'file') {
         throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'file uploads are not supported on HTTP endpoints; send the file as a URL or base64 in JSON');
       }
       const url = new URL(request.url, 'http://localhost');
@@ -42,6 +45,8 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
         headers: request.headers,
         body,
       });
+      if (multipart?.kind === 'fields') event['body'] = multipart.fields;
+      assertJsonDepth(event['body'], 'body'); // deeper bodies overflow the stack when the event is stored
       const invocationId = await engine.runner.enqueue({ sourceId: endpoint.id, trigger: 'http', event });
       if (!endpoint.customResponse) {
         void reply.status(200).type('text/plain').send('OK');

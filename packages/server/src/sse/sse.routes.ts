@@ -11,6 +11,12 @@ export const KEEPALIVE_MS = 15_000;
  * The subscription starts before the catch-up query, so nothing committed in between is lost.
  */
 export function registerSse(app: FastifyInstance, engine: Engine, options: { readonly keepaliveMs?: number } = {}): void {
+  // Streams never end by themselves: close() ends them, or it would wait for every client to leave.
+  const open = new Set<(closing: boolean) => void>();
+  app.addHook('preClose', (done) => {
+    for (const end of [...open]) end(true);
+    done();
+  });
   const stream = (kind: 'event' | 'log') => async (request: FastifyRequest, reply: FastifyReply) => {
     await authenticate(engine, request, { allowQueryToken: true });
     const source = await engine.sources.resolve((request.params as Record<string, string>)['id'] ?? '');
@@ -40,10 +46,16 @@ export function registerSse(app: FastifyInstance, engine: Engine, options: { rea
     for (const message of buffered.splice(0)) write(message);
     live = true;
     const keepalive = setInterval(() => reply.raw.write(':keepalive\n\n'), options.keepaliveMs ?? KEEPALIVE_MS);
-    request.raw.on('close', () => {
+    const end = (closing: boolean): void => {
+      open.delete(end);
       clearInterval(keepalive);
       unsubscribe();
-    });
+      // On shutdown the connection goes too, instead of idling until the client drops it.
+      if (closing && !reply.raw.writableEnded) reply.raw.end(() => reply.raw.socket?.end());
+    };
+    open.add(end);
+    request.raw.on('close', () => end(false));
+    if (request.raw.socket.destroyed) end(false); // the client left during the catch-up
   };
   app.get('/sources/:id/sse', stream('event'));
   app.get('/sse/dc/:id/emits', stream('event'));
