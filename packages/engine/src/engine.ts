@@ -12,6 +12,8 @@ import { SourceExecutor } from './sources/source-executor.js';
 import { SourceService } from './sources/source-service.js';
 import { openDatabase } from './store/open-database.js';
 import type { Database } from './store/schema.js';
+import { SqliteWrites } from './store/sqlite-writes.js';
+import { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
 
 export interface EngineOptions {
   /** SQLite file, master key and submitted code live here. */
@@ -36,6 +38,7 @@ export interface EngineOptions {
 export class Engine {
   private constructor(
     readonly db: Kysely<Database>,
+    private readonly writes: SqliteWrites,
     private readonly closeDb: () => void,
     readonly sandbox: Sandbox,
     readonly apiKeys: ApiKeys,
@@ -57,8 +60,9 @@ export class Engine {
     const locks = new KeyedMutex();
     const components = new ComponentService({ db, sandbox, codeDir: path.join(options.dataDir, 'code'), allowPrivateUrls: options.allowPrivateUrls, now });
     const executor = new SourceExecutor({ db, sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs });
-    const runner = new InvocationRunner({ db, executor, components, locks, concurrency: options.concurrency, now, log: options.log });
-    const scheduler = new Scheduler({ db, now, onQueued: () => runner.wake() });
+    const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
+    const runner = new InvocationRunner({ db, executor, components, locks, concurrency: options.concurrency, now, log: options.log, writes });
+    const scheduler = new Scheduler({ db, now, onQueued: (sourceIds) => runner.notify(sourceIds), writes });
     const sources = new SourceService({
       db,
       components,
@@ -68,8 +72,9 @@ export class Engine {
       now,
       onSchedulesChanged: () => scheduler.wake(),
       configureTimeoutMs: 30_000,
+      writes,
     });
-    return new Engine(db, () => raw.close(), sandbox, new ApiKeys(db, now), components, sources, runner, scheduler, pubsub, options);
+    return new Engine(db, writes, () => raw.close(), sandbox, new ApiKeys(db, now), components, sources, runner, scheduler, pubsub, options);
   }
 
   async start(): Promise<void> {
@@ -87,8 +92,8 @@ export class Engine {
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */
-  async findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
-    const row = await this.db.selectFrom('sources').select(['id', 'custom_response']).where('endpoint_id', '=', endpointId).where('active', '=', 1).executeTakeFirst();
-    return row ? { id: row.id, customResponse: row.custom_response === 1 } : null;
+  findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
+    const row = this.writes.findEndpoint(endpointId);
+    return Promise.resolve(row ? { id: row.id, customResponse: row.custom_response === 1 } : null);
   }
 }

@@ -35,6 +35,7 @@ const REGISTRY_KEY = /^[a-z0-9][a-z0-9_-]{0,127}$/;
  */
 export class ComponentService {
   private readonly prepared = new Map<string, Promise<PreparedComponent>>();
+  private readonly byId = new Map<string, ComponentRow>();
 
   constructor(private readonly options: ComponentServiceOptions) {
     mkdirSync(options.codeDir, { recursive: true });
@@ -87,7 +88,11 @@ export class ComponentService {
   }
 
   async get(idOrKey: string): Promise<ComponentRow> {
+    // A saved component never changes (new code is a new id), so rows by id are kept in memory.
+    const cached = this.byId.get(idOrKey);
+    if (cached) return cached;
     const row = await this.find(idOrKey);
+    if (row && idOrKey.startsWith('sc_')) this.byId.set(idOrKey, row);
     if (!row) throw new AppError('NOT_FOUND', `no component with id or key "${idOrKey}"`);
     return row;
   }

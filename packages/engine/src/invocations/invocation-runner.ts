@@ -1,10 +1,11 @@
 import type { HttpResponse } from '@tributary/runtime';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import type { Database } from '../store/schema.js';
+import type { SqliteWrites } from '../store/sqlite-writes.js';
 
 export type Trigger = 'http' | 'timer' | 'manual';
 type InvocationRow = Selectable<Database['invocations']>;
@@ -18,6 +19,7 @@ export interface RunnerOptions {
   readonly concurrency: number;
   readonly now: () => number;
   readonly log: (message: string) => void;
+  readonly writes: SqliteWrites;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -30,6 +32,8 @@ const MAX_ATTEMPTS = 3;
  */
 export class InvocationRunner {
   private running = new Set<string>();
+  /** Sources that may have queued work, in the order they get a turn (round robin). */
+  private readonly pending = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly waiters = new Map<string, (response: HttpResponse | null) => void>();
   private timer: NodeJS.Timeout | undefined;
@@ -41,8 +45,10 @@ export class InvocationRunner {
   async start(): Promise<void> {
     // Whatever was running when the process died runs again.
     await this.options.db.updateTable('invocations').set({ status: 'queued' }).where('status', '=', 'running').execute();
+    for (const sourceId of this.options.writes.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
-    this.timer = setInterval(() => this.wake(), 500);
+    // A safety net: re-read which sources have queued rows now and then, whatever queued them.
+    this.timer = setInterval(() => this.notify(this.options.writes.sourcesWithWork()), 5000);
     this.timer.unref();
     this.wake();
   }
@@ -56,10 +62,8 @@ export class InvocationRunner {
 
   async enqueue(input: { readonly sourceId: string; readonly trigger: Trigger; readonly event: unknown }): Promise<string> {
     const id = newId('inv');
-    await this.options.db
-      .insertInto('invocations')
-      .values({ id, source_id: input.sourceId, trigger: input.trigger, event: JSON.stringify(input.event ?? null), status: 'queued', attempts: 0, created_at: this.options.now(), started_at: null })
-      .execute();
+    this.options.writes.enqueue({ id, sourceId: input.sourceId, trigger: input.trigger, event: JSON.stringify(input.event ?? null), createdAt: this.options.now() });
+    this.pending.add(input.sourceId);
     this.wake();
     return id;
   }
@@ -71,6 +75,12 @@ export class InvocationRunner {
 
   cancelWait(invocationId: string): void {
     this.waiters.delete(invocationId);
+  }
+
+  /** Work was queued for these sources by someone else (the scheduler). */
+  notify(sourceIds: readonly string[]): void {
+    for (const sourceId of sourceIds) this.pending.add(sourceId);
+    this.wake();
   }
 
   wake(): void {
@@ -86,28 +96,22 @@ export class InvocationRunner {
     if (this.stopped) return;
     const free = this.options.concurrency - this.running.size;
     if (free <= 0) return;
-    const queued = await this.options.db
-      .selectFrom('invocations')
-      .selectAll()
-      .where('status', '=', 'queued')
-      // The oldest queued row of each source, so one source's backlog cannot hide the others' work;
-      // insertion order (rowid), not created_at + the random id, so rows of one millisecond stay FIFO.
-      .where(sql<boolean>`rowid in (select min(rowid) from invocations where status = 'queued' group by source_id)`)
-      .orderBy(sql`rowid`)
-      .limit(200)
-      .execute();
+    // Each source with work gets a turn in order, its oldest row first: one source's backlog cannot
+    // hide another's work, and rows of one source stay first in, first out.
     const picked: InvocationRow[] = [];
-    const claimed = new Set(this.running);
-    for (const row of queued) {
+    for (const sourceId of [...this.pending]) {
       if (picked.length >= free) break;
-      if (claimed.has(row.source_id)) continue;
-      claimed.add(row.source_id);
-      picked.push(row);
+      if (this.running.has(sourceId)) continue;
+      this.pending.delete(sourceId);
+      const row = this.options.writes.nextOfSource(sourceId);
+      if (row) picked.push(row);
     }
     for (const row of picked) {
       this.running.add(row.source_id);
       const work = this.execute(row).finally(() => {
         this.running.delete(row.source_id);
+        // Back of the line: it may have more queued (checked on its next turn).
+        this.pending.add(row.source_id);
         this.inFlight.delete(work);
         this.wake();
       });
@@ -116,40 +120,37 @@ export class InvocationRunner {
   }
 
   private async execute(row: InvocationRow): Promise<void> {
-    const { db, executor, components, locks } = this.options;
-    await db.updateTable('invocations').set({ status: 'running', started_at: this.options.now(), attempts: row.attempts + 1 }).where('id', '=', row.id).execute();
+    const { executor, components, locks, writes } = this.options;
+    writes.markRunning(row.id, this.options.now());
     try {
       await locks.run(row.source_id, async () => {
-        const source = await db.selectFrom('sources').selectAll().where('id', '=', row.source_id).executeTakeFirst();
+        const source = writes.getSource(row.source_id);
         if (!source) {
-          await db.deleteFrom('invocations').where('id', '=', row.id).execute();
+          writes.deleteInvocation(row.id);
           return;
         }
         const component = await components.get(source.component_id);
         const handle = await executor.handle(source.id, component);
-        const state = await executor.readState(source.id);
         const result = await executor.invoke({
           handle,
           source,
           kind: 'run',
-          state,
+          state: writes.readState(source.id),
           event: JSON.parse(row.event) as unknown,
           onRespond: (response) => this.respond(row.id, response),
         });
-        const committed = await db.transaction().execute(async (trx) => {
-          const out = await executor.commit(trx, { sourceId: source.id, invocationId: row.id, results: [result], state: result.state });
-          await trx.deleteFrom('invocations').where('id', '=', row.id).execute();
-          return out;
-        });
-        executor.publish(source.id, committed);
+        const built = executor.buildCommit({ sourceId: source.id, invocationId: row.id, results: [result], state: result.state });
+        // The queue row leaves in the same transaction that stores the results: at least once, never lost.
+        const logIds = writes.commit(built.commit, () => writes.deleteInvocation(row.id));
+        executor.publish(source.id, executor.committed(built, logIds));
         this.respond(row.id, result.response);
       });
     } catch (error) {
       // A platform failure (not the component's): retry a few times, then drop it with a log line.
       const message = error instanceof Error ? error.message : String(error);
       this.options.log(`invocation ${row.id} of ${row.source_id} failed in the platform: ${message}`);
-      if (row.attempts + 1 >= MAX_ATTEMPTS) await db.deleteFrom('invocations').where('id', '=', row.id).execute();
-      else await db.updateTable('invocations').set({ status: 'queued' }).where('id', '=', row.id).execute();
+      if (row.attempts + 1 >= MAX_ATTEMPTS) writes.deleteInvocation(row.id);
+      else writes.requeue(row.id);
       this.respond(row.id, null);
     }
   }

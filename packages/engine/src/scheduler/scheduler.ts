@@ -2,12 +2,14 @@ import { nextTimerFire, timerEvent, type TimerSchedule } from '@tributary/runtim
 import type { Kysely } from 'kysely';
 import { newId } from '../ids.js';
 import type { Database } from '../store/schema.js';
+import type { SqliteWrites } from '../store/sqlite-writes.js';
 
 export interface SchedulerOptions {
   readonly db: Kysely<Database>;
   readonly now: () => number;
   /** Called after due ticks were queued. */
-  readonly onQueued: () => void;
+  readonly onQueued: (sourceIds: readonly string[]) => void;
+  readonly writes: SqliteWrites;
   /** Longest sleep between checks (a safety net; the next due time normally wakes it). */
   readonly maxSleepMs?: number;
 }
@@ -56,28 +58,18 @@ export class Scheduler {
         .limit(1000)
         .execute();
       if (due.length > 0) {
-        await this.options.db.transaction().execute(async (trx) => {
-          for (const source of due) {
-            if (!source.timer || source.next_fire_at === null) continue;
-            const schedule = JSON.parse(source.timer) as TimerSchedule;
-            await trx
-              .insertInto('invocations')
-              .values({
-                id: newId('inv'),
-                source_id: source.id,
-                trigger: 'timer',
-                event: JSON.stringify(timerEvent(schedule, source.next_fire_at)),
-                status: 'queued',
-                attempts: 0,
-                created_at: now,
-                started_at: null,
-              })
-              .execute();
-            const next = nextTimerFire(schedule, Math.max(now, source.next_fire_at));
-            await trx.updateTable('sources').set({ next_fire_at: next }).where('id', '=', source.id).execute();
-          }
+        const ticks = due.flatMap((source) => {
+          if (!source.timer || source.next_fire_at === null) return [];
+          const schedule = JSON.parse(source.timer) as TimerSchedule;
+          return [
+            {
+              invocation: { id: newId('inv'), sourceId: source.id, event: JSON.stringify(timerEvent(schedule, source.next_fire_at)), createdAt: now },
+              nextFireAt: nextTimerFire(schedule, Math.max(now, source.next_fire_at)),
+            },
+          ];
         });
-        this.options.onQueued();
+        this.options.writes.queueTicks(ticks);
+        this.options.onQueued(ticks.map((tick) => tick.invocation.sourceId));
       }
       const upcoming = await this.options.db
         .selectFrom('sources')

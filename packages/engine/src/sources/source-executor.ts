@@ -1,12 +1,13 @@
 import type { InvocationKind, InvocationResult, InvocationState, Json, HttpResponse, LogEntry, DedupeState } from '@tributary/runtime';
 import type { ComponentHandle, Sandbox } from '@tributary/sandbox';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { ComponentService, ComponentRow } from '../components/component-service.js';
 import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
 import { openProps } from './configured-props.js';
-import { appendEvents, appendLogs, EventIds } from './event-store.js';
+import { EventIds, LOG_SIZE } from './event-store.js';
+import type { SourceCommit } from '../store/sqlite-writes.js';
 
 export type SourceRow = Selectable<Database['sources']>;
 
@@ -20,6 +21,13 @@ export interface ExecutorOptions {
   /** Public base URL of the server, for `this.http.endpoint`. */
   readonly publicUrl: string;
   readonly sourceTimeoutMs: number;
+}
+
+/** Results turned into rows, before they are written. */
+export interface BuiltCommit {
+  readonly events: EventRecord[];
+  readonly logs: Omit<LogRecord, 'id'>[];
+  readonly commit: SourceCommit;
 }
 
 /** What one invocation wrote, ready to commit. */
@@ -82,21 +90,43 @@ export class SourceExecutor {
     );
   }
 
-  /** Writes what invocations produced, inside the caller's transaction. */
-  async commit(
-    trx: Transaction<Database>,
-    input: { readonly sourceId: string; readonly invocationId: string | null; readonly results: readonly InvocationResult[]; readonly state: InvocationState },
-  ): Promise<Committed> {
+  /** Turns invocation results into one commit (events with their ids, log lines with markers). */
+  buildCommit(input: { readonly sourceId: string; readonly invocationId: string | null; readonly results: readonly InvocationResult[]; readonly state: InvocationState }): BuiltCommit {
     const now = this.options.now();
     const events: EventRecord[] = [];
-    const logs: LogRecord[] = [];
+    const logs: Omit<LogRecord, 'id'>[] = [];
     for (const result of input.results) {
-      events.push(...(await appendEvents(trx, { sourceId: input.sourceId, emits: result.emits, ids: this.ids, now })));
-      logs.push(...(await appendLogs(trx, { sourceId: input.sourceId, invocationId: input.invocationId ?? result.invocationId, logs: markers(result) })));
+      for (const emit of result.emits) {
+        const { id, ms } = this.ids.next(now);
+        const metadata = {
+          emitter_id: input.sourceId,
+          emit_id: id,
+          name: emit.metadata.name,
+          ...(emit.metadata.id !== undefined ? { id: emit.metadata.id } : {}),
+          summary: emit.metadata.summary,
+          ts: emit.metadata.ts,
+        };
+        events.push({ id, indexed_at_ms: ms, event: emit.event, metadata });
+      }
+      const invocationId = input.invocationId ?? result.invocationId;
+      for (const entry of markers(result).slice(-LOG_SIZE)) logs.push({ ts: entry.ts, level: entry.level, message: entry.message, invocation_id: invocationId });
     }
-    const state = { source_id: input.sourceId, db: JSON.stringify(input.state.db), dedupe: input.state.dedupe ? JSON.stringify(input.state.dedupe) : null };
-    await trx.insertInto('source_state').values(state).onConflict((conflict) => conflict.column('source_id').doUpdateSet({ db: state.db, dedupe: state.dedupe })).execute();
-    return { events, logs };
+    return {
+      events,
+      logs,
+      commit: {
+        sourceId: input.sourceId,
+        events: events.map((record) => ({ id: record.id, indexedAtMs: record.indexed_at_ms, event: JSON.stringify(record.event), metadata: JSON.stringify(record.metadata) })),
+        logs: logs.map((log) => ({ invocationId: log.invocation_id, ts: log.ts, level: log.level, message: log.message })),
+        db: JSON.stringify(input.state.db),
+        dedupe: input.state.dedupe ? JSON.stringify(input.state.dedupe) : null,
+      },
+    };
+  }
+
+  /** The committed records, with the ids the log lines got, ready to publish. */
+  committed(built: BuiltCommit, logIds: readonly number[]): Committed {
+    return { events: built.events, logs: built.logs.map((log, index) => ({ ...log, id: String(logIds[index] ?? '') })) };
   }
 
   publish(sourceId: string, committed: Committed): void {

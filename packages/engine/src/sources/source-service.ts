@@ -6,6 +6,7 @@ import type { ComponentRow, ComponentService } from '../components/component-ser
 import { newId, newSecretToken } from '../ids.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
+import type { SqliteWrites } from '../store/sqlite-writes.js';
 import { echoProps, mergeProps, openProps, sealProps, type PropDescription } from './configured-props.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { slugify } from './slug.js';
@@ -55,6 +56,7 @@ export interface SourceServiceOptions {
   /** Called when timers may have changed, so the scheduler re-arms. */
   readonly onSchedulesChanged: () => void;
   readonly configureTimeoutMs: number;
+  readonly writes: SqliteWrites;
 }
 
 export const OWNER_ID = 'u_local';
@@ -98,11 +100,9 @@ export class SourceService {
         await this.options.executor.invoke({ handle, source: row, kind: 'deactivate', state: (activate ?? deploy).state }).catch(() => undefined);
         throw hookFailed(failed ?? deploy);
       }
-      const committed = await this.options.db.transaction().execute(async (trx) => {
-        await trx.insertInto('sources').values(row).execute();
-        return this.options.executor.commit(trx, { sourceId: id, invocationId: null, results: [deploy, activate], state: activate.state });
-      });
-      this.options.executor.publish(id, committed);
+      const built = this.options.executor.buildCommit({ sourceId: id, invocationId: null, results: [deploy, activate], state: activate.state });
+      const logIds = this.options.writes.insertSource(row, built.commit);
+      this.options.executor.publish(id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       return row;
     });
@@ -159,11 +159,9 @@ export class SourceService {
           state = activate.state;
         }
       }
-      const committed = await this.options.db.transaction().execute(async (trx) => {
-        await trx.updateTable('sources').set(next).where('id', '=', source.id).execute();
-        return this.options.executor.commit(trx, { sourceId: source.id, invocationId: null, results, state });
-      });
-      this.options.executor.publish(source.id, committed);
+      const built = this.options.executor.buildCommit({ sourceId: source.id, invocationId: null, results, state });
+      const logIds = this.options.writes.updateSource(next, built.commit);
+      this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       return next;
     });
@@ -183,11 +181,7 @@ export class SourceService {
           throw new AppError('HOOK_FAILED', `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`, error.details);
         }
       }
-      await this.options.db.transaction().execute(async (trx) => {
-        for (const table of ['events', 'logs', 'invocations'] as const) await trx.deleteFrom(table).where('source_id', '=', source.id).execute();
-        await trx.deleteFrom('source_state').where('source_id', '=', source.id).execute();
-        await trx.deleteFrom('sources').where('id', '=', source.id).execute();
-      });
+      this.options.writes.deleteSource(source.id);
       this.options.onSchedulesChanged();
       return source;
     });

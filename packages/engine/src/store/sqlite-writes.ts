@@ -1,0 +1,174 @@
+import type SqliteDatabase from 'better-sqlite3';
+import type { Selectable } from 'kysely';
+import type { DedupeState, Json } from '@tributary/runtime';
+import type { Database } from './schema.js';
+
+type SourceRow = Selectable<Database['sources']>;
+type InvocationRow = Selectable<Database['invocations']>;
+
+export interface EventInsert {
+  readonly id: string;
+  readonly indexedAtMs: number;
+  readonly event: string;
+  readonly metadata: string;
+}
+
+export interface LogInsert {
+  readonly invocationId: string | null;
+  readonly ts: number;
+  readonly level: 'info' | 'warn' | 'error';
+  readonly message: string;
+}
+
+/** What one commit writes for a source: events and logs appended, state replaced. */
+export interface SourceCommit {
+  readonly sourceId: string;
+  readonly events: readonly EventInsert[];
+  readonly logs: readonly LogInsert[];
+  readonly db: string;
+  readonly dedupe: string | null;
+}
+
+const SOURCE_COLUMNS = [
+  'id',
+  'component_id',
+  'name',
+  'name_slug',
+  'active',
+  'configured_props',
+  'endpoint_id',
+  'custom_response',
+  'timer',
+  'next_fire_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+/**
+ * Every multi-statement write of the engine, as prepared statements run in synchronous
+ * better-sqlite3 transactions. A synchronous transaction cannot interleave with anything else on
+ * the connection (an async one could absorb another request's statements), and prepared statements
+ * skip per-call query building on the hot paths: the ingress, the queue and commits.
+ * Kysely remains for reads and single-statement writes.
+ */
+export class SqliteWrites {
+  private readonly statements;
+
+  constructor(private readonly raw: SqliteDatabase.Database, private readonly eventBinSize: number, private readonly logSize: number) {
+    const prepare = (text: string) => raw.prepare(text);
+    this.statements = {
+      findEndpoint: prepare('SELECT id, custom_response FROM sources WHERE endpoint_id = ? AND active = 1'),
+      getSource: prepare('SELECT * FROM sources WHERE id = ?'),
+      readState: prepare('SELECT db, dedupe FROM source_state WHERE source_id = ?'),
+      insertInvocation: prepare(
+        "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL)",
+      ),
+      sourcesWithWork: prepare("SELECT source_id FROM invocations WHERE status = 'queued' GROUP BY source_id ORDER BY min(rowid)"),
+      nextOfSource: prepare("SELECT * FROM invocations WHERE status = 'queued' AND source_id = ? ORDER BY created_at, rowid LIMIT 1"),
+      markRunning: prepare("UPDATE invocations SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?"),
+      requeue: prepare("UPDATE invocations SET status = 'queued' WHERE id = ?"),
+      deleteInvocation: prepare('DELETE FROM invocations WHERE id = ?'),
+      insertEvent: prepare('INSERT INTO events (source_id, id, indexed_at_ms, event, metadata) VALUES (?, ?, ?, ?, ?)'),
+      trimEvents: prepare('DELETE FROM events WHERE source_id = ? AND seq <= (SELECT seq FROM events WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+      insertLog: prepare('INSERT INTO logs (source_id, invocation_id, ts, level, message) VALUES (?, ?, ?, ?, ?)'),
+      trimLogs: prepare('DELETE FROM logs WHERE source_id = ? AND seq <= (SELECT seq FROM logs WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+      upsertState: prepare(
+        'INSERT INTO source_state (source_id, db, dedupe) VALUES (?, ?, ?) ON CONFLICT(source_id) DO UPDATE SET db = excluded.db, dedupe = excluded.dedupe',
+      ),
+      insertSource: prepare(`INSERT INTO sources (${SOURCE_COLUMNS.join(', ')}) VALUES (${SOURCE_COLUMNS.map(() => '?').join(', ')})`),
+      updateSource: prepare(`UPDATE sources SET ${SOURCE_COLUMNS.slice(1).map((column) => `${column} = ?`).join(', ')} WHERE id = ?`),
+      setNextFire: prepare('UPDATE sources SET next_fire_at = ? WHERE id = ?'),
+      deleteSourceRows: ['events', 'logs', 'invocations', 'source_state'].map((table) =>
+        prepare(`DELETE FROM ${table} WHERE source_id = ?`),
+      ),
+      deleteSource: prepare('DELETE FROM sources WHERE id = ?'),
+    };
+  }
+
+  findEndpoint(endpointId: string): { id: string; custom_response: number } | undefined {
+    return this.statements.findEndpoint.get(endpointId) as { id: string; custom_response: number } | undefined;
+  }
+
+  getSource(id: string): SourceRow | undefined {
+    return this.statements.getSource.get(id) as SourceRow | undefined;
+  }
+
+  /** A source's db and dedupe state (empty when it has none yet). */
+  readState(sourceId: string): { db: Record<string, Json>; dedupe: DedupeState | null } {
+    const row = this.statements.readState.get(sourceId) as { db: string; dedupe: string | null } | undefined;
+    return row ? { db: JSON.parse(row.db) as Record<string, Json>, dedupe: row.dedupe ? (JSON.parse(row.dedupe) as DedupeState) : null } : { db: {}, dedupe: null };
+  }
+
+  /** Queues an invocation; when this returns, the row is committed (WAL) and survives a crash. */
+  enqueue(row: { id: string; sourceId: string; trigger: string; event: string; createdAt: number }): void {
+    this.statements.insertInvocation.run(row.id, row.sourceId, row.trigger, row.event, row.createdAt);
+  }
+
+  /** Sources with queued invocations, the one waiting longest first (read once, at start). */
+  sourcesWithWork(): string[] {
+    return (this.statements.sourcesWithWork.all() as { source_id: string }[]).map((row) => row.source_id);
+  }
+
+  /** The oldest queued invocation of one source (an index lookup, whatever the backlog). */
+  nextOfSource(sourceId: string): InvocationRow | undefined {
+    return this.statements.nextOfSource.get(sourceId) as InvocationRow | undefined;
+  }
+
+  markRunning(id: string, startedAt: number): void {
+    this.statements.markRunning.run(startedAt, id);
+  }
+
+  requeue(id: string): void {
+    this.statements.requeue.run(id);
+  }
+
+  deleteInvocation(id: string): void {
+    this.statements.deleteInvocation.run(id);
+  }
+
+  /** Appends events and logs, trims both to their size, replaces the state; returns the log ids. */
+  commit(commit: SourceCommit, extra: () => void = () => undefined): number[] {
+    return this.raw.transaction(() => {
+      extra();
+      return this.write(commit);
+    })();
+  }
+
+  /** Creates a source and commits its hooks' results, in one transaction. */
+  insertSource(row: SourceRow, commit: SourceCommit): number[] {
+    return this.commit(commit, () => this.statements.insertSource.run(...SOURCE_COLUMNS.map((column) => row[column])));
+  }
+
+  /** Replaces a source's row and commits its hooks' results, in one transaction. */
+  updateSource(row: SourceRow, commit: SourceCommit): number[] {
+    return this.commit(commit, () => this.statements.updateSource.run(...SOURCE_COLUMNS.slice(1).map((column) => row[column]), row.id));
+  }
+
+  /** Removes a source with its events, logs, queued invocations and state. */
+  deleteSource(sourceId: string): void {
+    this.raw.transaction(() => {
+      for (const statement of this.statements.deleteSourceRows) statement.run(sourceId);
+      this.statements.deleteSource.run(sourceId);
+    })();
+  }
+
+  /** Queues the due ticks and moves each source's next fire time, in one transaction. */
+  queueTicks(ticks: readonly { invocation: { id: string; sourceId: string; event: string; createdAt: number }; nextFireAt: number }[]): void {
+    this.raw.transaction(() => {
+      for (const tick of ticks) {
+        this.enqueue({ ...tick.invocation, trigger: 'timer' });
+        this.statements.setNextFire.run(tick.nextFireAt, tick.invocation.sourceId);
+      }
+    })();
+  }
+
+  private write(commit: SourceCommit): number[] {
+    const s = this.statements;
+    for (const event of commit.events) s.insertEvent.run(commit.sourceId, event.id, event.indexedAtMs, event.event, event.metadata);
+    if (commit.events.length > 0) s.trimEvents.run(commit.sourceId, commit.sourceId, this.eventBinSize);
+    const logIds = commit.logs.map((log) => Number(s.insertLog.run(commit.sourceId, log.invocationId, log.ts, log.level, log.message).lastInsertRowid));
+    if (commit.logs.length > 0) s.trimLogs.run(commit.sourceId, commit.sourceId, this.logSize);
+    s.upsertState.run(commit.sourceId, commit.db, commit.dedupe);
+    return logIds;
+  }
+}
