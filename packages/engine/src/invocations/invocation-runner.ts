@@ -36,6 +36,8 @@ export class InvocationRunner {
   private readonly pending = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly waiters = new Map<string, (response: HttpResponse | null) => void>();
+  /** Platform failures per invocation (kept in memory: a restart starts the count again). */
+  private readonly attempts = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = true;
@@ -43,7 +45,8 @@ export class InvocationRunner {
   constructor(private readonly options: RunnerOptions) {}
 
   async start(): Promise<void> {
-    // Whatever was running when the process died runs again.
+    // Rows are only ever queued (claims live in memory), so whatever was in flight when the
+    // process died runs again. Databases written before that change may still hold 'running'.
     await this.options.db.updateTable('invocations').set({ status: 'queued' }).where('status', '=', 'running').execute();
     for (const sourceId of this.options.writes.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
@@ -60,12 +63,14 @@ export class InvocationRunner {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  async enqueue(input: { readonly sourceId: string; readonly trigger: Trigger; readonly event: unknown }): Promise<string> {
+  /** Queues an invocation; resolves once its row is committed (so the ingress may answer 2xx). */
+  enqueue(input: { readonly sourceId: string; readonly trigger: Trigger; readonly event: unknown }): Promise<string> {
     const id = newId('inv');
-    this.options.writes.enqueue({ id, sourceId: input.sourceId, trigger: input.trigger, event: JSON.stringify(input.event ?? null), createdAt: this.options.now() });
-    this.pending.add(input.sourceId);
+    const row = { id, sourceId: input.sourceId, trigger: input.trigger, event: JSON.stringify(input.event ?? null), createdAt: this.options.now() };
+    this.options.writes.enqueue(row);
+    this.pending.add(row.sourceId);
     this.wake();
-    return id;
+    return Promise.resolve(id);
   }
 
   /** Resolves with the response the invocation gives (http.respond), or null if it ends without one. */
@@ -121,7 +126,6 @@ export class InvocationRunner {
 
   private async execute(row: InvocationRow): Promise<void> {
     const { executor, components, locks, writes } = this.options;
-    writes.markRunning(row.id, this.options.now());
     try {
       await locks.run(row.source_id, async () => {
         const source = writes.getSource(row.source_id);
@@ -149,8 +153,12 @@ export class InvocationRunner {
       // A platform failure (not the component's): retry a few times, then drop it with a log line.
       const message = error instanceof Error ? error.message : String(error);
       this.options.log(`invocation ${row.id} of ${row.source_id} failed in the platform: ${message}`);
-      if (row.attempts + 1 >= MAX_ATTEMPTS) writes.deleteInvocation(row.id);
-      else writes.requeue(row.id);
+      const attempts = (this.attempts.get(row.id) ?? 0) + 1;
+      this.attempts.set(row.id, attempts);
+      if (attempts >= MAX_ATTEMPTS) {
+        writes.deleteInvocation(row.id);
+        this.attempts.delete(row.id);
+      }
       this.respond(row.id, null);
     }
   }

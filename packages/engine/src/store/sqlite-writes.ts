@@ -65,8 +65,6 @@ export class SqliteWrites {
       ),
       sourcesWithWork: prepare("SELECT source_id FROM invocations WHERE status = 'queued' GROUP BY source_id ORDER BY min(rowid)"),
       nextOfSource: prepare("SELECT * FROM invocations WHERE status = 'queued' AND source_id = ? ORDER BY created_at, rowid LIMIT 1"),
-      markRunning: prepare("UPDATE invocations SET status = 'running', started_at = ?, attempts = attempts + 1 WHERE id = ?"),
-      requeue: prepare("UPDATE invocations SET status = 'queued' WHERE id = ?"),
       deleteInvocation: prepare('DELETE FROM invocations WHERE id = ?'),
       insertEvent: prepare('INSERT INTO events (source_id, id, indexed_at_ms, event, metadata) VALUES (?, ?, ?, ?, ?)'),
       trimEvents: prepare('DELETE FROM events WHERE source_id = ? AND seq <= (SELECT seq FROM events WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
@@ -112,14 +110,6 @@ export class SqliteWrites {
   /** The oldest queued invocation of one source (an index lookup, whatever the backlog). */
   nextOfSource(sourceId: string): InvocationRow | undefined {
     return this.statements.nextOfSource.get(sourceId) as InvocationRow | undefined;
-  }
-
-  markRunning(id: string, startedAt: number): void {
-    this.statements.markRunning.run(startedAt, id);
-  }
-
-  requeue(id: string): void {
-    this.statements.requeue.run(id);
   }
 
   deleteInvocation(id: string): void {
