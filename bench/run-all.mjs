@@ -1,7 +1,10 @@
-// Runs the three sandbox benchmarks in sequence, then writes bench/results/summary.md: one Markdown
-// table of every figure, built from the JSON results (ready to paste into the README).
-// Run: node bench/run-all.mjs            (all three, then the summary)
+// Runs the sandbox and server benchmarks in sequence, then writes bench/results/summary.md: one
+// Markdown table of every figure, built from the JSON results (ready to paste into the README).
+// Run: node bench/run-all.mjs            (all of them, then the summary)
 //      node bench/run-all.mjs --summary  (only rebuild summary.md from the existing JSON files)
+//      node bench/run-all.mjs --only server-ingest,server-end-to-end   (a subset, then the summary)
+// server-timer-drift-distinct (a diagnostic variant: `node bench/server-timer-drift.mjs
+// --distinct-code`) is not run here; its figures join the summary when its JSON file exists.
 import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,12 +12,24 @@ import path from 'node:path';
 import process from 'node:process';
 import { BENCH_DIR, RESULTS_DIR } from './lib.mjs';
 
-const BENCHMARKS = ['sandbox-warm-invocation', 'sandbox-cold-start', 'sandbox-cached-prepare'];
+const BENCHMARKS = [
+  'sandbox-warm-invocation',
+  'sandbox-cold-start',
+  'sandbox-cached-prepare',
+  'server-ingest',
+  'server-end-to-end',
+  'server-timer-drift',
+];
+/** Summarized when present, never run by this script. */
+const EXTRA_RESULTS = ['server-timer-drift-distinct'];
 const summaryOnly = process.argv.includes('--summary');
+const onlyIndex = process.argv.indexOf('--only');
+const selected = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? '').split(',').filter(Boolean) : BENCHMARKS;
+for (const name of selected) if (!BENCHMARKS.includes(name)) throw new Error(`unknown benchmark "${name}"`);
 
 const failures = [];
 if (!summaryOnly) {
-  for (const name of BENCHMARKS) {
+  for (const name of selected) {
     console.log(`\n=== ${name} ===`);
     const run = spawnSync(process.execPath, [path.join(BENCH_DIR, `${name}.mjs`)], { stdio: 'inherit' });
     if (run.status !== 0) failures.push(`${name} (exit ${run.status ?? run.signal})`);
@@ -26,6 +41,17 @@ const read = (name) => {
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
 };
 const ms = (value) => (typeof value === 'number' ? `${value < 10 ? value.toFixed(3) : value.toFixed(1)} ms` : '—');
+/** A cell in its unit: ms by default; '/s' for rates, 's' for seconds, 'n' for counts. Text stays as is. */
+const cell = (value, unit = 'ms') => {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'number') return '—';
+  if (unit === '/s') return `${Math.round(value).toLocaleString('en-US')}/s`;
+  if (unit === 's') return `${value.toFixed(1)} s`;
+  if (unit === 'n') return value.toLocaleString('en-US');
+  return ms(value);
+};
+/** A latency that may be undefined because events or ticks never arrived. */
+const orMissing = (value, missing) => (value === null || value === undefined ? missing : value);
 const times = (value) => (typeof value === 'number' ? `${value.toFixed(2)}×` : '—');
 const verdict = (pass) => (pass === undefined ? '' : pass ? '✅ pass' : '❌ fail');
 
@@ -67,25 +93,201 @@ function rowsOf(name, result) {
           ? [['↳ diag: esbuild resolving into the cache p50', d.esbuildResolve.p50Ms, b.p50Ms]]
           : []),
       ];
+    case 'server-ingest': {
+      const t = result.target;
+      const p = result.passes ?? {};
+      const runner = d.runner ?? {};
+      return [
+        [
+          '2xx req/s (closed loop, 50 in flight)',
+          r.requestsPerSecond,
+          b.requestsPerSecond,
+          result.ratio.requestsPerSecond,
+          `≥ ${t.minRequestsPerSecond.toLocaleString('en-US')}/s`,
+          p.requestsPerSecond,
+          '/s',
+        ],
+        ['2xx latency p50', r.p50Ms, b.p50Ms, result.ratio.p50],
+        ['2xx latency p99', r.p99Ms, b.p99Ms, result.ratio.p99, `≤ ${t.maxP99Ms} ms`, p.p99],
+        ['non-2xx answers + errors', r.nonOk, b.nonOk, undefined, undefined, undefined, 'n'],
+        [
+          '↳ diag: runner processed/s while ingesting',
+          runner.processedPerSecondDuringLoad,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          '/s',
+        ],
+        [
+          '↳ diag: invocations queued when the load stopped',
+          runner.queuedWhenLoadStopped,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'n',
+        ],
+      ];
+    }
+    case 'server-end-to-end': {
+      const t = result.target;
+      const p = result.passes ?? {};
+      const light = d.lightLoad;
+      return [
+        [
+          `events/s delivered over SSE (${result.load.rate.toLocaleString('en-US')}/s offered)`,
+          r.eventsPerSecond,
+          b.eventsPerSecond,
+          result.ratio.eventsPerSecond,
+          `≥ ${t.minEventsPerSecond.toLocaleString('en-US')}/s`,
+          p.eventsPerSecond,
+          '/s',
+        ],
+        ['send → SSE latency p50', orMissing(r.p50Ms, 'not delivered'), b.p50Ms, result.ratio.p50],
+        [
+          'send → SSE latency p99',
+          orMissing(r.p99Ms, 'not delivered'),
+          b.p99Ms,
+          result.ratio.p99,
+          `≤ ${t.maxP99Ms} ms`,
+          p.p99,
+        ],
+        ['events lost', r.lost, b.lost, undefined, '0', p.lost, 'n'],
+        [
+          'acknowledged, not delivered when the drain ended (still queued)',
+          r.notDelivered,
+          b.notDelivered,
+          undefined,
+          undefined,
+          undefined,
+          'n',
+        ],
+        ...(r.trend
+          ? [
+              [
+                '↳ diag: send → SSE p50 of the first / last second sent',
+                `${cell(orMissing(r.trend.firstSecondP50Ms, 'not delivered'))} / ${cell(orMissing(r.trend.lastSecondP50Ms, 'not delivered'))}`,
+                `${cell(b.trend?.firstSecondP50Ms)} / ${cell(b.trend?.lastSecondP50Ms)}`,
+              ],
+              [
+                '↳ diag: send → SSE p99 of the second half sent',
+                orMissing(r.trend.secondHalfP99Ms, 'not delivered'),
+                b.trend?.secondHalfP99Ms,
+              ],
+            ]
+          : []),
+        ...(light
+          ? [
+              [
+                `↳ diag: light load ${light.load.rate}/s, send → SSE p50`,
+                orMissing(light.p50Ms ?? light.latency?.p50Ms, 'not delivered'),
+              ],
+              [
+                `↳ diag: light load ${light.load.rate}/s, send → SSE p99`,
+                orMissing(light.p99Ms ?? light.latency?.p99Ms, 'not delivered'),
+              ],
+              ['↳ diag: light load, server CPU per event', light.serverCpuMsPerEvent],
+            ]
+          : []),
+      ];
+    }
+    case 'server-timer-drift':
+    case 'server-timer-drift-distinct': {
+      const t = result.target;
+      const deploy = result.deploy;
+      const label = name === 'server-timer-drift' ? '' : ' (distinct code per source)';
+      const rows = [
+        [
+          `timers deployed${label}`,
+          `${deploy.deployed} of ${deploy.requested}`,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+        ],
+        [
+          `deploy: total (${deploy.concurrency} at a time)`,
+          deploy.totalSeconds,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          's',
+        ],
+        ['deploy: latency p50', deploy.latency.p50Ms],
+        ['drift p50', orMissing(r.p50Ms, 'not run'), b.p50Ms, result.ratio.p50],
+        [
+          'drift p99',
+          orMissing(r.p99Ms, 'not run'),
+          b.p99Ms,
+          result.ratio.p99,
+          `≤ ${t.maxP99Ms} ms (${t.sources.toLocaleString('en-US')} sources)`,
+          result.pass,
+        ],
+        ['drift max', orMissing(r.maxMs, 'not run'), b.maxMs],
+        ['ticks run in the window / due but not run', `${r.ran} / ${r.unrun}`, `${b.ran} / 0`],
+      ];
+      const alone = d.sequentialDeploy;
+      if (alone?.componentCode && alone?.componentId) {
+        rows.push([
+          '↳ diag: one deploy alone p50, component_code / component_id',
+          `${cell(alone.componentCode.p50Ms)} / ${cell(alone.componentId.p50Ms)}`,
+        ]);
+      }
+      if (typeof r.workersStartedInWindow === 'number') {
+        rows.push([
+          '↳ diag: sandbox workers started in the window',
+          r.workersStartedInWindow,
+          undefined,
+          undefined,
+          undefined,
+          undefined,
+          'n',
+        ]);
+      }
+      if (typeof r.cpu?.workersPolledCpuPercent === 'number') {
+        rows.push([
+          '↳ diag: CPU in the window: server / workers (% of one core) / machine busy',
+          `${r.cpu.serverCpuPercent} % / ≥ ${r.cpu.workersPolledCpuPercent} % / ${r.cpu.machineBusyPercent} %`,
+        ]);
+      }
+      if (name !== 'server-timer-drift') {
+        // A diagnostic variant: its target row carries no verdict in the summary.
+        rows[4][5] = undefined;
+        rows[4][4] = undefined;
+      }
+      return rows;
+    }
     default:
       return [];
   }
 }
 
 const BASELINES = {
+  'server-ingest': 'the same load generator against a bare `node:http` server process answering 200',
+  'server-end-to-end':
+    'the same load generator and SSE client against a bare `node:http` server process that forwards each POST body to the SSE client in process',
+  'server-timer-drift':
+    'the same number of `setTimeout` timers at 15 s in a bare node process, same phases and re-arm rule (next = max(now, scheduled) + 15 s)',
+  'server-timer-drift-distinct': 'as server-timer-drift',
   'sandbox-warm-invocation': 'in-process `resolveProps` + `invokeComponent` (N=2000, 100 warm-up)',
   'sandbox-cold-start': 'spawn bare `node -e "process.send(\'ready\')"` with IPC (30 samples)',
   'sandbox-cached-prepare': "esbuild alone: `bundleComponent({ packages: 'external' })` (50 samples)",
 };
 
-const results = BENCHMARKS.map((name) => [name, read(name)]);
+const results = [
+  ...BENCHMARKS.map((name) => [name, read(name)]),
+  ...EXTRA_RESULTS.map((name) => [name, read(name)]).filter(([, result]) => result),
+];
 const first = results.find(([, result]) => result)?.[1];
+const isolated = results.find(([, result]) => result?.isolation)?.[1];
 const lines = [];
-lines.push('# Sandbox benchmarks');
+lines.push('# Benchmarks');
 lines.push('');
 if (first) {
-  const active = first.isolation.filter((layer) => layer.active).map((layer) => layer.name);
-  const missing = first.isolation.filter((layer) => !layer.active).map((layer) => layer.name);
+  const active = (isolated?.isolation ?? []).filter((layer) => layer.active).map((layer) => layer.name);
+  const missing = (isolated?.isolation ?? []).filter((layer) => !layer.active).map((layer) => layer.name);
   lines.push(
     `Measured ${first.date.slice(0, 10)} on ${first.machine.cpus} CPUs (${first.machine.cpuModel}), ${first.machine.memory} RAM, Node ${first.node}, ${first.machine.platform}.`,
   );
@@ -93,9 +295,19 @@ if (first) {
     .filter(([, result]) => result)
     .map(([name, result]) => `${result.machine.loadAverageAtStart ?? '?'} (${name})`);
   lines.push(`1-minute load average when each script started: ${loads.join(', ')}.`);
-  lines.push(
-    `Isolation layers active: ${active.join(', ')}${missing.length ? `; missing: ${missing.join(', ')}` : ''}.`,
-  );
+  if (isolated) {
+    lines.push(
+      `Isolation layers active: ${active.join(', ')}${missing.length ? `; missing: ${missing.join(', ')}` : ''}.`,
+    );
+  }
+  const servers = results.filter(([, result]) => result?.git);
+  if (servers.length > 0) {
+    const measured = servers.map(([name, result]) => {
+      const dirty = result.git.packagesDirty?.length ?? 0;
+      return `${name} ${result.date.slice(0, 16).replace('T', ' ')} at ${result.git.head}${dirty ? ` + ${dirty} uncommitted files in packages/` : ''}${result.git.distFingerprint ? ` (build ${result.git.distFingerprint})` : ''}`;
+    });
+    lines.push(`Server benchmarks measured: ${measured.join('; ')}.`);
+  }
   lines.push('');
 }
 lines.push('| benchmark | metric | ours | baseline | ratio | target | result |');
@@ -105,19 +317,19 @@ for (const [name, result] of results) {
     lines.push(`| ${name} | _not run_ | | | | | |`);
     continue;
   }
-  for (const [metric, ours, baseline, ratio, target, pass] of rowsOf(name, result)) {
+  for (const [metric, ours, baseline, ratio, target, pass, unit] of rowsOf(name, result)) {
     lines.push(
-      `| ${name} | ${metric} | ${ms(ours)} | ${ms(baseline)} | ${times(ratio)} | ${target ?? ''} | ${verdict(pass)} |`,
+      `| ${name} | ${metric} | ${cell(ours, unit)} | ${cell(baseline, unit)} | ${times(ratio)} | ${target ?? ''} | ${verdict(pass)} |`,
     );
   }
 }
 lines.push('');
 lines.push('Baselines:');
 lines.push('');
-for (const name of BENCHMARKS) lines.push(`- **${name}**: ${BASELINES[name]}.`);
+for (const [name] of results) lines.push(`- **${name}**: ${BASELINES[name]}.`);
 lines.push('');
 lines.push(
-  'p99 of 30 or 50 samples is the maximum or close to it. Rows marked “diag” break a figure down and carry no target. Run `node bench/run-all.mjs` to regenerate; see bench/README.md.',
+  'p99 of 30 or 50 samples is the maximum or close to it. Rows marked “diag” break a figure down and carry no target. “not delivered” / “not run”: some measured events or ticks never arrived before the end, so the percentile is undefined (they count as unbounded). Run `node bench/run-all.mjs` to regenerate; see bench/README.md.',
 );
 lines.push('');
 

@@ -1,0 +1,353 @@
+// Timer drift of the real server: a spawned `tributary start` (fresh data and cache dirs) with N
+// (default 1,000) timer sources deployed through POST /v1/sources, each from
+// components/timer-15s.mjs (interval 15 s; its run emits the timer event's `timestamp` and
+// Date.now() at run start). Deploys run with a small concurrency and a time budget: if the budget
+// runs out, the benchmark continues with the sources deployed so far and says so.
+// Scheduled times: the engine keeps each source's next fire time (epoch ms) in sources.next_fire_at;
+// the benchmark polls that column read-only from the SQLite file every 200 ms and keeps every
+// value it sees, so each tick's exact scheduled ms is known (the timer event only carries whole
+// seconds; `timestamp` = floor(scheduled / 1000) matches an event to its scheduled time).
+// After the last deploy, the sources fire for --observe seconds (default 35 s, about two cycles);
+// then every source's events are read through GET /v1/sources/<id>/event_summaries?expand=event.
+// Drift = run start (`at`) − scheduled time, for ticks scheduled inside the observed window. A tick
+// scheduled in the window that has not run by its end counts as unbounded drift.
+// Baseline: N plain setTimeout timers in a bare node process (baseline-timers.mjs), with the same
+// phases as ours and the engine's re-arming rule, over the same window length.
+// Run: node bench/server-timer-drift.mjs [--sources 1000] [--deploy-concurrency 4]
+//      [--deploy-budget 900] (seconds) [--observe 35] (seconds)
+//      [--distinct-code]   (each source gets its own copy of the code, with a comment that makes it
+//                           unique: N saved components and N workers instead of one shared code)
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { clearInterval, setInterval } from 'node:timers';
+import { parseArgs } from 'node:util';
+import { COMPONENTS_DIR, onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
+import {
+  cpuSnapshot,
+  forkHelper,
+  gitState,
+  logLine,
+  openReadOnly,
+  startTributary,
+  workerTracker,
+} from './server-lib.mjs';
+
+const BASE_NAME = 'server-timer-drift';
+const TARGET_P99_MS = 250;
+const INTERVAL_MS = 15_000; // components/timer-15s.mjs
+const { values: args } = parseArgs({
+  options: {
+    sources: { type: 'string', default: '1000' },
+    'deploy-concurrency': { type: 'string', default: '4' },
+    'deploy-budget': { type: 'string', default: '900' },
+    observe: { type: 'string', default: '35' },
+    'distinct-code': { type: 'boolean', default: false },
+  },
+});
+const N = Number(args.sources);
+const DEPLOY_CONCURRENCY = Number(args['deploy-concurrency']);
+const DEPLOY_BUDGET_MS = Number(args['deploy-budget']) * 1000;
+const OBSERVE_MS = Number(args.observe) * 1000;
+const DISTINCT = args['distinct-code'];
+/** Extra deploys, one at a time, of each kind for the deploy-cost diagnostic. */
+const SEQUENTIAL_DEPLOYS = 10;
+/** A distinct-code run is a different scenario: it gets its own results file. */
+const NAME = DISTINCT ? `${BASE_NAME}-distinct` : BASE_NAME;
+
+/** Drift figures of ticks; unrun ticks count as +Infinity (a percentile they reach is null). */
+function driftFigures(drifts, unrun) {
+  const stats = summarize([...drifts, ...Array.from({ length: unrun }, () => Infinity)]);
+  for (const key of Object.keys(stats)) if (stats[key] === Infinity || Number.isNaN(stats[key])) stats[key] = null;
+  return { ...stats, ran: drifts.length, unrun };
+}
+
+let server = null;
+let poller = null;
+onInterrupt(async () => {
+  if (poller) clearInterval(poller);
+  await server?.stop();
+});
+
+try {
+  const git = gitState();
+  const code = readFileSync(path.join(COMPONENTS_DIR, 'timer-15s.mjs'), 'utf8');
+  server = await startTributary({ name: 'timers' });
+  logLine(`tributary start ready in ${server.startMs} ms at ${server.baseUrl}`);
+
+  // Poll every source's next fire time from the database, read-only.
+  const db = await openReadOnly(server.dbFile);
+  const nextFires = db.prepare('select id, next_fire_at from sources where next_fire_at is not null');
+  const scheduledOf = new Map(); // source id → Set of scheduled epoch ms
+  const poll = () => {
+    for (const row of nextFires.all()) {
+      let set = scheduledOf.get(row.id);
+      if (!set) scheduledOf.set(row.id, (set = new Set()));
+      set.add(row.next_fire_at);
+    }
+  };
+  poller = setInterval(poll, 200);
+
+  const workers = workerTracker(server.pid);
+
+  // Deploy N sources with a small concurrency, within the time budget.
+  const deployStarted = performance.now();
+  const deployLatencies = [];
+  const deployed = [];
+  const deployErrors = [];
+  let nextIndex = 0;
+  let budgetHit = false;
+  const lane = async () => {
+    for (;;) {
+      if (nextIndex >= N) return;
+      if (performance.now() - deployStarted > DEPLOY_BUDGET_MS) {
+        budgetHit = true;
+        return;
+      }
+      const index = (nextIndex += 1);
+      const started = performance.now();
+      try {
+        const source = await server.deploy(DISTINCT ? `${code}\n// bench copy ${index}\n` : code, {
+          name: `bench-timer-${String(index).padStart(4, '0')}`,
+        });
+        deployLatencies.push(performance.now() - started);
+        deployed.push(source.id);
+      } catch (error) {
+        deployErrors.push(error instanceof Error ? error.message : String(error));
+      }
+      if (deployed.length % 100 === 0 && deployed.length > 0 && deployLatencies.length === deployed.length) {
+        logLine(`deployed ${deployed.length}/${N} (${round((performance.now() - deployStarted) / 1000, 1)} s)`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: DEPLOY_CONCURRENCY }, lane));
+  const deploySeconds = (performance.now() - deployStarted) / 1000;
+  const workersStartedInDeploy = workers.started;
+  poll();
+  logLine(
+    `deployed ${deployed.length} of ${N} in ${round(deploySeconds, 1)} s` +
+      `${budgetHit ? ` (budget of ${DEPLOY_BUDGET_MS / 1000} s reached)` : ''}; ${deployErrors.length} failed`,
+  );
+  const deploy = {
+    requested: N,
+    deployed: deployed.length,
+    failed: deployErrors.length,
+    firstErrors: deployErrors.slice(0, 3),
+    budgetSeconds: DEPLOY_BUDGET_MS / 1000,
+    budgetHit,
+    concurrency: DEPLOY_CONCURRENCY,
+    totalSeconds: round(deploySeconds, 1),
+    perSecond: round(deployed.length / deploySeconds, 2),
+    latency: summarize(deployLatencies),
+    workersStarted: workersStartedInDeploy,
+  };
+
+  // Diag: what one deploy costs, one at a time, with the code in the request (validated in a fresh
+  // sandbox worker each time) against a reference to the already saved component (component_id).
+  // These extra sources are deleted again before the observed window opens.
+  const sequential = { componentCode: [], componentId: [] };
+  const componentId =
+    deployed.length > 0 ? (await server.api('GET', `/v1/sources/${deployed[0]}`)).body.data.component_id : null;
+  if (componentId && !DISTINCT) {
+    const extra = [];
+    for (let i = 0; i < 2 * SEQUENTIAL_DEPLOYS; i += 1) {
+      const byId = i % 2 === 1;
+      const started = performance.now();
+      const response = await server.api('POST', '/v1/sources', {
+        ...(byId ? { component_id: componentId } : { component_code: code }),
+        name: `bench-extra-${i}`,
+      });
+      const elapsed = performance.now() - started;
+      if (response.status !== 200 && response.status !== 201)
+        throw new Error(`extra deploy answered ${response.status}`);
+      (byId ? sequential.componentId : sequential.componentCode).push(elapsed);
+      extra.push(response.body.data.id);
+    }
+    for (const id of extra) await server.api('DELETE', `/v1/sources/${id}`);
+    poll();
+    for (const id of extra) scheduledOf.delete(id);
+  }
+  const sequentialDeploy = {
+    componentCode: sequential.componentCode.length > 0 ? summarize(sequential.componentCode) : null,
+    componentId: sequential.componentId.length > 0 ? summarize(sequential.componentId) : null,
+  };
+
+  // Let the timers fire for the observation window.
+  const windowFrom = Date.now();
+  const windowTo = windowFrom + OBSERVE_MS;
+  const cpu = cpuSnapshot({ server: server.pid });
+  const cpuBefore = cpu.take();
+  const workerCpuBefore = workers.cpuSeconds();
+  await sleep(OBSERVE_MS / 2);
+  const workersAtStart = cpuBefore.perRole.serverChildrenCount ?? 0;
+  const workersMid = cpu.take().perRole.serverChildrenCount ?? 0;
+  await sleep(OBSERVE_MS / 2);
+  const usage = cpu.since(cpuBefore);
+  usage.workersPolledCpuSeconds = round(workers.cpuSeconds() - workerCpuBefore, 2);
+  usage.workersPolledCpuPercent = round((usage.workersPolledCpuSeconds / usage.windowSeconds) * 100, 1);
+  poll();
+  clearInterval(poller);
+  poller = null;
+  const queuedAtEnd = db.prepare('select count(*) as n from invocations').get().n;
+  const workersStartedInWindow = workers.started - workersStartedInDeploy;
+  workers.stop();
+  const logTail = server
+    .log()
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-15);
+  logLine(`observed ${OBSERVE_MS / 1000} s; ${queuedAtEnd} invocations queued or running at the end`);
+
+  // Read every source's events through the API (a few requests at a time).
+  const eventsOf = new Map();
+  let readIndex = 0;
+  const reader = async () => {
+    while (readIndex < deployed.length) {
+      const id = deployed[readIndex];
+      readIndex += 1;
+      const response = await server.api('GET', `/v1/sources/${id}/event_summaries?expand=event&limit=100`);
+      if (response.status !== 200) throw new Error(`event_summaries of ${id} answered ${response.status}`);
+      eventsOf.set(
+        id,
+        response.body.data.map((summary) => summary.event),
+      );
+    }
+  };
+  const readStarted = performance.now();
+  await Promise.all(Array.from({ length: 8 }, reader));
+  const readSeconds = (performance.now() - readStarted) / 1000;
+  db.close();
+  await server.stop();
+  server = null;
+
+  // Match events to scheduled times and compute drift.
+  const window = { drifts: [], unrun: 0, cold: [], warm: [], unmatched: 0 };
+  const duringDeploy = { drifts: [], unrun: 0 };
+  const firstFires = [];
+  for (const id of deployed) {
+    const scheduled = [...(scheduledOf.get(id) ?? [])].sort((a, b) => a - b);
+    if (scheduled.length > 0) firstFires.push(scheduled[0]);
+    const bySecond = new Map(scheduled.map((ms) => [Math.floor(ms / 1000), ms]));
+    const ran = new Set();
+    for (const event of eventsOf.get(id) ?? []) {
+      const ms = bySecond.get(event?.timestamp);
+      if (ms === undefined) {
+        window.unmatched += 1;
+        continue;
+      }
+      ran.add(ms);
+      const drift = event.at - ms;
+      if (ms >= windowFrom && ms < windowTo) {
+        window.drifts.push(drift);
+        (event.warm ? window.warm : window.cold).push(drift);
+      } else if (ms < windowFrom) duringDeploy.drifts.push(drift);
+    }
+    for (const ms of scheduled) {
+      if (ran.has(ms)) continue;
+      // Scheduled in the window and due before its end, but no event: not run (yet).
+      if (ms >= windowFrom && ms < windowTo) window.unrun += 1;
+      else if (ms < windowFrom) duringDeploy.unrun += 1;
+    }
+  }
+  const ours = driftFigures(window.drifts, window.unrun);
+  const oursDuringDeploy = driftFigures(duringDeploy.drifts, duringDeploy.unrun);
+  logLine(`ours: ${ours.ran} ticks ran in the window (${ours.unrun} not run), drift p99 ${ours.p99Ms} ms`);
+
+  // Baseline: the same number of plain timers, with our phases, over a window of the same length.
+  const offsets = firstFires.map((ms) => (((ms - windowFrom) % INTERVAL_MS) + INTERVAL_MS) % INTERVAL_MS);
+  const timers = forkHelper('baseline-timers.mjs');
+  await timers.next('ready');
+  timers.send({ type: 'start', offsetsMs: offsets, intervalMs: INTERVAL_MS, observeMs: OBSERVE_MS });
+  const baseReport = await timers.next('report');
+  timers.kill();
+  const baseDrifts = baseReport.ticks.map((tick) => tick.at - tick.scheduled);
+  const base = driftFigures(baseDrifts, 0);
+  logLine(`baseline: ${base.ran} ticks, drift p99 ${base.p99Ms} ms`);
+
+  const pass = ours.p99Ms !== null && ours.p99Ms <= TARGET_P99_MS && deployed.length === N;
+  const coldShare = window.drifts.length > 0 ? round((window.cold.length / window.drifts.length) * 100, 1) : null;
+  const show = (value) => value ?? 'not run';
+  printTable(
+    `${NAME} (${deployed.length} of ${N} timer sources at 15 s, ${OBSERVE_MS / 1000} s observed after the last deploy)`,
+    [
+      { metric: 'drift p50', ours: show(ours.p50Ms), baseline: base.p50Ms, ratio: ratioOf(ours.p50Ms, base.p50Ms) },
+      {
+        metric: 'drift p99',
+        ours: show(ours.p99Ms),
+        baseline: base.p99Ms,
+        ratio: ratioOf(ours.p99Ms, base.p99Ms),
+        target: `<= ${TARGET_P99_MS} ms with ${N} sources`,
+        pass,
+      },
+      { metric: 'drift max', ours: show(ours.maxMs), baseline: base.maxMs, ratio: ratioOf(ours.maxMs, base.maxMs) },
+      { metric: 'ticks run in window', unit: 'count', ours: ours.ran, baseline: base.ran },
+      { metric: 'ticks due in window, not run', unit: 'count', ours: ours.unrun, baseline: 0 },
+      { metric: '(diag) deploy: total time', unit: 's', ours: deploy.totalSeconds },
+      { metric: '(diag) deploy: sources/s', unit: 'count', ours: deploy.perSecond },
+      { metric: '(diag) deploy: latency p50', ours: deploy.latency.p50Ms },
+      { metric: '(diag) deploy: latency p99', ours: deploy.latency.p99Ms },
+      ...(sequentialDeploy.componentCode
+        ? [
+            { metric: '(diag) one deploy alone, component_code p50', ours: sequentialDeploy.componentCode.p50Ms },
+            { metric: '(diag) one deploy alone, component_id p50', ours: sequentialDeploy.componentId?.p50Ms },
+          ]
+        : []),
+      ...(oursDuringDeploy.n > 0
+        ? [
+            { metric: '(diag) drift of ticks during deploy p50', ours: show(oursDuringDeploy.p50Ms) },
+            { metric: '(diag) drift of ticks during deploy p99', ours: show(oursDuringDeploy.p99Ms) },
+            {
+              metric: '(diag) ticks during deploy, run / not run',
+              ours: `${oursDuringDeploy.ran} / ${oursDuringDeploy.unrun}`,
+            },
+          ]
+        : []),
+      { metric: '(diag) ticks in a fresh worker (%)', unit: 'count', ours: coldShare ?? undefined },
+      { metric: '(diag) sandbox workers started in window', unit: 'count', ours: workersStartedInWindow },
+      { metric: '(diag) invocations queued at window end', unit: 'count', ours: queuedAtEnd },
+      { metric: '(diag) server CPU % in window', unit: 'count', ours: usage.serverCpuPercent },
+      {
+        metric: '(diag) sandbox workers CPU % (polled, lower bound)',
+        unit: 'count',
+        ours: usage.workersPolledCpuPercent,
+      },
+      { metric: '(diag) machine busy % in window', unit: 'count', ours: usage.machineBusyPercent },
+    ],
+  );
+  writeResult(NAME, {
+    git,
+    setup: {
+      sources: N,
+      deployed: deployed.length,
+      intervalMs: INTERVAL_MS,
+      observeMs: OBSERVE_MS,
+      scheduledTimes: 'sources.next_fire_at polled read-only every 200 ms',
+      code: DISTINCT ? 'a distinct copy per source (N components)' : 'the same code for every source (one component)',
+    },
+    deploy,
+    results: {
+      what: `${deployed.length} timer sources (15 s) on a spawned \`tributary start\`: run start − scheduled time`,
+      ...ours,
+      coldWorkerSharePercent: coldShare,
+      coldWorker: window.cold.length > 0 ? summarize(window.cold) : null,
+      warmWorker: window.warm.length > 0 ? summarize(window.warm) : null,
+      unmatchedEvents: window.unmatched,
+      queuedAtEnd,
+      workersStartedInWindow,
+      serverLogTail: logTail,
+      cpu: { ...usage, workersAtStart, workersMidWindow: workersMid },
+      readEventsSeconds: round(readSeconds, 1),
+    },
+    baseline: {
+      what: `${offsets.length} setTimeout timers at 15 s in a bare node process (same phases, same re-arm rule)`,
+      ...base,
+    },
+    diagnostics: { duringDeploy: oursDuringDeploy, sequentialDeploy },
+    ratio: { p50: ratioOf(ours.p50Ms, base.p50Ms), p99: ratioOf(ours.p99Ms, base.p99Ms) },
+    target: { maxP99Ms: TARGET_P99_MS, sources: N },
+    pass,
+  });
+} finally {
+  if (poller) clearInterval(poller);
+  await server?.stop();
+}
