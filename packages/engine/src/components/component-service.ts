@@ -54,6 +54,12 @@ export class ComponentService {
       throw new AppError('VALIDATION_FAILED', `component_code is larger than ${MAX_CODE_BYTES / 1048576} MB`, { field: 'component_code' });
     }
     const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
+    // The same code was already validated when it was saved (for deploy, at least): reuse it,
+    // unless publishing asks for the registry's stricter rules or the caller checks more.
+    if (purpose !== 'publish' && !accept) {
+      const known = await this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+      if (known) return known;
+    }
     const { prepared, info } = await this.validate(code, codeHash, purpose);
     if (accept) await accept({ info, codeHash });
     const existing = await this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
