@@ -3,6 +3,7 @@ import { normalizeProp } from '../props/normalize-prop.js';
 import { resolveProps, type Accounts } from '../props/resolve-props.js';
 import type { Component, PropSpec } from '../types.js';
 import { isPlainObject } from '../util/json.js';
+import { withTimeout } from '../util/with-timeout.js';
 import { IssueList } from '../validate/issues.js';
 import { checkPropRules } from '../validate/prop-rules.js';
 import { buildThis } from './build-this.js';
@@ -40,6 +41,7 @@ export async function resolvePropSpecs(input: DynamicPropsInput): Promise<readon
         additional.call(self, component.raw['props'] ?? {}),
       ),
       input.timeoutMs,
+      'additionalProps()',
     );
   } catch (error) {
     const serialized = classifyError(error);
@@ -78,18 +80,4 @@ export async function resolvePropSpecs(input: DynamicPropsInput): Promise<readon
 function pick(configured: Readonly<Record<string, unknown>>, specs: readonly PropSpec[]): Record<string, unknown> {
   const names = new Set(specs.map((spec) => spec.name));
   return Object.fromEntries(Object.entries(configured).filter(([name]) => names.has(name)));
-}
-
-async function withTimeout<T>(work: Promise<T> | T, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      Promise.resolve(work),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('TIMEOUT', `did not finish within ${timeoutMs}ms`)), timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

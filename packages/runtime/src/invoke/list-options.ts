@@ -3,6 +3,7 @@ import { resolveProps, type Accounts } from '../props/resolve-props.js';
 import { staticOptionsShape } from '../props/static-options.js';
 import type { Component, PropSpec } from '../types.js';
 import { isPlainObject } from '../util/json.js';
+import { withTimeout } from '../util/with-timeout.js';
 import { buildThis, createAppInstance } from './build-this.js';
 import { classifyError } from './classify-error.js';
 import { runWithLogSink, type LogEntry } from './log-capture.js';
@@ -66,18 +67,12 @@ export async function listPropOptions(input: ListOptionsInput): Promise<OptionsP
     ...(isPlainObject(extra) ? extra : {}),
   };
   const method = spec.options as (this: unknown, opts: unknown) => unknown;
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const result = await Promise.race([
-      Promise.resolve(
-        runWithLogSink({ write: (level, message) => observations.push({ level, message, ts: Date.now() }) }, () =>
-          method.call(self, args),
-        ),
-      ),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('TIMEOUT', `options() did not finish within ${input.timeoutMs}ms`)), input.timeoutMs);
-      }),
-    ]);
+    const result = await withTimeout(
+      runWithLogSink({ write: (level, message) => observations.push({ level, message, ts: Date.now() }) }, () => method.call(self, args)),
+      input.timeoutMs,
+      'options()',
+    );
     if (Array.isArray(result)) return shapePage(result, null, [], observations);
     if (isPlainObject(result) && Array.isArray(result['options'])) {
       const context = isPlainObject(result['context']) ? result['context'] : null;
@@ -86,8 +81,6 @@ export async function listPropOptions(input: ListOptionsInput): Promise<OptionsP
     return shapePage([], null, ['options() must return a list or { options, context }'], observations);
   } catch (error) {
     return { options: null, stringOptions: null, context: null, errors: [classifyError(error).message], observations };
-  } finally {
-    clearTimeout(timer);
   }
 }
 
