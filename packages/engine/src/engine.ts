@@ -59,7 +59,7 @@ export class Engine {
     const pubsub = new MemoryPubSub();
     const locks = new KeyedMutex();
     const components = new ComponentService({ db, sandbox, codeDir: path.join(options.dataDir, 'code'), allowPrivateUrls: options.allowPrivateUrls, now });
-    const executor = new SourceExecutor({ db, sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs });
+    const executor = new SourceExecutor({ sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs });
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
     const runner = new InvocationRunner({ db, executor, components, locks, concurrency: options.concurrency, now, log: options.log, writes });
     const scheduler = new Scheduler({ db, now, onQueued: (sourceIds) => runner.notify(sourceIds), writes });

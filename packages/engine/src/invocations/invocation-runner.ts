@@ -27,8 +27,8 @@ const MAX_ATTEMPTS = 3;
 /**
  * The durable invocation queue, kept in SQLite. `enqueue` returns once the row is committed, which
  * is when the ingress may answer 2xx. Rows leave the table in the same transaction that commits
- * their results, so a crash at any point leaves the invocation queued (or `running`, reset to
- * queued at start): delivery is at least once, never zero.
+ * their results, and a row stays queued while it runs (claims are kept in memory), so a crash at
+ * any point leaves the invocation queued: delivery is at least once, never zero.
  */
 export class InvocationRunner {
   private running = new Set<string>();
@@ -134,7 +134,7 @@ export class InvocationRunner {
           return;
         }
         const component = await components.get(source.component_id);
-        const handle = await executor.handle(source.id, component);
+        const handle = await executor.handle(component);
         const result = await executor.invoke({
           handle,
           source,

@@ -1,6 +1,6 @@
-import type { InvocationKind, InvocationResult, InvocationState, Json, HttpResponse, LogEntry, DedupeState } from '@tributary/runtime';
+import type { InvocationKind, InvocationResult, InvocationState, HttpResponse, LogEntry } from '@tributary/runtime';
 import type { ComponentHandle, Sandbox } from '@tributary/sandbox';
-import type { Kysely, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { ComponentService, ComponentRow } from '../components/component-service.js';
 import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -12,7 +12,6 @@ import type { SourceCommit } from '../store/sqlite-writes.js';
 export type SourceRow = Selectable<Database['sources']>;
 
 export interface ExecutorOptions {
-  readonly db: Kysely<Database>;
   readonly sandbox: Sandbox;
   readonly components: ComponentService;
   readonly box: SecretBox;
@@ -54,14 +53,9 @@ export class SourceExecutor {
    * from the same code share one warm worker (state travels with each invocation, never stays in
    * the worker); see docs/decisions/0003-server.md.
    */
-  async handle(_sourceId: string, component: ComponentRow): Promise<ComponentHandle> {
+  async handle(component: ComponentRow): Promise<ComponentHandle> {
     const prepared = await this.options.components.prepare(component);
     return this.options.sandbox.open(prepared, { key: `component:${component.id}`, purpose: 'run' });
-  }
-
-  async readState(sourceId: string): Promise<InvocationState> {
-    const row = await this.options.db.selectFrom('source_state').selectAll().where('source_id', '=', sourceId).executeTakeFirst();
-    return row ? { db: JSON.parse(row.db) as Record<string, Json>, dedupe: row.dedupe ? (JSON.parse(row.dedupe) as DedupeState) : null } : { db: {}, dedupe: null };
   }
 
   /** Runs one hook or `run` of a source with its configured props (secrets opened) and state. */

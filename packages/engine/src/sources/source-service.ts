@@ -73,7 +73,7 @@ export class SourceService {
     const component = await this.resolveComponent(request);
     const id = newId('dc');
     return this.options.locks.run(id, async () => {
-      const handle = await this.options.executor.handle(id, component);
+      const handle = await this.options.executor.handle(component);
       const configuredIn = request.configuredProps ?? {};
       const props = await handle.configure(configuredIn, {}, this.options.configureTimeoutMs);
       const now = this.options.now();
@@ -123,10 +123,10 @@ export class SourceService {
       }
       const wantsActive = request.active ?? source.active === 1;
       const results: InvocationResult[] = [];
-      let state = await this.options.executor.readState(source.id);
+      let state = this.options.writes.readState(source.id);
       if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
-        const oldHandle = await this.options.executor.handle(source.id, oldComponent);
-        const newHandle = newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(source.id, newComponent);
+        const oldHandle = await this.options.executor.handle(oldComponent);
+        const newHandle = newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent);
         const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
         // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
         const kept = dropRemovedProps(openProps(stored, this.options.box), describedProps(oldComponent), describedProps(newComponent));
@@ -174,8 +174,8 @@ export class SourceService {
       const source = await this.get(current.id);
       const component = await this.options.components.get(source.component_id);
       if (source.active === 1) {
-        const handle = await this.options.executor.handle(source.id, component);
-        const deactivate = await this.options.executor.invoke({ handle, source, kind: 'deactivate', state: await this.options.executor.readState(source.id) });
+        const handle = await this.options.executor.handle(component);
+        const deactivate = await this.options.executor.invoke({ handle, source, kind: 'deactivate', state: this.options.writes.readState(source.id) });
         if (!deactivate.ok && options.force !== true) {
           const error = hookFailed(deactivate);
           throw new AppError('HOOK_FAILED', `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`, error.details);

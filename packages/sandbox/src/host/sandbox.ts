@@ -103,11 +103,6 @@ export class Sandbox {
     return new ComponentHandle(loaded, source, { graceMs: this.options.graceMs ?? 2000, discard: () => this.pool.drop(key) });
   }
 
-  /** Stops a component's worker, e.g. when `dev` swaps in new code. */
-  release(handleKey: string, prepared: PreparedComponent): void {
-    this.pool.drop(`${handleKey}:${prepared.bundlePath}`);
-  }
-
   async close(): Promise<void> {
     await this.pool.close();
   }
