@@ -29,6 +29,7 @@ export type { DedupedEvent, EmitMetadata, EmittedEvent } from './emit/emitted-ev
 export { DB_SIZE_LIMIT_BYTES } from './interfaces/db-store.js';
 export { buildHttpEvent } from './interfaces/http-event.js';
 export type { RawHttpRequest } from './interfaces/http-event.js';
+export { CUSTOM_RESPONSE_DEADLINE_MS, ENDPOINT_REPLIES, MAX_ENDPOINT_BODY_BYTES } from './interfaces/http-response.js';
 export type { HttpResponse } from './interfaces/http-response.js';
 export {
   declaredTimerValue,

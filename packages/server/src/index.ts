@@ -5,4 +5,3 @@
  */
 export { createServer } from './create-server.js';
 export type { ServerOptions } from './create-server.js';
-export { MAX_INGRESS_BODY_BYTES } from './ingress/ingress.routes.js';

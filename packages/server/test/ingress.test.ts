@@ -3,7 +3,7 @@
  * a real engine (SQLite queue, sandbox workers) and server on temporary folders.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_INGRESS_BODY_BYTES } from '@tributary/server';
+import { MAX_ENDPOINT_BODY_BYTES } from '@tributary/runtime';
 import { sql } from 'kysely';
 import {
   postJson,
@@ -197,7 +197,7 @@ describe('HTTP ingress', () => {
   });
 
   it('answers 413 to a body over 512 KB and accepts one of exactly 512 KB', async () => {
-    expect(MAX_INGRESS_BODY_BYTES).toBe(512 * 1024);
+    expect(MAX_ENDPOINT_BODY_BYTES).toBe(512 * 1024);
     const tooLarge = await fetch(server.api.endpoint(capture, '/too-large'), {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },

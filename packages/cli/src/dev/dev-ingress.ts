@@ -1,8 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { buildHttpEvent, type HttpResponse } from '@tributary/runtime';
+import { buildHttpEvent, CUSTOM_RESPONSE_DEADLINE_MS, ENDPOINT_REPLIES, MAX_ENDPOINT_BODY_BYTES, type HttpResponse } from '@tributary/runtime';
 
-export const MAX_BODY_BYTES = 512 * 1024;
-export const CUSTOM_RESPONSE_DEADLINE_MS = 30_000;
 
 /** What the ingress hands to the dev session for each accepted request. */
 export interface IngressDelivery {
@@ -59,16 +57,12 @@ export class DevIngress {
       return;
     }
     if (request.method === 'OPTIONS') {
-      send(response, {
-        status: 200,
-        headers: { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE' },
-        body: null,
-      });
+      send(response, ENDPOINT_REPLIES.preflight);
       return;
     }
     const body = await readBody(request);
     if (body === null) {
-      send(response, { status: 413, headers: { 'content-type': 'text/plain' }, body: 'Payload Too Large: the limit is 512 KB\n' });
+      send(response, { status: 413, headers: { 'content-type': 'text/plain' }, body: `Payload Too Large: the limit is ${MAX_ENDPOINT_BODY_BYTES / 1024} KB\n` });
       return;
     }
     const host = request.headers.host ?? 'localhost';
@@ -82,11 +76,11 @@ export class DevIngress {
     });
     if (!this.options.customResponse()) {
       this.options.deliver({ event, respond: () => undefined });
-      send(response, { status: 200, headers: { 'content-type': 'text/plain' }, body: 'OK' });
+      send(response, ENDPOINT_REPLIES.accepted);
       return;
     }
     let settled = false;
-    const deadline = setTimeout(() => finish({ status: 504, headers: { 'content-type': 'text/plain' }, body: 'Gateway Timeout: the source did not respond in time\n' }), CUSTOM_RESPONSE_DEADLINE_MS);
+    const deadline = setTimeout(() => finish(ENDPOINT_REPLIES.timeout), CUSTOM_RESPONSE_DEADLINE_MS);
     const finish = (reply: HttpResponse): void => {
       if (settled) return;
       settled = true;
@@ -95,8 +89,7 @@ export class DevIngress {
     };
     this.options.deliver({
       event,
-      respond: (reply) =>
-        finish(reply ?? { status: 400, headers: { 'content-type': 'text/plain' }, body: 'No response was issued by the source' }),
+      respond: (reply) => finish(reply ?? ENDPOINT_REPLIES.noResponse),
     });
   }
 }
@@ -108,7 +101,7 @@ function readBody(request: IncomingMessage): Promise<Buffer | null> {
     let tooLarge = false;
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
+      if (size > MAX_ENDPOINT_BODY_BYTES) tooLarge = true;
       else chunks.push(chunk);
     });
     request.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));

@@ -38,3 +38,30 @@ export function normalizeResponse(input: unknown, caller: string): HttpResponse 
   }
   throw new AppError('RESPOND_INVALID', `${caller}: body must be a string, Buffer or object`, { field: 'body' });
 }
+
+/** Largest request body an HTTP interface takes (contract §3.6); larger ones get 413. */
+export const MAX_ENDPOINT_BODY_BYTES = 512 * 1024;
+
+/** How long a `customResponse` request waits for `http.respond()` before its 504. */
+export const CUSTOM_RESPONSE_DEADLINE_MS = 30_000;
+
+const text = (status: number, body: string): HttpResponse => ({ status, headers: { 'content-type': 'text/plain' }, body });
+
+/**
+ * The replies an HTTP interface gives on the component's behalf (contract §3.4–§3.6), the same
+ * whether `tributary dev` or the server received the request.
+ */
+export const ENDPOINT_REPLIES = {
+  /** Without customResponse: the request is acknowledged on receipt. */
+  accepted: text(200, 'OK'),
+  /** With customResponse, when the run ended without calling `http.respond()`. */
+  noResponse: text(400, 'No response was issued by the source'),
+  /** With customResponse, when no response came before the deadline. */
+  timeout: text(504, 'Gateway Timeout: the source did not respond in time'),
+  /** `OPTIONS`, answered by the platform. */
+  preflight: {
+    status: 200,
+    headers: { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET,HEAD,PUT,PATCH,POST,DELETE' },
+    body: null,
+  } satisfies HttpResponse,
+} as const;

@@ -1,11 +1,9 @@
 import { AppError } from '@tributary/contracts';
 import type { Engine } from '@tributary/engine';
-import { buildHttpEvent, type HttpResponse } from '@tributary/runtime';
+import { buildHttpEvent, CUSTOM_RESPONSE_DEADLINE_MS, ENDPOINT_REPLIES, MAX_ENDPOINT_BODY_BYTES, type HttpResponse } from '@tributary/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertJsonDepth } from '../http/parse.js';
 import { parseMultipart } from './multipart.js';
-
-export const MAX_INGRESS_BODY_BYTES = 512 * 1024;
 
 export interface IngressOptions {
   /** How long a customResponse request waits for http.respond() (default 30 s), then 504. */
@@ -20,13 +18,13 @@ export interface IngressOptions {
 export async function registerIngress(app: FastifyInstance, engine: Engine, options: IngressOptions = {}): Promise<void> {
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_INGRESS_BODY_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ENDPOINT_BODY_BYTES }, (_request, body, done) => done(null, body));
     const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const params = request.params as Record<string, string>;
       const endpoint = await engine.findEndpoint(params['endpointId'] ?? '');
       if (!endpoint) throw new AppError('NOT_FOUND', 'no active source listens at this endpoint');
       if (request.method === 'OPTIONS') {
-        void reply.status(200).header('access-control-allow-origin', '*').header('access-control-allow-methods', 'GET,HEAD,PUT,PATCH,POST,DELETE').send();
+        send(reply, ENDPOINT_REPLIES.preflight);
         return;
       }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -49,17 +47,17 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
       assertJsonDepth(event['body'], 'body'); // deeper bodies overflow the stack when the event is stored
       const invocationId = await engine.runner.enqueue({ sourceId: endpoint.id, trigger: 'http', event });
       if (!endpoint.customResponse) {
-        void reply.status(200).type('text/plain').send('OK');
+        send(reply, ENDPOINT_REPLIES.accepted);
         return;
       }
-      const response = await withDeadline(engine.runner.waitForResponse(invocationId), options.responseDeadlineMs ?? 30_000);
+      const response = await withDeadline(engine.runner.waitForResponse(invocationId), options.responseDeadlineMs ?? CUSTOM_RESPONSE_DEADLINE_MS);
       if (response === 'timeout') {
         engine.runner.cancelWait(invocationId);
-        void reply.status(504).type('text/plain').send('Gateway Timeout: the source did not respond in time');
+        send(reply, ENDPOINT_REPLIES.timeout);
         return;
       }
       if (!response) {
-        void reply.status(400).type('text/plain').send('No response was issued by the source');
+        send(reply, ENDPOINT_REPLIES.noResponse);
         return;
       }
       send(reply, response);
