@@ -27,3 +27,26 @@ export {
   UpdateSourceBody,
   User,
 } from './api/rest-schemas.js';
+export {
+  Account,
+  AccountsQuery,
+  ApiKey,
+  App,
+  AppAuthType,
+  AppField,
+  AppsFile,
+  AppSlug,
+  AuthProvision,
+  ConfigureComponentBody,
+  ConfigureComponentResult,
+  CreateAccountBody,
+  CreateApiKeyBody,
+  CreatedApiKey,
+  DeletedAccount,
+  PutAppBody,
+  ReloadPropsBody,
+  ReloadPropsResult,
+  RunActionBody,
+  RunReport,
+} from './api/rest-schemas.js';
+export type * from './api/rest-schemas.js';

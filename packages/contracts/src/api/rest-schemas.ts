@@ -124,3 +124,183 @@ export function single<T extends z.ZodType>(schema: T) {
 export function list<T extends z.ZodType>(schema: T) {
   return z.object({ page_info: PageInfo, data: z.array(schema) });
 }
+
+// ---- Issue 5/6 additions: app catalog, connected accounts, configure/props, actions, API keys ----
+
+/** An app's slug: lowercase letters, digits, `_` and `-`, as in an app file's `app:` field. */
+export const AppSlug = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9_-]*$/, 'an app slug is lowercase letters, digits, "_" and "-"');
+
+export const AppAuthType = z.enum(['keys', 'oauth2', 'none']);
+
+export const AppField = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a field name is a JavaScript identifier'),
+  label: z.string().min(1).max(200),
+  secret: z.boolean(),
+  optional: z.boolean(),
+  description: z.string().max(2000).nullable(),
+});
+
+/** An app catalog entry: how an app authenticates and which fields an account of it holds. */
+export const App = z.object({
+  slug: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  auth_type: AppAuthType,
+  fields: z.array(AppField),
+});
+
+/** Body of `PUT /v1/apps/{slug}`; also one entry (plus `slug`) of an `--apps-file`. */
+export const PutAppBody = z
+  .strictObject({
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).nullable().optional(),
+    auth_type: AppAuthType,
+    fields: z.array(AppField.extend({ secret: z.boolean().default(false), optional: z.boolean().default(false), description: z.string().max(2000).nullable().default(null) })).max(50),
+  })
+  .refine((body) => new Set(body.fields.map((field) => field.name)).size === body.fields.length, {
+    message: 'field names must be unique',
+    path: ['fields'],
+  });
+
+/** The `--apps-file` / `TRIBUTARY_APPS_FILE` format: `{ "apps": [{ slug, name, ... }] }`. */
+export const AppsFile = z.strictObject({
+  apps: z.array(
+    z.strictObject({
+      slug: AppSlug,
+      name: z.string().min(1).max(200),
+      description: z.string().max(2000).nullable().optional(),
+      auth_type: AppAuthType,
+      fields: z
+        .array(AppField.extend({ secret: z.boolean().default(false), optional: z.boolean().default(false), description: z.string().max(2000).nullable().default(null) }))
+        .max(50),
+    }),
+  ),
+});
+
+/** A connected account; secret fields come back as "[REDACTED]". */
+export const Account = z.object({
+  id: z.string().describe('apn_ id'),
+  app: z.string(),
+  name: z.string(),
+  fields: z.record(z.string(), z.string()),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+
+export const CreateAccountBody = z.strictObject({
+  app: z.string().min(1).max(64),
+  name: z.string().min(1).max(200).optional(),
+  fields: z.record(z.string(), z.string().max(16_384)),
+});
+
+export const AccountsQuery = PageQuery.extend({ app: z.string().min(1).max(64).optional() });
+
+export const DeletedAccount = z.object({
+  id: z.string(),
+  used_by: z.array(z.object({ id: z.string().describe('dc_ id'), name: z.string() })),
+});
+
+/** An app prop's configured value: the connected account it uses. */
+export const AuthProvision = z.strictObject({ authProvisionId: z.string().min(1) });
+
+export const ConfigureComponentBody = z.strictObject({
+  id: z.string().min(1).describe('sc_ id or registry key'),
+  prop_name: z.string().min(1),
+  configured_props: configuredProps.optional(),
+  page: z.number().int().min(0).max(10_000).optional(),
+  prev_context: z.record(z.string(), z.unknown()).optional(),
+  query: z.string().max(1000).optional(),
+});
+
+const Observation = z.object({ level: z.string(), message: z.string(), ts: z.number() });
+
+export const ConfigureComponentResult = z.object({
+  options: z.array(z.object({ label: z.string(), value: z.unknown() })),
+  string_options: z.array(z.string()).nullable(),
+  context: z.record(z.string(), z.unknown()).nullable(),
+  errors: z.array(z.string()),
+  observations: z.array(Observation),
+});
+
+export const ReloadPropsBody = z.strictObject({
+  id: z.string().min(1).describe('sc_ id or registry key'),
+  configured_props: configuredProps.optional(),
+});
+
+export const ReloadPropsResult = z.object({
+  dynamic_props: z.object({ configurable_props: z.array(z.record(z.string(), z.unknown())) }),
+  errors: z.array(z.string()),
+  observations: z.array(Observation),
+});
+
+export const RunActionBody = z.strictObject({
+  id: z.string().min(1).describe('sc_ id or registry key'),
+  configured_props: configuredProps.optional(),
+  timeout_seconds: z.number().int().min(1).max(300).optional(),
+});
+
+const Metadata = z.record(z.string(), z.unknown());
+
+/** Exactly the object `tributary run --json` prints locally (docs/cli.md). */
+export const RunReport = z.object({
+  ok: z.boolean(),
+  type: z.enum(['source', 'action']).nullable(),
+  return_value: z.unknown(),
+  exports: z.record(z.string(), z.unknown()),
+  summary: z.string().nullable(),
+  emits: z.array(z.object({ event: z.unknown(), metadata: Metadata })),
+  deduped: z.array(z.object({ event: z.unknown(), metadata: Metadata, reason: z.string() })),
+  logs: z.array(z.object({ level: z.string(), message: z.string() })),
+  exit: z.object({ reason: z.string().nullable() }).nullable(),
+  response: z.object({ status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.string().nullable() }).nullable(),
+  sends: z.array(z.record(z.string(), z.unknown())),
+  hooks: z.array(z.object({ name: z.string(), ok: z.boolean() })),
+  warnings: z.array(z.object({ rule: z.string(), message: z.string(), prop: z.string().optional(), field: z.string().optional() })),
+  error: z.object({ code: z.string(), message: z.string(), rule: z.string().optional(), stack: z.string().optional() }).nullable(),
+});
+
+export const ApiKey = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  created_at: z.number().int(),
+  last_used_at: z.number().int().nullable(),
+  revoked_at: z.number().int().nullable(),
+});
+
+export const CreatedApiKey = ApiKey.extend({ key: z.string().describe('the full key, shown only once') });
+
+export const CreateApiKeyBody = z.strictObject({ name: z.string().min(1).max(200) });
+
+export type SavedComponentT = z.infer<typeof SavedComponent>;
+export type DeployedSourceT = z.infer<typeof DeployedSource>;
+export type EventSummaryT = z.infer<typeof EventSummary>;
+export type LogEntryT = z.infer<typeof LogEntry>;
+export type PageInfoT = z.infer<typeof PageInfo>;
+export type ErrorBodyT = z.infer<typeof ErrorBody>;
+export type UserT = z.infer<typeof User>;
+export type AppT = z.infer<typeof App>;
+export type AppFieldT = z.infer<typeof AppField>;
+export type AppAuthTypeT = z.infer<typeof AppAuthType>;
+export type PutAppBodyT = z.input<typeof PutAppBody>;
+export type AppsFileT = z.input<typeof AppsFile>;
+export type AccountT = z.infer<typeof Account>;
+export type CreateAccountBodyT = z.infer<typeof CreateAccountBody>;
+export type DeletedAccountT = z.infer<typeof DeletedAccount>;
+export type ConfigureComponentBodyT = z.infer<typeof ConfigureComponentBody>;
+export type ConfigureComponentResultT = z.infer<typeof ConfigureComponentResult>;
+export type ReloadPropsBodyT = z.infer<typeof ReloadPropsBody>;
+export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
+export type RunActionBodyT = z.infer<typeof RunActionBody>;
+export type RunReportT = z.infer<typeof RunReport>;
+export type ApiKeyT = z.infer<typeof ApiKey>;
+export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
+export type CreateApiKeyBodyT = z.infer<typeof CreateApiKeyBody>;
