@@ -199,6 +199,11 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'A request body has a content type the route does not take (JSON for the API; no file uploads to endpoints).',
   },
+  SERVER_UNREACHABLE: {
+    status: 502,
+    category: 'user',
+    description: 'The CLI could not reach the Tributary server at the API URL (not running, wrong URL, network down).',
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',
