@@ -6,5 +6,5 @@ export { createProgram, runCli } from './program.js';
 export { main } from './main.js';
 export { createOutput } from './ui/output.js';
 export type { Output } from './ui/output.js';
-export type { RunReport } from './local/run-report.js';
+export type { RunReport } from '@tributary/engine';
 export { EXIT_COMPONENT_FAILED, EXIT_OK, EXIT_USAGE } from './exit-codes.js';

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { Sandbox } from '@tributary/sandbox';
+import { AccountService } from './accounts/account-service.js';
+import { ComponentCalls } from './actions/component-calls.js';
+import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ComponentService } from './components/component-service.js';
 import { InvocationRunner } from './invocations/invocation-runner.js';
@@ -28,6 +31,8 @@ export interface EngineOptions {
   readonly sourceTimeoutMs: number;
   readonly log: (message: string) => void;
   readonly now?: () => number;
+  /** An operator's app catalog file (docs/accounts.md), stored in the catalog at each start. */
+  readonly appsFile?: string;
 }
 
 /**
@@ -47,6 +52,9 @@ export class Engine {
     readonly runner: InvocationRunner,
     readonly scheduler: Scheduler,
     readonly pubsub: PubSub,
+    readonly apps: AppCatalog,
+    readonly accounts: AccountService,
+    readonly calls: ComponentCalls,
     readonly options: EngineOptions,
   ) {}
 
@@ -58,8 +66,18 @@ export class Engine {
     for (const layer of sandbox.isolation.layers) if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = new MemoryPubSub();
     const locks = new KeyedMutex();
+    const apps = new AppCatalog({ db, now });
+    if (options.appsFile) {
+      const file = options.appsFile;
+      const count = await apps.loadFile(file).catch(async (error: unknown) => {
+        await db.destroy();
+        throw error;
+      });
+      options.log(`apps file ${file}: ${count} app(s) stored in the catalog`);
+    }
+    const accounts = new AccountService({ db, raw, catalog: apps, box, now });
     const components = new ComponentService({ db, sandbox, codeDir: path.join(options.dataDir, 'code'), allowPrivateUrls: options.allowPrivateUrls, now });
-    const executor = new SourceExecutor({ sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs });
+    const executor = new SourceExecutor({ sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs, accounts });
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
     const runner = new InvocationRunner({ db, executor, components, locks, concurrency: options.concurrency, now, log: options.log, writes });
     const scheduler = new Scheduler({ db, now, onQueued: (sourceIds) => runner.notify(sourceIds), writes });
@@ -73,8 +91,10 @@ export class Engine {
       onSchedulesChanged: () => scheduler.wake(),
       configureTimeoutMs: 30_000,
       writes,
+      accounts,
     });
-    return new Engine(db, writes, () => raw.close(), sandbox, new ApiKeys(db, now), components, sources, runner, scheduler, pubsub, options);
+    const calls = new ComponentCalls({ components, executor, accounts, configureTimeoutMs: 30_000, actionTimeoutMs: 30_000 });
+    return new Engine(db, writes, () => raw.close(), sandbox, new ApiKeys(db, now), components, sources, runner, scheduler, pubsub, apps, accounts, calls, options);
   }
 
   async start(): Promise<void> {

@@ -8,7 +8,7 @@ import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
 import { createSandbox } from '../local/create-sandbox.js';
 import { LocalInstance } from '../local/local-instance.js';
 import { parseJson, type PropFlags } from '../local/prop-flags.js';
-import { buildRunReport, emptyReport, type RunReport } from '../local/run-report.js';
+import { buildRunReport, emptyReport, type RunReport } from '@tributary/engine';
 import { compact, type Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { addPropOptions, parseSeconds } from './common-options.js';

@@ -20,6 +20,8 @@ export interface ExecutorOptions {
   /** Public base URL of the server, for `this.http.endpoint`. */
   readonly publicUrl: string;
   readonly sourceTimeoutMs: number;
+  /** Credentials of the connected accounts that app props point at (`{ authProvisionId }`). */
+  readonly accounts?: { credentialsFor(configured: Readonly<Record<string, unknown>>): Readonly<Record<string, Readonly<Record<string, unknown>>>> };
 }
 
 /** Results turned into rows, before they are written. */
@@ -74,7 +76,7 @@ export class SourceExecutor {
       {
         kind: input.kind,
         configured,
-        accounts: {},
+        accounts: this.options.accounts?.credentialsFor(configured) ?? {},
         ...(input.event !== undefined ? { event: input.event } : {}),
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),

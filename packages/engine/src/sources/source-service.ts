@@ -2,6 +2,7 @@ import { AppError } from '@tributary/contracts';
 import { describeTimer, nextTimerFire, timerEvent, type InvocationResult, type TimerSchedule } from '@tributary/runtime';
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
 import type { Kysely } from 'kysely';
+import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -57,6 +58,7 @@ export interface SourceServiceOptions {
   readonly onSchedulesChanged: () => void;
   readonly configureTimeoutMs: number;
   readonly writes: SqliteWrites;
+  readonly accounts: AccountService;
 }
 
 export const OWNER_ID = 'u_local';
@@ -75,7 +77,8 @@ export class SourceService {
     return this.options.locks.run(id, async () => {
       const handle = await this.options.executor.handle(component);
       const configuredIn = request.configuredProps ?? {};
-      const props = await handle.configure(configuredIn, {}, this.options.configureTimeoutMs);
+      await this.options.accounts.check(configuredIn, describedProps(component));
+      const props = await handle.configure(configuredIn, this.options.accounts.credentialsFor(configuredIn), this.options.configureTimeoutMs);
       const now = this.options.now();
       const name = request.name ?? component.name ?? component.key ?? 'source';
       const row: SourceRow = {
@@ -131,7 +134,8 @@ export class SourceService {
         // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
         const kept = dropRemovedProps(openProps(stored, this.options.box), describedProps(oldComponent), describedProps(newComponent));
         const merged = propsChange ? mergeProps(kept, request.configuredProps ?? {}) : kept;
-        const props: PropsInfo = await newHandle.configure(merged, {}, this.options.configureTimeoutMs);
+        await this.options.accounts.check(merged, describedProps(newComponent));
+        const props: PropsInfo = await newHandle.configure(merged, this.options.accounts.credentialsFor(merged), this.options.configureTimeoutMs);
         next = {
           ...next,
           component_id: newComponent.id,

@@ -99,4 +99,30 @@ export const MIGRATIONS: Record<string, Migration> = {
       await sql`select 1`.execute(db);
     },
   },
+  // Issue 5: the operator's app catalog entries and connected accounts (credentials sealed).
+  '0002-apps-and-accounts': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('apps')
+        .addColumn('slug', 'text', (col) => col.primaryKey())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('description', 'text')
+        .addColumn('auth_type', 'text', (col) => col.notNull())
+        .addColumn('fields', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createTable('accounts')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('app', 'text', (col) => col.notNull())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('fields_sealed', 'text', (col) => col.notNull())
+        .addColumn('fields_shown', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('accounts_app').on('accounts').columns(['app', 'id']).execute();
+    },
+  },
 };

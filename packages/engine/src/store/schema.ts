@@ -68,6 +68,27 @@ export interface Database {
     level: 'info' | 'warn' | 'error';
     message: string;
   };
+  apps: {
+    slug: string;
+    name: string;
+    description: string | null;
+    auth_type: 'keys' | 'oauth2' | 'none';
+    /** JSON: the catalog entry's fields. */
+    fields: string;
+    created_at: number;
+    updated_at: number;
+  };
+  accounts: {
+    id: string;
+    app: string;
+    name: string;
+    /** Every field value, as one JSON object sealed with the SecretBox. */
+    fields_sealed: string;
+    /** JSON: the same object with secret fields replaced by "[REDACTED]", as the API shows it. */
+    fields_shown: string;
+    created_at: number;
+    updated_at: number;
+  };
   invocations: {
     id: string;
     source_id: string;

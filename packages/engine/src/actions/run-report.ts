@@ -2,7 +2,8 @@ import type { SerializedError } from '@tributary/contracts';
 import type { ComponentType, DedupedEvent, EmittedEvent, HttpResponse, InvocationResult, Json, SendRecord, ValidationIssue } from '@tributary/runtime';
 
 /**
- * The JSON that `tributary run --json` prints: exactly one object, documented in docs/cli.md.
+ * The JSON that `tributary run --json` prints, and `POST /v1/actions/run` answers in `data`:
+ * exactly one object, documented in docs/cli.md. Built here so the CLI and the server print the same.
  * Scripts and tests rely on these field names; add fields, never rename them.
  */
 export interface RunReport {

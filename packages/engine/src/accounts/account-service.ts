@@ -1,0 +1,163 @@
+import { AppError, type AccountT, type AppT } from '@tributary/contracts';
+import type { Accounts } from '@tributary/runtime';
+import type SqliteDatabase from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import type { AppCatalog } from '../apps/app-catalog.js';
+import { newId } from '../ids.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { REDACTED } from '../sources/configured-props.js';
+import type { Database } from '../store/schema.js';
+import { authProvisionIdOf } from './auth-provision.js';
+
+export interface AccountServiceOptions {
+  readonly db: Kysely<Database>;
+  /** The same SQLite file, for the synchronous credential lookup of each invocation. */
+  readonly raw: SqliteDatabase.Database;
+  readonly catalog: AppCatalog;
+  readonly box: SecretBox;
+  readonly now: () => number;
+}
+
+export type AccountRow = Database['accounts'];
+
+/** An app prop as the saved component describes it (configurable_props entry of type "app"). */
+export interface AppPropDescription {
+  readonly name: string;
+  readonly type: string;
+  readonly app?: string;
+}
+
+/**
+ * Connected accounts (docs/accounts.md): credentials for an app of the catalog, sealed with the
+ * master key at rest and never returned in clear. A source's app prop points at one with
+ * `{ authProvisionId }`; each invocation gets its credentials as `this.<prop>.$auth`.
+ */
+export class AccountService {
+  private readonly sealedById: SqliteDatabase.Statement<[string], { app: string; fields_sealed: string }>;
+
+  constructor(private readonly options: AccountServiceOptions) {
+    this.sealedById = options.raw.prepare('select app, fields_sealed from accounts where id = ?');
+  }
+
+  async create(input: { readonly app: string; readonly name?: string; readonly fields: Readonly<Record<string, string>> }): Promise<AccountRow> {
+    const app = await this.options.catalog.find(input.app);
+    if (!app) {
+      throw new AppError('VALIDATION_FAILED', `no app "${input.app}" in the catalog; GET /v1/apps lists them (docs/accounts.md)`, { field: 'app', app: input.app });
+    }
+    checkFields(app, input.fields);
+    const now = this.options.now();
+    const shown = Object.fromEntries(Object.entries(input.fields).map(([name, value]) => [name, app.fields.find((field) => field.name === name)?.secret === true ? REDACTED : value]));
+    const row: AccountRow = {
+      id: newId('apn'),
+      app: app.slug,
+      name: input.name ?? `${app.name} account`,
+      fields_sealed: this.options.box.encrypt(JSON.stringify(input.fields)),
+      fields_shown: JSON.stringify(shown),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.options.db.insertInto('accounts').values(row).execute();
+    return row;
+  }
+
+  async get(id: string): Promise<AccountRow> {
+    const row = await this.options.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw new AppError('NOT_FOUND', `no connected account "${id}"`, { account: id });
+    return row;
+  }
+
+  async list(query: { readonly app?: string; readonly limit: number; readonly after?: string; readonly before?: string }): Promise<{ rows: AccountRow[]; total: number }> {
+    const db = this.options.db;
+    let select = db.selectFrom('accounts').selectAll();
+    let count = db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n'));
+    if (query.app !== undefined) {
+      select = select.where('app', '=', query.app);
+      count = count.where('app', '=', query.app);
+    }
+    if (query.after) select = select.where('id', '>', query.after);
+    if (query.before) select = select.where('id', '<', query.before);
+    const rows = await select.orderBy('id', query.before ? 'desc' : 'asc').limit(query.limit).execute();
+    if (query.before) rows.reverse();
+    return { rows, total: Number((await count.executeTakeFirst())?.n ?? 0) };
+  }
+
+  /** Removes an account and says which deployed sources pointed at it (they fail until given another). */
+  async remove(id: string): Promise<{ id: string; usedBy: { id: string; name: string }[] }> {
+    await this.get(id);
+    const usedBy = await this.usedBy(id);
+    await this.options.db.deleteFrom('accounts').where('id', '=', id).execute();
+    return { id, usedBy };
+  }
+
+  async usedBy(id: string): Promise<{ id: string; name: string }[]> {
+    const sources = await this.options.db.selectFrom('sources').select(['id', 'name', 'configured_props']).orderBy('id').execute();
+    return sources
+      .filter((source) => Object.values(JSON.parse(source.configured_props) as Record<string, unknown>).some((value) => authProvisionIdOf(value) === id))
+      .map((source) => ({ id: source.id, name: source.name }));
+  }
+
+  /**
+   * Checks the app props of configured props before anything runs: each one set must be
+   * `{ authProvisionId }` naming an existing account of the prop's app (400 naming the prop).
+   */
+  async check(configured: Readonly<Record<string, unknown>>, props: readonly AppPropDescription[]): Promise<void> {
+    for (const prop of props) {
+      if (prop.type !== 'app' || configured[prop.name] === undefined || configured[prop.name] === null) continue;
+      const id = authProvisionIdOf(configured[prop.name]);
+      if (id === null) {
+        throw new AppError('PROP_INVALID', `app prop "${prop.name}" takes { "authProvisionId": "apn_…" }, a connected account of app "${prop.app ?? ''}"`, { prop: prop.name });
+      }
+      const account = await this.options.db.selectFrom('accounts').select(['id', 'app']).where('id', '=', id).executeTakeFirst();
+      if (!account) throw new AppError('PROP_INVALID', `app prop "${prop.name}": no connected account "${id}"`, { prop: prop.name, account: id });
+      if (prop.app !== undefined && account.app !== prop.app) {
+        throw new AppError('PROP_INVALID', `app prop "${prop.name}" needs an account of app "${prop.app}"; ${id} is an account of "${account.app}"`, {
+          prop: prop.name,
+          account: id,
+        });
+      }
+    }
+  }
+
+  /**
+   * The credentials behind the `{ authProvisionId }` values of configured props, keyed by prop
+   * name (the runtime's `accounts`). Synchronous so the executor can fill each invocation without
+   * an extra await; an account deleted since is left out, so the runtime reports the prop unset.
+   */
+  credentialsFor(configured: Readonly<Record<string, unknown>>): Accounts {
+    const accounts: Record<string, Record<string, unknown>> = {};
+    for (const [name, value] of Object.entries(configured)) {
+      const id = authProvisionIdOf(value);
+      if (id === null) continue;
+      const row = this.sealedById.get(id);
+      if (row) accounts[name] = JSON.parse(this.options.box.decrypt(row.fields_sealed)) as Record<string, unknown>;
+    }
+    return accounts;
+  }
+
+  toApi(row: AccountRow): AccountT {
+    return {
+      id: row.id,
+      app: row.app,
+      name: row.name,
+      fields: JSON.parse(row.fields_shown) as Record<string, string>,
+      created_at: Math.floor(row.created_at / 1000),
+      updated_at: Math.floor(row.updated_at / 1000),
+    };
+  }
+}
+
+/** The fields of an account must be exactly the catalog entry's: none unknown, none required missing. */
+function checkFields(app: AppT, fields: Readonly<Record<string, string>>): void {
+  const known = new Map(app.fields.map((field) => [field.name, field]));
+  for (const name of Object.keys(fields)) {
+    if (!known.has(name)) {
+      const allowed = app.fields.map((field) => field.name).join(', ') || 'none';
+      throw new AppError('VALIDATION_FAILED', `app "${app.slug}" has no field "${name}"; its fields are: ${allowed}`, { field: `fields.${name}` });
+    }
+  }
+  for (const field of app.fields) {
+    if (!field.optional && (fields[field.name] === undefined || fields[field.name] === '')) {
+      throw new AppError('VALIDATION_FAILED', `app "${app.slug}" needs field "${field.name}" (${field.label})`, { field: `fields.${field.name}` });
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } from '@tributary/contracts';
+import type { InvocationResult } from '@tributary/runtime';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentRow, ComponentService } from '../components/component-service.js';
+import type { SourceExecutor } from '../sources/source-executor.js';
+import { describedProps } from '../sources/source-service.js';
+import { buildRunReport, type RunReport } from './run-report.js';
+
+export interface ComponentCallsOptions {
+  readonly components: ComponentService;
+  readonly executor: SourceExecutor;
+  readonly accounts: AccountService;
+  /** Deadline of options() and additionalProps(). */
+  readonly configureTimeoutMs: number;
+  /** Default deadline of an action run (the local `run` uses the same, 30 s). */
+  readonly actionTimeoutMs: number;
+}
+
+/**
+ * Calls into a saved component that are not a deployed source's invocations: a prop's options
+ * (POST /v1/components/configure), the props after reloadProps (POST /v1/components/props) and an
+ * action run (POST /v1/actions/run). App props resolve to their accounts' credentials first.
+ */
+export class ComponentCalls {
+  constructor(private readonly options: ComponentCallsOptions) {}
+
+  async listOptions(input: {
+    readonly id: string;
+    readonly prop: string;
+    readonly configured: Readonly<Record<string, unknown>>;
+    readonly page?: number;
+    readonly prevContext?: Readonly<Record<string, unknown>>;
+    readonly query?: string;
+  }): Promise<ConfigureComponentResultT> {
+    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const handle = await this.options.executor.handle(component);
+    const page = await handle.options({
+      prop: input.prop,
+      configured: input.configured,
+      accounts,
+      page: input.page ?? 0,
+      ...(input.prevContext ? { prevContext: input.prevContext } : {}),
+      ...(input.query !== undefined ? { query: input.query } : {}),
+      timeoutMs: this.options.configureTimeoutMs,
+    });
+    return {
+      options: page.options ?? [],
+      string_options: page.stringOptions,
+      context: page.context,
+      errors: page.errors,
+      observations: page.observations.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),
+    };
+  }
+
+  /**
+   * The component's props once `additionalProps()` ran with these values. A value missing or
+   * invalid is reported in `errors` with the declared props, so a form can keep going.
+   */
+  async props(input: { readonly id: string; readonly configured: Readonly<Record<string, unknown>> }): Promise<ReloadPropsResultT> {
+    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const handle = await this.options.executor.handle(component);
+    try {
+      const info = await handle.configure(input.configured, accounts, this.options.configureTimeoutMs);
+      return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
+    } catch (error) {
+      if (!(error instanceof AppError) || !['PROP_REQUIRED', 'PROP_INVALID'].includes(error.code)) throw error;
+      return { dynamic_props: { configurable_props: describedProps(component) as unknown as Record<string, unknown>[] }, errors: [error.message], observations: [] };
+    }
+  }
+
+  /** Runs an action once with these props; the answer is what the local `tributary run --json` prints. */
+  async runAction(input: { readonly id: string; readonly configured: Readonly<Record<string, unknown>>; readonly timeoutMs?: number }): Promise<RunReport> {
+    const { component, accounts } = await this.prepare(input.id, input.configured);
+    if (component.component_type !== 'action') {
+      throw new AppError('WRONG_COMPONENT_TYPE', `"${component.name ?? component.id}" is a source; deploy it (POST /v1/sources) or run it locally with tributary run`);
+    }
+    const handle = await this.options.executor.handle(component);
+    // Configuring first turns a missing or invalid prop into a 400, as a deploy does.
+    await handle.configure(input.configured, accounts, this.options.configureTimeoutMs);
+    const result: InvocationResult = await handle.invoke({
+      kind: 'run',
+      configured: input.configured,
+      accounts,
+      state: { db: {}, dedupe: null },
+      timeoutMs: input.timeoutMs ?? this.options.actionTimeoutMs,
+    });
+    return buildRunReport({ type: 'action', results: [result], warnings: handle.loaded.issues });
+  }
+
+  private async prepare(id: string, configured: Readonly<Record<string, unknown>>): Promise<{ component: ComponentRow; accounts: ReturnType<AccountService['credentialsFor']> }> {
+    const component = await this.options.components.get(id);
+    await this.options.accounts.check(configured, describedProps(component));
+    return { component, accounts: this.options.accounts.credentialsFor(configured) };
+  }
+}
