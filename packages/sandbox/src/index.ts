@@ -7,12 +7,12 @@
 export { Sandbox } from './host/sandbox.js';
 export type { PreparedComponent, SandboxOptions } from './host/sandbox.js';
 export { ComponentHandle } from './host/component-handle.js';
-export type { InvokeCallbacks, InvokeRequest, LoadedComponent, OptionsRequest } from './host/component-handle.js';
+export type { BatchRequest, InvokeCallbacks, InvokeRequest, LoadedComponent, OptionsRequest } from './host/component-handle.js';
 export { detectIsolation } from './host/isolation.js';
 export type { IsolationLayer, IsolationOptions, IsolationReport } from './host/isolation.js';
 export { planDependencies } from './packages/dependency-plan.js';
 export type { Dependency } from './packages/dependency-plan.js';
 export { PackageInstaller } from './packages/package-installer.js';
 export type { InstallProgress, InstalledPackages, PackageLock } from './packages/package-installer.js';
-export { PROTOCOL_VERSION } from './protocol/messages.js';
+export { MAX_BATCH_ITEMS, PROTOCOL_VERSION } from './protocol/messages.js';
 export type { ComponentInfo, PropsInfo } from './protocol/messages.js';

@@ -1,9 +1,10 @@
 import type { HttpResponse } from '@tributary/runtime';
+import { MAX_BATCH_ITEMS, type ComponentHandle } from '@tributary/sandbox';
 import type { Kysely, Selectable } from 'kysely';
 import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
-import type { SourceExecutor } from '../sources/source-executor.js';
+import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { Database } from '../store/schema.js';
 import type { SqliteWrites } from '../store/sqlite-writes.js';
 
@@ -20,6 +21,8 @@ export interface RunnerOptions {
   readonly now: () => number;
   readonly log: (message: string) => void;
   readonly writes: SqliteWrites;
+  /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
+  readonly batchSize?: number;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -29,6 +32,11 @@ const MAX_ATTEMPTS = 3;
  * is when the ingress may answer 2xx. Rows leave the table in the same transaction that commits
  * their results, and a row stays queued while it runs (claims are kept in memory), so a crash at
  * any point leaves the invocation queued: delivery is at least once, never zero.
+ *
+ * A source's backlog runs in batches: its oldest queued rows (up to `batchSize`) go to the worker
+ * in one request, run in order, and commit in one transaction. Per-source order and every
+ * invocation's own emits, logs, error and deadline stay as they were one by one, while the fixed
+ * cost of a worker round trip and a commit is paid once per batch (docs/decisions/0003-server.md).
  */
 export class InvocationRunner {
   private running = new Set<string>();
@@ -38,6 +46,8 @@ export class InvocationRunner {
   private readonly waiters = new Map<string, (response: HttpResponse | null) => void>();
   /** Platform failures per invocation (kept in memory: a restart starts the count again). */
   private readonly attempts = new Map<string, number>();
+  /** Sources whose next N invocations run one by one: the rest of a batch that failed part way. */
+  private readonly solo = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = true;
@@ -103,20 +113,22 @@ export class InvocationRunner {
     if (free <= 0) return;
     // Each source with work gets a turn in order, its oldest row first: one source's backlog cannot
     // hide another's work, and rows of one source stay first in, first out.
-    const picked: InvocationRow[] = [];
+    const picked: InvocationRow[][] = [];
     for (const sourceId of [...this.pending]) {
       if (picked.length >= free) break;
       if (this.running.has(sourceId)) continue;
       this.pending.delete(sourceId);
-      const row = this.options.writes.nextOfSource(sourceId);
-      if (row) picked.push(row);
+      const limit = (this.solo.get(sourceId) ?? 0) > 0 ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
+      const rows = this.options.writes.oldestOfSource(sourceId, limit);
+      if (rows.length > 0) picked.push(rows);
     }
-    for (const row of picked) {
-      this.running.add(row.source_id);
-      const work = this.execute(row).finally(() => {
-        this.running.delete(row.source_id);
+    for (const rows of picked) {
+      const sourceId = rows[0]?.source_id ?? '';
+      this.running.add(sourceId);
+      const work = this.execute(sourceId, rows).finally(() => {
+        this.running.delete(sourceId);
         // Back of the line: it may have more queued (checked on its next turn).
-        this.pending.add(row.source_id);
+        this.pending.add(sourceId);
         this.inFlight.delete(work);
         this.wake();
       });
@@ -124,43 +136,81 @@ export class InvocationRunner {
     }
   }
 
-  private async execute(row: InvocationRow): Promise<void> {
+  private async execute(sourceId: string, queued: readonly InvocationRow[]): Promise<void> {
     const { executor, components, locks, writes } = this.options;
+    let rows = queued;
     try {
-      await locks.run(row.source_id, async () => {
-        const source = writes.getSource(row.source_id);
+      await locks.run(sourceId, async () => {
+        const source = writes.getSource(sourceId);
         if (!source) {
-          writes.deleteInvocation(row.id);
+          for (const row of rows) writes.deleteInvocation(row.id);
           return;
         }
+        // A customResponse caller waits for its own invocation's http.respond(): those run one by one.
+        if (source.custom_response === 1) rows = rows.slice(0, 1);
         const component = await components.get(source.component_id);
         const handle = await executor.handle(component);
-        const result = await executor.invoke({
-          handle,
-          source,
-          kind: 'run',
-          state: writes.readState(source.id),
-          event: JSON.parse(row.event) as unknown,
-          onRespond: (response) => this.respond(row.id, response),
+        const first = rows[0];
+        if (rows.length === 1 && first) {
+          await this.runOne(source, handle, first);
+          return;
+        }
+        const results = await executor.invokeBatch({ handle, source, events: rows.map((row) => JSON.parse(row.event) as unknown), state: writes.readState(source.id) });
+        const done = rows.slice(0, results.length);
+        const last = results.at(-1);
+        if (!last) throw new Error('the worker returned no result for a batch');
+        const built = executor.buildCommit({ sourceId, invocationId: null, invocationIds: done.map((row) => row.id), results, state: last.state });
+        // The rows that ran leave in the transaction that stores their results; the rest stay queued.
+        const logIds = writes.commit(built.commit, () => {
+          for (const row of done) writes.deleteInvocation(row.id);
         });
-        const built = executor.buildCommit({ sourceId: source.id, invocationId: row.id, results: [result], state: result.state });
-        // The queue row leaves in the same transaction that stores the results: at least once, never lost.
-        const logIds = writes.commit(built.commit, () => writes.deleteInvocation(row.id));
-        executor.publish(source.id, executor.committed(built, logIds));
-        this.respond(row.id, result.response);
+        executor.publish(sourceId, executor.committed(built, logIds));
+        for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
+        // The worker failed part way: the invocations it did not reach run one by one next, so a
+        // failure that builds up over a batch cannot take a neighbour down with it.
+        if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
       });
     } catch (error) {
-      // A platform failure (not the component's): retry a few times, then drop it with a log line.
       const message = error instanceof Error ? error.message : String(error);
-      this.options.log(`invocation ${row.id} of ${row.source_id} failed in the platform: ${message}`);
-      const attempts = (this.attempts.get(row.id) ?? 0) + 1;
-      this.attempts.set(row.id, attempts);
-      if (attempts >= MAX_ATTEMPTS) {
-        writes.deleteInvocation(row.id);
-        this.attempts.delete(row.id);
+      if (rows.length > 1) {
+        // A platform failure of a batch: nothing of it committed; its invocations are retried one by one.
+        this.options.log(`a batch of ${rows.length} invocations of ${sourceId} failed in the platform (retrying them one by one): ${message}`);
+        this.solo.set(sourceId, rows.length);
+        return;
       }
-      this.respond(row.id, null);
+      // A platform failure (not the component's): retry a few times, then drop it with a log line.
+      for (const row of rows) {
+        this.options.log(`invocation ${row.id} of ${row.source_id} failed in the platform: ${message}`);
+        const attempts = (this.attempts.get(row.id) ?? 0) + 1;
+        this.attempts.set(row.id, attempts);
+        if (attempts >= MAX_ATTEMPTS) {
+          writes.deleteInvocation(row.id);
+          this.attempts.delete(row.id);
+        }
+        this.respond(row.id, null);
+      }
     }
+  }
+
+  /** One invocation on its own: a customResponse source, a batch of one, or a retry after a failed batch. */
+  private async runOne(source: SourceRow, handle: ComponentHandle, row: InvocationRow): Promise<void> {
+    const { executor, writes } = this.options;
+    const soloLeft = this.solo.get(source.id) ?? 0;
+    if (soloLeft > 1) this.solo.set(source.id, soloLeft - 1);
+    else this.solo.delete(source.id);
+    const result = await executor.invoke({
+      handle,
+      source,
+      kind: 'run',
+      state: writes.readState(source.id),
+      event: JSON.parse(row.event) as unknown,
+      onRespond: (response) => this.respond(row.id, response),
+    });
+    const built = executor.buildCommit({ sourceId: source.id, invocationId: row.id, results: [result], state: result.state });
+    // The queue row leaves in the same transaction that stores the results: at least once, never lost.
+    const logIds = writes.commit(built.commit, () => writes.deleteInvocation(row.id));
+    executor.publish(source.id, executor.committed(built, logIds));
+    this.respond(row.id, result.response);
   }
 
   private respond(invocationId: string, response: HttpResponse | null): void {

@@ -86,12 +86,43 @@ export class SourceExecutor {
     );
   }
 
+  /**
+   * Runs several queued `run`s of one source in one request to its worker, in order, each from the
+   * state the previous one left (ComponentHandle.invokeBatch): fewer results than events when the
+   * worker failed part way, and the rest did not run.
+   */
+  invokeBatch(input: {
+    readonly handle: ComponentHandle;
+    readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
+    readonly events: readonly unknown[];
+    readonly state: InvocationState;
+  }): Promise<InvocationResult[]> {
+    const configured = openProps(JSON.parse(input.source.configured_props) as Record<string, unknown>, this.options.box);
+    const endpointUrl = this.endpointUrl(input.source.endpoint_id);
+    // Accounts as `invoke` fills them: a batch runs the same `run` as one invocation would.
+    return input.handle.invokeBatch({
+      configured,
+      accounts: this.options.accounts?.credentialsFor(configured) ?? {},
+      events: input.events,
+      state: input.state,
+      ...(endpointUrl ? { endpointUrl } : {}),
+      timeoutMs: this.options.sourceTimeoutMs,
+    });
+  }
+
   /** Turns invocation results into one commit (events with their ids, log lines with markers). */
-  buildCommit(input: { readonly sourceId: string; readonly invocationId: string | null; readonly results: readonly InvocationResult[]; readonly state: InvocationState }): BuiltCommit {
+  buildCommit(input: {
+    readonly sourceId: string;
+    readonly invocationId: string | null;
+    /** One id per result, when the results are several invocations (a batch). */
+    readonly invocationIds?: readonly string[];
+    readonly results: readonly InvocationResult[];
+    readonly state: InvocationState;
+  }): BuiltCommit {
     const now = this.options.now();
     const events: EventRecord[] = [];
     const logs: Omit<LogRecord, 'id'>[] = [];
-    for (const result of input.results) {
+    for (const [index, result] of input.results.entries()) {
       for (const emit of result.emits) {
         const { id, ms } = this.ids.next(now);
         const metadata = {
@@ -104,7 +135,7 @@ export class SourceExecutor {
         };
         events.push({ id, indexed_at_ms: ms, event: emit.event, metadata });
       }
-      const invocationId = input.invocationId ?? result.invocationId;
+      const invocationId = input.invocationIds?.[index] ?? input.invocationId ?? result.invocationId;
       for (const entry of markers(result).slice(-LOG_SIZE)) logs.push({ ts: entry.ts, level: entry.level, message: entry.message, invocation_id: invocationId });
     }
     return {

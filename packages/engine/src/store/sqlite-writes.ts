@@ -64,7 +64,7 @@ export class SqliteWrites {
         "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL)",
       ),
       sourcesWithWork: prepare("SELECT source_id FROM invocations WHERE status = 'queued' GROUP BY source_id ORDER BY min(rowid)"),
-      nextOfSource: prepare("SELECT * FROM invocations WHERE status = 'queued' AND source_id = ? ORDER BY created_at, rowid LIMIT 1"),
+      oldestOfSource: prepare("SELECT * FROM invocations WHERE status = 'queued' AND source_id = ? ORDER BY created_at, rowid LIMIT ?"),
       deleteInvocation: prepare('DELETE FROM invocations WHERE id = ?'),
       insertEvent: prepare('INSERT INTO events (source_id, id, indexed_at_ms, event, metadata) VALUES (?, ?, ?, ?, ?)'),
       trimEvents: prepare('DELETE FROM events WHERE source_id = ? AND seq <= (SELECT seq FROM events WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
@@ -107,9 +107,9 @@ export class SqliteWrites {
     return (this.statements.sourcesWithWork.all() as { source_id: string }[]).map((row) => row.source_id);
   }
 
-  /** The oldest queued invocation of one source (an index lookup, whatever the backlog). */
-  nextOfSource(sourceId: string): InvocationRow | undefined {
-    return this.statements.nextOfSource.get(sourceId) as InvocationRow | undefined;
+  /** Up to `limit` oldest queued invocations of one source, oldest first (an index range, whatever the backlog). */
+  oldestOfSource(sourceId: string, limit: number): InvocationRow[] {
+    return this.statements.oldestOfSource.all(sourceId, limit) as InvocationRow[];
   }
 
   deleteInvocation(id: string): void {

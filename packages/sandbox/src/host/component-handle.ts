@@ -14,8 +14,8 @@ import {
   type OptionsPage,
   type ValidationIssue,
 } from '@tributary/runtime';
-import type { ComponentInfo, InvocationResultMessage, PropsInfo, ResponseMessage, WorkerMessage } from '../protocol/messages.js';
-import { rebuildError, WorkerGone, type HostRequest, type RequestHandlers, type WorkerProcess } from './worker-process.js';
+import { MAX_BATCH_ITEMS, type ComponentInfo, type InvocationResultMessage, type PropsInfo, type ResponseMessage } from '../protocol/messages.js';
+import { rebuildError, WorkerGone, type HostRequest, type RequestHandlers, type StreamMessage, type WorkerProcess } from './worker-process.js';
 
 export interface InvokeRequest {
   readonly kind: InvocationKind;
@@ -25,6 +25,18 @@ export interface InvokeRequest {
   readonly steps?: Readonly<Record<string, unknown>>;
   readonly state: InvocationState;
   readonly endpointUrl?: string;
+  readonly timeoutMs: number;
+}
+
+/** Several `run`s of one source, in order, in one request to its worker. */
+export interface BatchRequest {
+  readonly configured: Readonly<Record<string, unknown>>;
+  readonly accounts: Accounts;
+  readonly events: readonly unknown[];
+  /** The state the first item starts from; each later item starts from the one before it. */
+  readonly state: InvocationState;
+  readonly endpointUrl?: string;
+  /** Deadline of each item. */
   readonly timeoutMs: number;
 }
 
@@ -110,27 +122,7 @@ export class ComponentHandle {
    */
   invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
     return this.serial(async () => {
-      const streamed = { logs: [] as LogEntry[], emits: [] as EmittedEvent[], db: { ...request.state.db } as Record<string, Json>, response: null as HttpResponse | null };
-      const started = Date.now();
-      const onStream = (message: Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_set' | 'respond' }>): void => {
-        switch (message.type) {
-          case 'log':
-            streamed.logs.push(message.entry);
-            callbacks.onLog?.(message.entry);
-            return;
-          case 'emit':
-            streamed.emits.push(message.emit as EmittedEvent);
-            return;
-          case 'db_set':
-            if (message.deleted) delete streamed.db[message.key];
-            else streamed.db[message.key] = message.value as Json;
-            return;
-          case 'respond':
-            streamed.response = fromResponse(message.response);
-            callbacks.onRespond?.(streamed.response);
-            return;
-        }
-      };
+      const streamed = new Streamed(request.state, callbacks);
       try {
         const reply = await this.call(
           {
@@ -146,33 +138,80 @@ export class ComponentHandle {
             maxPayloadBytes: MAX_INVOCATION_PAYLOAD_BYTES,
           },
           request.timeoutMs,
-          onStream,
+          (message) => {
+            if (message.type !== 'item_result') streamed.take(message);
+          },
         );
         if (reply.type === 'result') return fromResultMessage(reply.result);
-        if (reply.type === 'failed') return this.rebuild(request, streamed, rebuildError(reply.error).toJSON(), started);
+        if (reply.type === 'failed') return this.rebuild(request.kind, streamed, rebuildError(reply.error).toJSON());
         throw unexpected(reply);
       } catch (error) {
         if (!(error instanceof WorkerGone)) throw error;
-        return this.rebuild(request, streamed, { ...error.toJSON() }, started);
+        return this.rebuild(request.kind, streamed, { ...error.toJSON() });
       }
     });
   }
 
-  private rebuild(
-    request: InvokeRequest,
-    streamed: { logs: LogEntry[]; emits: EmittedEvent[]; db: Record<string, Json>; response: HttpResponse | null },
-    error: SerializedError,
-    started: number,
-  ): InvocationResult {
+  /**
+   * Runs several `run`s of one source in one request: each item starts from the state the one
+   * before it left and has its own emits, logs, error and deadline. Resolves with the results of the
+   * items that ran, in order. When the worker fails or dies, the item it was running gets that
+   * failure (rebuilt from what it streamed, as `invoke` does) and the items after it did not run:
+   * the result list is then shorter than `events`.
+   */
+  invokeBatch(request: BatchRequest, callbacks: { readonly onLog?: (item: number, entry: LogEntry) => void } = {}): Promise<InvocationResult[]> {
+    if (request.events.length === 0 || request.events.length > MAX_BATCH_ITEMS) {
+      return Promise.reject(new AppError('INTERNAL', `a batch holds 1 to ${MAX_BATCH_ITEMS} invocations, not ${request.events.length}`));
+    }
+    return this.serial(async () => {
+      const results: InvocationResult[] = [];
+      const itemCallbacks = (item: number): InvokeCallbacks => (callbacks.onLog ? { onLog: (entry) => callbacks.onLog?.(item, entry) } : {});
+      let streamed = new Streamed(request.state, itemCallbacks(0));
+      const onStream = (message: StreamMessage): void => {
+        if (message.item !== results.length) return;
+        if (message.type !== 'item_result') {
+          streamed.take(message);
+          return;
+        }
+        const result = fromResultMessage(message.result);
+        results.push(result);
+        streamed = new Streamed(result.state, itemCallbacks(results.length));
+      };
+      try {
+        const reply = await this.call(
+          {
+            type: 'invoke_batch',
+            configured: { ...request.configured },
+            accounts: copyAccounts(request.accounts),
+            events: [...request.events],
+            state: { db: request.state.db, dedupe: request.state.dedupe },
+            ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
+            timeoutMs: request.timeoutMs,
+            maxPayloadBytes: MAX_INVOCATION_PAYLOAD_BYTES,
+          },
+          request.timeoutMs,
+          onStream,
+        );
+        if (reply.type === 'batch_done') return results;
+        if (reply.type === 'failed') return [...results, this.rebuild('run', streamed, rebuildError(reply.error).toJSON())];
+        throw unexpected(reply);
+      } catch (error) {
+        if (!(error instanceof WorkerGone)) throw error;
+        return results.length < request.events.length ? [...results, this.rebuild('run', streamed, { ...error.toJSON() })] : results;
+      }
+    });
+  }
+
+  private rebuild(kind: InvocationKind, streamed: Streamed, error: SerializedError): InvocationResult {
     const info = this.info;
-    const deduped = applyDedupe({ strategy: info.dedupe ?? undefined, state: request.state.dedupe, emits: streamed.emits });
+    const deduped = applyDedupe({ strategy: info.dedupe ?? undefined, state: streamed.state.dedupe, emits: streamed.emits });
     const logs = [...streamed.logs, { level: 'error' as const, message: error.stack ?? error.message, ts: Date.now() }];
     for (const line of deduped.errors) logs.push({ level: 'error', message: line, ts: Date.now() });
     return {
       ok: false,
-      invocationId: `inv_${started.toString(36)}`,
+      invocationId: `inv_${streamed.started.toString(36)}`,
       type: info.type,
-      kind: request.kind,
+      kind,
       returnValue: undefined,
       exports: {},
       summary: null,
@@ -184,7 +223,7 @@ export class ComponentHandle {
       sends: [],
       error: { code: error.code, message: error.message, ...(error.rule ? { rule: error.rule } : {}) } as SerializedError,
       state: { db: streamed.db, dedupe: deduped.state },
-      durationMs: Date.now() - started,
+      durationMs: Date.now() - streamed.started,
     };
   }
 
@@ -208,6 +247,46 @@ export class ComponentHandle {
     const next = this.queue.then(work, work);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+}
+
+/**
+ * What one invocation streamed before its result: kept so that, if its worker has to be stopped or
+ * dies, the result is rebuilt from it and emits and writes made before the failure are kept
+ * (contract §3.7, §4.3).
+ */
+class Streamed {
+  readonly logs: LogEntry[] = [];
+  readonly emits: EmittedEvent[] = [];
+  readonly db: Record<string, Json>;
+  readonly started = Date.now();
+  response: HttpResponse | null = null;
+
+  constructor(
+    readonly state: InvocationState,
+    private readonly callbacks: InvokeCallbacks,
+  ) {
+    this.db = { ...state.db };
+  }
+
+  take(message: Exclude<StreamMessage, { type: 'item_result' }>): void {
+    switch (message.type) {
+      case 'log':
+        this.logs.push(message.entry);
+        this.callbacks.onLog?.(message.entry);
+        return;
+      case 'emit':
+        this.emits.push(message.emit as EmittedEvent);
+        return;
+      case 'db_set':
+        if (message.deleted) delete this.db[message.key];
+        else this.db[message.key] = message.value as Json;
+        return;
+      case 'respond':
+        this.response = fromResponse(message.response);
+        this.callbacks.onRespond?.(this.response);
+        return;
+    }
   }
 }
 

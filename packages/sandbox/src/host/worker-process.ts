@@ -9,8 +9,11 @@ export type KillReason = 'timeout' | 'memory' | 'payload' | 'evicted' | 'shutdow
 
 /** Streamed messages of one request, delivered as they arrive. */
 export interface RequestHandlers {
-  readonly onStream?: (message: Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_set' | 'respond' }>) => void;
+  readonly onStream?: (message: StreamMessage) => void;
 }
+
+/** Messages that arrive while a request runs, before its final message. */
+export type StreamMessage = Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_set' | 'respond' | 'item_result' }>;
 
 /** A host message before the process adds its version and request id. */
 export type HostRequest = HostMessage extends infer M ? (M extends unknown ? Omit<M, 'v' | 'id'> : never) : never;
@@ -18,13 +21,14 @@ export type HostRequest = HostMessage extends infer M ? (M extends unknown ? Omi
 /** How a request ended when the worker could not answer it (killed, crashed). */
 export class WorkerGone extends AppError {}
 
-type Final = Extract<WorkerMessage, { type: 'loaded' | 'props_result' | 'result' | 'options_result' | 'failed' }>;
+type Final = Extract<WorkerMessage, { type: 'loaded' | 'props_result' | 'result' | 'batch_done' | 'options_result' | 'failed' }>;
 
 interface Pending {
   readonly resolve: (message: Final) => void;
   readonly reject: (error: WorkerGone) => void;
   readonly handlers: RequestHandlers;
-  readonly timer: NodeJS.Timeout;
+  readonly deadlineMs: number;
+  timer: NodeJS.Timeout;
   streamedBytes: number;
 }
 
@@ -99,7 +103,8 @@ export class WorkerProcess {
   /**
    * Sends one request and resolves with its final message. Requests go to the worker one at a time
    * (several handles may share a worker), and a request's deadline starts when it is sent, not
-   * while it waits. Rejects with WorkerGone when the worker dies first; at `deadlineMs` the worker
+   * while it waits (for a batch, each item gets the whole deadline: it restarts at every
+   * `item_result`, as does the streamed-bytes budget). Rejects with WorkerGone when the worker dies first; at `deadlineMs` the worker
    * is killed and the request ends as TIMEOUT.
    */
   request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
@@ -109,7 +114,7 @@ export class WorkerProcess {
       const id = `r${(this.sequence += 1)}`;
       return new Promise<Final>((resolve, reject) => {
         const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
-        this.pending.set(id, { resolve, reject, handlers: options.handlers ?? {}, timer, streamedBytes: 0 });
+        this.pending.set(id, { resolve, reject, handlers: options.handlers ?? {}, deadlineMs: options.deadlineMs, timer, streamedBytes: 0 });
         this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
       });
     };
@@ -167,9 +172,17 @@ export class WorkerProcess {
         }
         pending.handlers.onStream?.(message);
         return;
+      case 'item_result':
+        clearTimeout(pending.timer);
+        pending.timer = setTimeout(() => this.kill('timeout'), pending.deadlineMs);
+        pending.streamedBytes = 0;
+        this.lastUsedAt = Date.now();
+        pending.handlers.onStream?.(message);
+        return;
       case 'loaded':
       case 'props_result':
       case 'result':
+      case 'batch_done':
       case 'options_result':
       case 'failed':
         clearTimeout(pending.timer);

@@ -6,11 +6,17 @@
  */
 import { z } from 'zod';
 
-export const PROTOCOL_VERSION = 1;
+// 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
+export const PROTOCOL_VERSION = 2;
+
+/** Most invocations one `invoke_batch` may carry. */
+export const MAX_BATCH_ITEMS = 64;
 
 const v = z.literal(PROTOCOL_VERSION);
 const id = z.string().min(1).max(64);
 const record = z.record(z.string(), z.unknown());
+/** Which item of an `invoke_batch` a streamed message belongs to (absent for other requests). */
+const item = z.number().int().min(0).optional();
 
 export const SerializedErrorMessage = z.object({
   code: z.string(),
@@ -117,6 +123,19 @@ export const HostMessage = z.discriminatedUnion('type', [
     timeoutMs: z.number().int().positive(),
     maxPayloadBytes: z.number().int().positive(),
   }),
+  // Several `run`s of one source, in order: each starts from the state the previous one left, and
+  // each has its own emits, logs, error and deadline (`timeoutMs` per item).
+  z.object({
+    v,
+    type: z.literal('invoke_batch'),
+    id,
+    ...configured,
+    events: z.array(z.unknown()).min(1).max(MAX_BATCH_ITEMS),
+    state: z.object({ db: record, dedupe: z.unknown().nullable() }),
+    endpointUrl: z.string().optional(),
+    timeoutMs: z.number().int().positive(),
+    maxPayloadBytes: z.number().int().positive(),
+  }),
   z.object({
     v,
     type: z.literal('options'),
@@ -135,10 +154,13 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   z.object({ v, type: z.literal('ready'), pid: z.number() }),
   z.object({ v, type: z.literal('loaded'), id, info: ComponentInfo.nullable(), issues: z.array(Issue) }),
   z.object({ v, type: z.literal('props_result'), id, info: PropsInfo }),
-  z.object({ v, type: z.literal('log'), id, entry: LogEntryMessage }),
-  z.object({ v, type: z.literal('emit'), id, emit: EmitMessage }),
-  z.object({ v, type: z.literal('db_set'), id, key: z.string(), value: z.unknown().optional(), deleted: z.boolean() }),
-  z.object({ v, type: z.literal('respond'), id, response: ResponseMessage }),
+  z.object({ v, type: z.literal('log'), id, item, entry: LogEntryMessage }),
+  z.object({ v, type: z.literal('emit'), id, item, emit: EmitMessage }),
+  z.object({ v, type: z.literal('db_set'), id, item, key: z.string(), value: z.unknown().optional(), deleted: z.boolean() }),
+  z.object({ v, type: z.literal('respond'), id, item, response: ResponseMessage }),
+  // One item of an `invoke_batch` finished; the request ends with `batch_done` (or `failed`).
+  z.object({ v, type: z.literal('item_result'), id, item: z.number().int().min(0), result: InvocationResultMessage }),
+  z.object({ v, type: z.literal('batch_done'), id, count: z.number().int().min(0) }),
   z.object({ v, type: z.literal('result'), id, result: InvocationResultMessage }),
   z.object({
     v,

@@ -14,6 +14,7 @@ import {
   validateComponent,
   type Component,
   type HttpResponse,
+  type InvocationKind,
   type InvocationResult,
 } from '@tributary/runtime/worker';
 import { PROTOCOL_VERSION, parseHostMessage, type HostMessage, type ResponseMessage, type WorkerMessage } from '../protocol/messages.js';
@@ -99,24 +100,45 @@ async function handle(message: HostMessage): Promise<void> {
       const loaded = requireComponent();
       const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
       const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
-      const id = message.id;
-      const result = await invokeComponent({
-        component: loaded,
+      const result = await runOne({
+        loaded,
         props,
+        id: message.id,
+        item: undefined,
         kind: message.kind,
         event: message.event,
         ...(message.steps ? { steps: message.steps } : {}),
-        state: { db: message.state.db as never, dedupe: message.state.dedupe as never },
+        state: message.state,
         ...(message.endpointUrl ? { endpointUrl: message.endpointUrl } : {}),
         timeoutMs: message.timeoutMs,
         maxPayloadBytes: message.maxPayloadBytes,
-        onLog: (entry) => send({ v: PROTOCOL_VERSION, type: 'log', id, entry }),
-        onEmit: (emit) => send({ v: PROTOCOL_VERSION, type: 'emit', id, emit }),
-        onDbSet: (key, value) =>
-          send({ v: PROTOCOL_VERSION, type: 'db_set', id, key, ...(value === undefined ? { deleted: true } : { value, deleted: false }) }),
-        onRespond: (response) => send({ v: PROTOCOL_VERSION, type: 'respond', id, response: toResponse(response) }),
       });
-      send({ v: PROTOCOL_VERSION, type: 'result', id, result: toResultMessage(result) });
+      send({ v: PROTOCOL_VERSION, type: 'result', id: message.id, result: toResultMessage(result) });
+      return;
+    }
+    case 'invoke_batch': {
+      // Props resolve once: every item of a batch belongs to the same source and configuration.
+      const loaded = requireComponent();
+      const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
+      const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
+      let state = message.state;
+      for (const [item, event] of message.events.entries()) {
+        const result = await runOne({
+          loaded,
+          props,
+          id: message.id,
+          item,
+          kind: 'run',
+          event,
+          state,
+          ...(message.endpointUrl ? { endpointUrl: message.endpointUrl } : {}),
+          timeoutMs: message.timeoutMs,
+          maxPayloadBytes: message.maxPayloadBytes,
+        });
+        state = { db: result.state.db, dedupe: result.state.dedupe };
+        send({ v: PROTOCOL_VERSION, type: 'item_result', id: message.id, item, result: toResultMessage(result) });
+      }
+      send({ v: PROTOCOL_VERSION, type: 'batch_done', id: message.id, count: message.events.length });
       return;
     }
     case 'options': {
@@ -134,6 +156,40 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
   }
+}
+
+/** One invocation, streaming its logs, emits, db writes and response (tagged with its batch item). */
+function runOne(input: {
+  readonly loaded: Component;
+  readonly props: ReturnType<typeof resolveProps>;
+  readonly id: string;
+  readonly item: number | undefined;
+  readonly kind: InvocationKind;
+  readonly event: unknown;
+  readonly steps?: Record<string, unknown>;
+  readonly state: { readonly db: Record<string, unknown>; readonly dedupe: unknown };
+  readonly endpointUrl?: string;
+  readonly timeoutMs: number;
+  readonly maxPayloadBytes: number;
+}): Promise<InvocationResult> {
+  const { id } = input;
+  const tag = input.item === undefined ? {} : { item: input.item };
+  return invokeComponent({
+    component: input.loaded,
+    props: input.props,
+    kind: input.kind,
+    event: input.event,
+    ...(input.steps ? { steps: input.steps } : {}),
+    state: { db: input.state.db as never, dedupe: input.state.dedupe as never },
+    ...(input.endpointUrl ? { endpointUrl: input.endpointUrl } : {}),
+    timeoutMs: input.timeoutMs,
+    maxPayloadBytes: input.maxPayloadBytes,
+    onLog: (entry) => send({ v: PROTOCOL_VERSION, type: 'log', id, ...tag, entry }),
+    onEmit: (emit) => send({ v: PROTOCOL_VERSION, type: 'emit', id, ...tag, emit }),
+    onDbSet: (key, value) =>
+      send({ v: PROTOCOL_VERSION, type: 'db_set', id, ...tag, key, ...(value === undefined ? { deleted: true } : { value, deleted: false }) }),
+    onRespond: (response) => send({ v: PROTOCOL_VERSION, type: 'respond', id, ...tag, response: toResponse(response) }),
+  });
 }
 
 // One request at a time, in arrival order: the host never sends a second before the first answers,
