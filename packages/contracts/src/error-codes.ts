@@ -199,6 +199,11 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'A request body has a content type the route does not take (JSON for the API; no file uploads to endpoints).',
   },
+  RATE_LIMITED: {
+    status: 429,
+    category: 'user',
+    description: 'An HTTP endpoint got more requests than its rate limit allows (10/s, bursts of 50); retry after the Retry-After seconds.',
+  },
   SERVER_UNREACHABLE: {
     status: 502,
     category: 'user',
