@@ -2,11 +2,16 @@ import type { Engine } from '@tributary/engine';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { registerIngress } from './ingress/ingress.routes.js';
+import { accountRoutes } from './routes/accounts.routes.js';
+import { apiKeyRoutes } from './routes/api-keys.routes.js';
+import { appRoutes } from './routes/apps.routes.js';
+import { callRoutes } from './routes/calls.routes.js';
 import { componentRoutes } from './routes/components.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
 import { sourceRoutes } from './routes/sources.routes.js';
 import { registerSse } from './sse/sse.routes.js';
+import { registerWebApp } from './web/web-app.js';
 import { z } from 'zod';
 
 export interface ServerOptions {
@@ -17,9 +22,11 @@ export interface ServerOptions {
   readonly apiBodyLimitBytes?: number;
   readonly responseDeadlineMs?: number;
   readonly sseKeepaliveMs?: number;
+  /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
+  readonly webDir?: string;
 }
 
-/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress and `/healthz`. */
+/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress, `/healthz` and the web app. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
@@ -32,7 +39,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   installErrorHandler(app, options.log);
   app.get('/healthz', () => ({ status: 'ok' }));
-  const routes = [...componentRoutes(engine), ...sourceRoutes(engine)];
+  // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
+  const routes = [...componentRoutes(engine), ...callRoutes(engine), ...sourceRoutes(engine), ...appRoutes(engine), ...accountRoutes(engine), ...apiKeyRoutes(engine)];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(
     route({
@@ -47,5 +55,6 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   registerRoutes(app, engine, routes);
   registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
   await registerIngress(app, engine, options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {});
+  if (options.webDir !== undefined) await registerWebApp(app, options.webDir);
   return app;
 }

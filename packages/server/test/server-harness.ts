@@ -87,6 +87,10 @@ export interface HarnessOptions {
   readonly startEngine?: boolean;
   /** Create an API key (default true); on a restart the key of the first run can be passed. */
   readonly apiKey?: string;
+  /** An apps file for the catalog (docs/accounts.md). */
+  readonly appsFile?: string;
+  /** A built web app folder to serve at `/`. */
+  readonly webDir?: string;
 }
 
 export const PUBLIC_URL = 'http://tributary.test';
@@ -106,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     concurrency: 4,
     sourceTimeoutMs: options.sourceTimeoutMs ?? 20_000,
     log,
+    ...(options.appsFile !== undefined ? { appsFile: options.appsFile } : {}),
   });
   const key = options.apiKey ?? (await engine.apiKeys.create('test')).key;
   const app = await createServer({
@@ -113,6 +118,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     version: '0.0.0-test',
     log,
     ...(options.apiBodyLimitBytes !== undefined ? { apiBodyLimitBytes: options.apiBodyLimitBytes } : {}),
+    ...(options.webDir !== undefined ? { webDir: options.webDir } : {}),
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   if (options.startEngine !== false) await engine.start();

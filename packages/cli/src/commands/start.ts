@@ -15,6 +15,7 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
     .option('--port <PORT>', 'port to listen on (TRIBUTARY_PORT)', undefined)
     .option('--host <HOST>', 'address to listen on (TRIBUTARY_HOST)', undefined)
     .option('--data-dir <DIR>', 'database, master key and saved code (TRIBUTARY_DATA_DIR)', undefined)
+    .option('--apps-file <FILE>', 'JSON file of app catalog entries, see docs/accounts.md (TRIBUTARY_APPS_FILE)', undefined)
     .addHelpText(
       'after',
       `
@@ -26,6 +27,7 @@ setting.
 Examples:
   $ tributary start
   $ tributary start --port 9000 --data-dir /var/lib/tributary
+  $ tributary start --apps-file ./apps.json
   $ TRIBUTARY_ADMIN_KEY=trb_mysecretkey0123 tributary start --host 0.0.0.0`,
     )
     .action(async (flags: StartFlags) => {
@@ -47,6 +49,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       concurrency: config.concurrency,
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
+      ...(config.appsFile ? { appsFile: config.appsFile } : {}),
     });
     if (config.adminKey) {
       await engine.apiKeys.create('admin', config.adminKey);
@@ -54,7 +57,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       const { key } = await engine.apiKeys.create('admin');
       output.out(`Admin API key (shown once; keep it): ${key}`);
     }
-    const app = await createServer({ engine, version: VERSION, log });
+    const app = await createServer({ engine, version: VERSION, log, webDir: config.webDir });
     const stopRequested = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AppError } from '@tributary/contracts';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
@@ -17,6 +18,8 @@ export const ServerConfig = z.object({
   allowPrivateUrls: z.boolean().describe('Let component_url reach loopback and private addresses'),
   concurrency: z.coerce.number().int().min(1).max(64).describe('Invocations running at once across sources'),
   sourceTimeoutMs: z.coerce.number().int().min(1000).describe('Deadline of one source invocation, in ms'),
+  appsFile: z.string().min(1).nullable().describe('JSON file of app catalog entries (docs/accounts.md), stored at each start'),
+  webDir: z.string().min(1).describe('Folder of the built web app served at /'),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
@@ -24,7 +27,11 @@ export interface StartFlags {
   readonly port?: string;
   readonly host?: string;
   readonly dataDir?: string;
+  readonly appsFile?: string;
 }
+
+/** apps/web/dist of this checkout: src/start and dist/start are both four levels below the root. */
+export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../../apps/web/dist', import.meta.url));
 
 /** Reads flags and TRIBUTARY_* variables once, reporting every invalid value together. */
 export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): ServerConfig {
@@ -38,10 +45,12 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     allowPrivateUrls: ['1', 'true', 'yes'].includes((env['TRIBUTARY_ALLOW_PRIVATE_URLS'] ?? '').toLowerCase()),
     concurrency: env['TRIBUTARY_CONCURRENCY'] ?? '4',
     sourceTimeoutMs: env['TRIBUTARY_SOURCE_TIMEOUT_MS'] ?? '300000',
+    appsFile: flags.appsFile ?? env['TRIBUTARY_APPS_FILE'] ?? null,
+    webDir: path.resolve(env['TRIBUTARY_WEB_DIR'] ?? DEFAULT_WEB_DIR),
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new AppError('USAGE_ERROR', `invalid configuration: ${problems}`);
   }
-  return parsed.data;
+  return { ...parsed.data, appsFile: parsed.data.appsFile === null ? null : path.resolve(parsed.data.appsFile) };
 }

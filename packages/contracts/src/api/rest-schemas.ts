@@ -247,7 +247,8 @@ export const RunActionBody = z.strictObject({
   timeout_seconds: z.number().int().min(1).max(300).optional(),
 });
 
-const Metadata = z.record(z.string(), z.unknown());
+/** An emit's metadata: the runtime's fields; extra ones are kept. */
+const Metadata = z.looseObject({ id: z.union([z.string(), z.number()]).optional(), name: z.string(), summary: z.string(), ts: z.number() });
 
 /** Exactly the object `tributary run --json` prints locally (docs/cli.md). */
 export const RunReport = z.object({
@@ -261,7 +262,7 @@ export const RunReport = z.object({
   logs: z.array(z.object({ level: z.string(), message: z.string() })),
   exit: z.object({ reason: z.string().nullable() }).nullable(),
   response: z.object({ status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.string().nullable() }).nullable(),
-  sends: z.array(z.record(z.string(), z.unknown())),
+  sends: z.array(z.object({ kind: z.string(), config: z.record(z.string(), z.unknown()) })),
   hooks: z.array(z.object({ name: z.string(), ok: z.boolean() })),
   warnings: z.array(z.object({ rule: z.string(), message: z.string(), prop: z.string().optional(), field: z.string().optional() })),
   error: z.object({ code: z.string(), message: z.string(), rule: z.string().optional(), stack: z.string().optional() }).nullable(),

@@ -58,6 +58,8 @@ export class ApiKeys {
     const row = await this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND', `no API key "${id}"`, { api_key: id });
     if (row.revoked_at !== null) return toRecord(row);
+    // Revoking the last working key would lock everyone out of the API for good.
+    if ((await this.count()) <= 1) throw new AppError('VALIDATION_FAILED', `"${row.name}" (${id}) is the last active API key; create another before revoking it`, { api_key: id });
     const revokedAt = this.now();
     await this.db.updateTable('api_keys').set({ revoked_at: revokedAt }).where('id', '=', id).execute();
     return toRecord({ ...row, revoked_at: revokedAt });

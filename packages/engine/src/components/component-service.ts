@@ -103,6 +103,25 @@ export class ComponentService {
     return row;
   }
 
+  /**
+   * Saved components, newest first (GET /v1/users/me/components). `after` pages to older ones,
+   * `before` to newer ones; both are ids of the page's edge items.
+   */
+  async listSaved(page: { readonly limit: number; readonly after?: string; readonly before?: string }): Promise<{ rows: ComponentRow[]; total: number }> {
+    const db = this.options.db;
+    const edgeId = page.after ?? page.before;
+    const edge = edgeId ? await db.selectFrom('components').select(['id', 'created_at']).where('id', '=', edgeId).executeTakeFirst() : undefined;
+    if (edgeId && !edge) throw new AppError('NOT_FOUND', `no saved component "${edgeId}" to page from`, { field: page.after ? 'after' : 'before' });
+    let query = db.selectFrom('components').selectAll();
+    if (edge && page.after) query = query.where((eb) => eb.or([eb('created_at', '<', edge.created_at), eb.and([eb('created_at', '=', edge.created_at), eb('id', '<', edge.id)])]));
+    if (edge && page.before) query = query.where((eb) => eb.or([eb('created_at', '>', edge.created_at), eb.and([eb('created_at', '=', edge.created_at), eb('id', '>', edge.id)])]));
+    const direction = page.before ? 'asc' : 'desc';
+    const rows = await query.orderBy('created_at', direction).orderBy('id', direction).limit(page.limit).execute();
+    if (page.before) rows.reverse();
+    const total = await db.selectFrom('components').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    return { rows, total: Number(total?.n ?? 0) };
+  }
+
   async findPublished(key: string): Promise<ComponentRow | null> {
     const row = await this.options.db
       .selectFrom('registry')

@@ -1,4 +1,4 @@
-import { AppError, list, PublishComponentBody, SaveComponentBody, SavedComponent, single } from '@tributary/contracts';
+import { AppError, list, PageQuery, PublishComponentBody, SaveComponentBody, SavedComponent, single } from '@tributary/contracts';
 import type { ComponentRow, Engine } from '@tributary/engine';
 import { z } from 'zod';
 import { pageInfo } from './pagination.js';
@@ -33,6 +33,22 @@ export function componentRoutes(engine: Engine): RouteSpec[] {
       handler: async ({ body }) => ({
         data: componentToApi(await engine.components.save({ ...(body.component_code ? { code: body.component_code } : {}), ...(body.component_url ? { url: body.component_url } : {}) })),
       }),
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/users/me/components',
+      tag: 'components',
+      summary: 'List saved components, newest first',
+      query: PageQuery,
+      response: list(SavedComponent),
+      handler: async ({ query }) => {
+        const { rows, total } = await engine.components.listSaved({
+          limit: query.limit,
+          ...(query.after ? { after: query.after } : {}),
+          ...(query.before ? { before: query.before } : {}),
+        });
+        return { page_info: pageInfo(rows, total), data: rows.map(componentToApi) };
+      },
     }),
     route({
       method: 'GET',
