@@ -4,14 +4,22 @@ import { registerOptionsCommand } from './commands/options.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerStartCommand } from './commands/start.js';
 import { registerValidateCommand } from './commands/validate.js';
+import { registerAccountsCommand } from './commands/accounts.js';
+import { registerDeployCommand } from './commands/deploy.js';
+import { registerInitCommand } from './commands/init.js';
+import { registerListCommand } from './commands/list.js';
+import { registerLoginCommands } from './commands/login.js';
+import { registerPublishCommands } from './commands/publish.js';
+import { registerSourceCommands } from './commands/sources.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { REMOTE_EXIT_REFUSED } from './remote/remote-exit.js';
 import type { Output } from './ui/output.js';
 import { VERSION } from './version.js';
 
 /** Builds the `tributary` command tree; `setExit` receives each command's exit code. */
 export function createProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('tributary')
-    .description('Run Pipedream-style components (sources and actions) on your own machine.')
+    .description('Run Pipedream-style components (sources and actions) on your own machine, or deploy them to a Tributary server.')
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
@@ -24,7 +32,18 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerDevCommand(program, output, setExit);
   registerValidateCommand(program, output, setExit);
   registerOptionsCommand(program, output, setExit);
-  for (const command of program.commands) command.exitOverride();
+  registerLoginCommands(program, output, setExit);
+  registerDeployCommand(program, output, setExit);
+  registerPublishCommands(program, output, setExit);
+  registerListCommand(program, output, setExit);
+  registerSourceCommands(program, output, setExit);
+  registerAccountsCommand(program, output, setExit);
+  registerInitCommand(program, output, setExit);
+  const exitOverride = (command: Command): void => {
+    command.exitOverride();
+    for (const child of command.commands) exitOverride(child);
+  };
+  exitOverride(program);
   program.addHelpText(
     'after',
     `
@@ -34,10 +53,29 @@ Examples:
   $ tributary dev my-source.mjs
   $ tributary validate my-source.mjs
   $ tributary options my-action.mjs fruit --page 1
+  $ tributary login --api-url http://127.0.0.1:8080
+  $ tributary deploy my-source.mjs
+  $ tributary list sources
+  $ tributary events my-source -n 5
 
 Docs: docs/cli.md`,
   );
   return program;
+}
+
+const REMOTE_COMMANDS = new Set(['login', 'logout', 'whoami', 'deploy', 'publish', 'unpublish', 'list', 'ls', 'describe', 'events', 'logs', 'update', 'delete', 'run-now', 'accounts']);
+
+/**
+ * Usage errors exit 1 on commands that talk to a server and 2 on the local ones
+ * (docs/decisions/0004-cli-exit-codes.md); commander reports them before any action runs.
+ */
+function isRemoteInvocation(args: readonly string[]): boolean {
+  const command = args.find((arg) => !arg.startsWith('-'));
+  if (command === undefined) return false;
+  if (REMOTE_COMMANDS.has(command)) return true;
+  if (command === 'run') return args.includes('--remote');
+  if (command === 'dev') return args.some((arg) => arg === '--dc' || arg.startsWith('--dc='));
+  return false;
 }
 
 /** Runs the CLI with `argv` (as process.argv) and returns the exit code instead of exiting. */
@@ -52,7 +90,7 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
-      return EXIT_USAGE;
+      return isRemoteInvocation(argv.slice(2)) ? REMOTE_EXIT_REFUSED : EXIT_USAGE;
     }
     throw error;
   }

@@ -10,10 +10,14 @@ import type { PropFlags } from '../local/prop-flags.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { addPropOptions, parseCount, parseSeconds } from './common-options.js';
+import { devAttach } from '../remote/dev-attach.js';
+import type { RemoteFlags } from '../remote/connection.js';
+import { runRemote } from './remote-command.js';
 
 export const DEFAULT_DEV_PORT = 4100;
 
-export interface DevCommandOptions extends PropFlags {
+export interface DevCommandOptions extends PropFlags, RemoteFlags {
+  readonly dc?: string;
   readonly state?: string;
   readonly port?: string;
   readonly host?: string;
@@ -25,9 +29,13 @@ export function registerDevCommand(program: Command, output: Output, setExit: (c
   addPropOptions(
     program
       .command('dev')
-      .description('Run a source on this machine: local HTTP endpoint, timers, live logs and events, reload on save')
+      .description('Run a source on this machine (local HTTP endpoint, timers, live logs and events, reload on save), or with --dc update a deployed source on every save')
       .argument('<file>', 'source file'),
   )
+    .option('--dc <SOURCE>', 'attach to this deployed source (dc_ id or name slug) on the server instead of running locally')
+    .option('-p, --profile <NAME>', 'with --dc: profile of the config file (TRIBUTARY_PROFILE)')
+    .option('--api-url <URL>', 'with --dc: server URL (TRIBUTARY_API_URL)')
+    .option('--api-key <KEY>', 'with --dc: API key (TRIBUTARY_API_KEY)')
     .option('--state <DIR>', 'where db and dedupe state live (default: .tributary-dev/<file name>)')
     .option('--port <PORT>', 'port of the local HTTP endpoint (0 picks a free one)', String(DEFAULT_DEV_PORT))
     .option('--host <HOST>', 'address the local HTTP endpoint listens on', '127.0.0.1')
@@ -43,11 +51,23 @@ activate, keeping the db. A save that does not load is reported and the previous
 Examples:
   $ tributary dev webhook.mjs
   $ tributary dev poller.mjs --prop 'timer={"intervalSeconds":30}' --state .state/poller
-  $ tributary dev webhook.mjs --port 0 --json`,
+  $ tributary dev webhook.mjs --port 0 --json
+  $ tributary dev --dc my-webhook webhook.mjs     # update the deployed source on every save
+
+With --dc the file's code replaces the deployed source's code now and on every save (the server runs
+deactivate, swaps the code, runs activate; the source keeps its id, endpoint, props and db), and
+the source's logs and events stream until Ctrl+C. Exit codes with --dc: 0 stopped with Ctrl+C,
+1 refused (usage, validation, unknown source), 2 server or network error.`,
     )
     .action(async (file: string, options: DevCommandOptions) => {
-      setExit(await runDev(file, options, output));
+      setExit(options.dc !== undefined ? await runDevAttached(file, options, output) : await runDev(file, options, output));
     });
+}
+
+export async function runDevAttached(file: string, options: DevCommandOptions, output: Output, signal?: AbortSignal): Promise<number> {
+  return runRemote(options, output, (client) =>
+    devAttach({ client, output, sourceRef: options.dc ?? '', file, flags: options, json: options.json === true, ...(signal ? { signal } : {}) }),
+  );
 }
 
 export async function runDev(file: string, options: DevCommandOptions, output: Output, signal?: AbortSignal): Promise<number> {

@@ -13,8 +13,11 @@ import { compact, type Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { addPropOptions, parseSeconds } from './common-options.js';
 import { DEFAULT_DEV_PORT } from './dev.js';
+import { runRemoteAction } from './run-remote.js';
+import type { RemoteFlags } from '../remote/connection.js';
 
-export interface RunCommandOptions extends PropFlags {
+export interface RunCommandOptions extends PropFlags, RemoteFlags {
+  readonly remote?: boolean;
   readonly event?: string;
   readonly state?: string;
   readonly timeout?: string;
@@ -26,12 +29,16 @@ export function registerRunCommand(program: Command, output: Output, setExit: (c
     program
       .command('run')
       .description('Run an action once, or a source once (its deploy and activate hooks run first when the state is new)')
-      .argument('<file>', 'component file (.mjs, .js, .cjs or .ts)'),
+      .argument('<file>', 'component file (.mjs, .js, .cjs or .ts); with --remote also a published key'),
   )
     .option('--event <JSON>', 'the event a source run receives (default: a timer event for timer sources, else {})')
     .option('--state <DIR>', 'keep db and dedupe state in DIR between runs (default: a fresh state every run)')
     .option('--timeout <SECONDS>', 'deadline of each invocation (default 300 for sources, 30 for actions)')
     .option('--json', 'print exactly one JSON object (see docs/cli.md)')
+    .option('--remote', 'run the action on the server (POST /v1/actions/run) instead of on this machine')
+    .option('-p, --profile <NAME>', 'with --remote: profile of the config file (TRIBUTARY_PROFILE)')
+    .option('--api-url <URL>', 'with --remote: server URL (TRIBUTARY_API_URL)')
+    .option('--api-key <KEY>', 'with --remote: API key (TRIBUTARY_API_KEY)')
     .addHelpText(
       'after',
       `
@@ -40,11 +47,15 @@ Examples:
   $ tributary run sum.mjs --prop 'nums=[1,2,3]' --json
   $ tributary run counter.mjs --state .state/counter     # db and dedupe survive between runs
   $ tributary run echo.mjs --event '{"method":"POST","body":{"a":1}}'
+  $ tributary run --remote my-published-action --prop name=World --json
+  $ tributary run --remote acme-action.mjs --prop acme=apn_AbC123 --prop board=b1
 
-Exit codes: 0 ok, 1 the component threw or timed out, 2 usage, load or validation error.`,
+Exit codes: 0 ok, 1 the component threw or timed out, 2 usage, load or validation error.
+With --remote: 0 ok, 1 the action failed or was refused (usage, validation, a prop), 2 server or
+network error.`,
     )
     .action(async (file: string, options: RunCommandOptions) => {
-      setExit(await runRun(file, options, output));
+      setExit(options.remote ? await runRemoteAction(file, options, output) : await runRun(file, options, output));
     });
 }
 
@@ -83,7 +94,7 @@ export async function runRun(file: string, options: RunCommandOptions, output: O
   }
 }
 
-function printReport(output: Output, report: RunReport, name: string): void {
+export function printReport(output: Output, report: RunReport, name: string): void {
   for (const warning of report.warnings) output.err(`${output.style('yellow', 'warning')} ${warning.rule}: ${warning.message}`);
   const status = report.ok ? output.style('green', 'ok') : output.style('red', 'failed');
   output.out(`${output.style('bold', name)} (${report.type ?? 'component'}) ${status}`);

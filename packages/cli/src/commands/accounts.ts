@@ -1,0 +1,107 @@
+import { input, password } from '@inquirer/prompts';
+import { Account, App, AppError, DeletedAccount, single } from '@tributary/contracts';
+import type { Command } from 'commander';
+import { allPages } from '../remote/pages.js';
+import type { Output } from '../ui/output.js';
+import { formatTable, relativeTime } from '../ui/table.js';
+import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+interface CreateFlags extends RemoteCommandFlags {
+  readonly field?: readonly string[];
+  readonly name?: string;
+}
+
+/** `accounts create|list|delete`: connected accounts whose credentials app props use. */
+export function registerAccountsCommand(program: Command, output: Output, setExit: (code: number) => void): void {
+  const accounts = program
+    .command('accounts')
+    .description('Connected accounts: credentials of an app, stored encrypted on the server, used by app props')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary accounts create acme --field api_key=sk_live_123 --name "Acme prod"
+  $ tributary accounts list --app acme
+  $ tributary accounts delete apn_AbC123xyz`,
+    );
+
+  addRemoteOptions(accounts.command('create').description("Connect an account of an app (the fields come from the server's app catalog)").argument('<app>', 'app slug'))
+    .option('--field <NAME=VALUE>', 'a credential field (repeatable); on a terminal, missing fields are asked for (secrets without echo)', collect)
+    .option('--name <NAME>', 'account name (default: chosen by the server)')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary accounts create acme --field api_key=sk_live_123
+  $ tributary accounts create github --field oauth_access_token=gho_... --name "my github" --json
+
+Exit codes: 0 ok, 1 unknown app or refused fields, 2 server or network error.`,
+    )
+    .action(async (app: string, flags: CreateFlags) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const fields: Record<string, string> = {};
+          for (const pair of flags.field ?? []) {
+            const at = pair.indexOf('=');
+            if (at <= 0) throw new AppError('USAGE_ERROR', `--field expects NAME=VALUE, got "${pair}"`, { field: '--field' });
+            fields[pair.slice(0, at)] = pair.slice(at + 1);
+          }
+          if (process.stdin.isTTY && output.isTty && flags.json !== true) {
+            const catalog = await client.get(`/v1/apps/${encodeURIComponent(app)}`, single(App));
+            for (const field of catalog.data.fields) {
+              if (Object.hasOwn(fields, field.name) || field.optional) continue;
+              const message = `${field.label} (${field.name})`;
+              fields[field.name] = field.secret ? await password({ message }) : await input({ message });
+            }
+          }
+          const created = await client.post('/v1/accounts', { app, fields, ...(flags.name !== undefined ? { name: flags.name } : {}) }, single(Account));
+          if (flags.json) output.json(created.data);
+          else output.out(`Created account ${created.data.id} (${created.data.app}, ${created.data.name}); use it with --prop <app prop>=${created.data.id}`);
+        }),
+      ),
+    );
+
+  addRemoteOptions(accounts.command('list').description('List connected accounts (secret fields are never shown)'))
+    .option('--app <SLUG>', 'only accounts of this app')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary accounts list
+  $ tributary accounts list --app acme --json`,
+    )
+    .action(async (flags: RemoteCommandFlags & { app?: string }) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const found = await allPages(client, '/v1/accounts', Account, flags.app ? { app: flags.app } : {});
+          if (flags.json) return output.json(found);
+          if (found.length === 0) return output.out('No connected accounts.');
+          const rows = found.map((account) => [account.id, account.app, account.name, relativeTime(account.created_at)]);
+          for (const line of formatTable(['ID', 'APP', 'NAME', 'CREATED'], rows)) output.out(line);
+        }),
+      ),
+    );
+
+  addRemoteOptions(accounts.command('delete').description('Delete a connected account; prints the sources that used it').argument('<id>', 'apn_ id'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary accounts delete apn_AbC123xyz`,
+    )
+    .action(async (id: string, flags: RemoteCommandFlags) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const deleted = await client.delete(`/v1/accounts/${encodeURIComponent(id)}`, single(DeletedAccount));
+          if (flags.json) return output.json(deleted.data);
+          output.out(`Deleted account ${deleted.data.id}`);
+          if (deleted.data.used_by.length > 0) {
+            output.out(`It was used by ${deleted.data.used_by.length} source${deleted.data.used_by.length === 1 ? '' : 's'}; their app props need another account:`);
+            for (const source of deleted.data.used_by) output.out(`  ${source.id}  ${source.name}`);
+          }
+        }),
+      ),
+    );
+}

@@ -1,0 +1,94 @@
+import { DeployedSource, single, type DeployedSourceT } from '@tributary/contracts';
+import type { Command } from 'commander';
+import type { PropFlags } from '../local/prop-flags.js';
+import type { ApiClient } from '../remote/api-client.js';
+import { resolveComponentRef } from '../remote/component-ref.js';
+import { configureProps } from '../remote/configure-props.js';
+import { followSource } from '../remote/follow-source.js';
+import { configurableProps, savedComponentFor } from '../remote/saved-component.js';
+import { untilInterrupted } from '../remote/source-view.js';
+import type { Output } from '../ui/output.js';
+import { withSpinner } from '../ui/spinner.js';
+import { addRemotePropOptions } from './remote-prop-options.js';
+import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
+
+export interface DeployFlags extends RemoteCommandFlags, PropFlags {
+  readonly name?: string;
+  readonly follow?: boolean;
+}
+
+export function registerDeployCommand(program: Command, output: Output, setExit: (code: number) => void): void {
+  addRemotePropOptions(
+    addRemoteOptions(
+      program
+        .command('deploy')
+        .description('Deploy a source to the server from a local file, a registry key or a URL, then follow its events')
+        .argument('<file|key|url>', 'component file (bundled with its relative imports), published key, or http(s) URL'),
+    ),
+  )
+    .option('--name <NAME>', 'name of the source (default: the component name)')
+    .option('--no-follow', 'exit after deploying instead of following the event stream')
+    .addHelpText(
+      'after',
+      `
+On a terminal, props not given with --prop/--props are asked for: defaults offered, options listed
+page by page, secrets without echo, app props pick or create a connected account.
+
+Examples:
+  $ tributary deploy webhook.mjs
+  $ tributary deploy webhook.mjs --prop greeting=hi --no-follow
+  $ tributary deploy my-published-source --props '{"timer":{"intervalSeconds":60}}'
+  $ tributary deploy https://github.com/me/repo/blob/main/source.mjs --name my-source --json --no-follow
+
+Exit codes: 0 ok, 1 refused (usage, validation, a prop; the message has the code or rule), 2 server or network error.`,
+    )
+    .action(async (target: string, flags: DeployFlags) => setExit(await runDeploy(target, flags, output)));
+}
+
+export async function runDeploy(target: string, flags: DeployFlags, output: Output, signal?: AbortSignal): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const json = flags.json === true;
+    const ref = await resolveComponentRef(target);
+    if (!json) output.out('Deploying...');
+    const component = await withSpinner(output, 'Saving the component…', () => savedComponentFor(client, ref));
+    const configured = await configureProps({ client, output, json, componentId: component.id, props: configurableProps(component), flags });
+    const source = await withSpinner(output, 'Deploying…', () =>
+      client.post(
+        '/v1/sources',
+        { component_id: component.id, configured_props: configured, ...(flags.name !== undefined ? { name: flags.name } : {}) },
+        single(DeployedSource),
+      ),
+    );
+    printDeployed(output, source.data, json);
+    if (flags.follow === false) return;
+    await followEvents(client, output, source.data, json, signal);
+  });
+}
+
+export function printDeployed(output: Output, source: DeployedSourceT, json: boolean): void {
+  if (json) {
+    output.json(source);
+    return;
+  }
+  output.out('Deploy complete.');
+  output.out(`Source name: ${source.name_slug}`);
+  output.out(`Source id: ${source.id}`);
+  if (source.endpoint_url) output.out(`Endpoint: ${source.endpoint_url}`);
+}
+
+async function followEvents(client: ApiClient, output: Output, source: DeployedSourceT, json: boolean, signal?: AbortSignal): Promise<void> {
+  const stop = untilInterrupted(signal);
+  const follow = followSource({
+    client,
+    output,
+    sourceId: source.id,
+    json,
+    signal: stop.signal,
+    onOpen: () => {
+      if (json) return;
+      output.out(`Listening for new events on the SSE stream for this source: ${client.url(`/sources/${source.id}/sse`)}`);
+      output.out('Press Ctrl + C to terminate.');
+    },
+  });
+  await Promise.race([follow, stop.done]);
+}

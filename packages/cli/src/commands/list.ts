@@ -1,0 +1,92 @@
+import { Account, AppError, DeployedSource, SavedComponent, type SavedComponentT } from '@tributary/contracts';
+import type { Command } from 'commander';
+import { allPages } from '../remote/pages.js';
+import type { Output } from '../ui/output.js';
+import { withSpinner } from '../ui/spinner.js';
+import { formatTable, relativeTime } from '../ui/table.js';
+import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
+
+type Resource = 'sources' | 'components' | 'accounts';
+
+const ALIASES: Record<string, Resource> = {
+  sources: 'sources',
+  source: 'sources',
+  so: 'sources',
+  components: 'components',
+  component: 'components',
+  co: 'components',
+  accounts: 'accounts',
+  account: 'accounts',
+  ac: 'accounts',
+};
+
+export function registerListCommand(program: Command, output: Output, setExit: (code: number) => void): void {
+  addRemoteOptions(
+    program
+      .command('list')
+      .alias('ls')
+      .description('List deployed sources, saved components or connected accounts')
+      .argument('<what>', 'sources (so), components or accounts'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary list sources
+  $ tributary list components
+  $ tributary list accounts --json
+
+Exit codes: 0 ok, 1 usage, 2 server or network error.`,
+    )
+    .action(async (what: string, flags: RemoteCommandFlags) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const resource = ALIASES[what.toLowerCase()];
+          if (!resource) throw new AppError('USAGE_ERROR', `list what? "${what}" is not one of sources, components, accounts`, { field: 'what' });
+          switch (resource) {
+            case 'sources': {
+              const sources = await withSpinner(output, 'Loading sources…', () => allPages(client, '/v1/users/me/sources', DeployedSource));
+              if (flags.json) return output.json(sources);
+              if (sources.length === 0) return output.out('No sources deployed. Deploy one with: tributary deploy FILE');
+              const rows = sources.map((source) => [
+                source.id,
+                source.name_slug,
+                source.component_key ?? source.component_id,
+                source.active ? 'active' : 'inactive',
+                relativeTime(source.updated_at),
+                source.endpoint_url ?? '',
+              ]);
+              for (const line of formatTable(['ID', 'NAME', 'COMPONENT', 'STATE', 'UPDATED', 'ENDPOINT'], rows)) output.out(line);
+              return;
+            }
+            case 'components': {
+              const components = await withSpinner(output, 'Loading components…', () => allPages(client, '/v1/users/me/components', SavedComponent));
+              if (flags.json) return output.json(components.map(withoutCode));
+              if (components.length === 0) return output.out('No components saved. Publish one with: tributary publish FILE');
+              for (const line of formatTable(['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'], components.map(componentRow))) output.out(line);
+              return;
+            }
+            case 'accounts': {
+              const accounts = await withSpinner(output, 'Loading accounts…', () => allPages(client, '/v1/accounts', Account));
+              if (flags.json) return output.json(accounts);
+              if (accounts.length === 0) return output.out('No connected accounts. Add one with: tributary accounts create APP --field NAME=VALUE');
+              const rows = accounts.map((account) => [account.id, account.app, account.name, relativeTime(account.created_at)]);
+              for (const line of formatTable(['ID', 'APP', 'NAME', 'CREATED'], rows)) output.out(line);
+              return;
+            }
+          }
+        }),
+      ),
+    );
+}
+
+/** `<sc_id>  <name>  <version>  <relative time>  <key>`, the row `pd publish` prints. */
+export function componentRow(component: SavedComponentT): string[] {
+  return [component.id, component.name ?? '', component.version ?? '', relativeTime(component.updated_at), component.key ?? ''];
+}
+
+export function withoutCode(component: SavedComponentT): Omit<SavedComponentT, 'code'> {
+  const { code, ...rest } = component;
+  void code;
+  return rest;
+}

@@ -1,0 +1,76 @@
+import { AppError, SavedComponent, single } from '@tributary/contracts';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { resolveComponentRef } from '../remote/component-ref.js';
+import type { Output } from '../ui/output.js';
+import { withSpinner } from '../ui/spinner.js';
+import { formatTable } from '../ui/table.js';
+import { componentRow, withoutCode } from './list.js';
+import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
+
+export function registerPublishCommands(program: Command, output: Output, setExit: (code: number) => void): void {
+  addRemoteOptions(
+    program
+      .command('publish')
+      .description('Publish a component to the registry under its key (a new version, or the same code again)')
+      .argument('<file|url>', 'component file (bundled with its relative imports) or URL'),
+  )
+    .addHelpText(
+      'after',
+      `
+The component needs a key and a semver version (rules C5, C6). Publishing other code under a
+version already published is refused (rule C7): bump the version. Deploy a published component
+with: tributary deploy KEY
+
+Examples:
+  $ tributary publish my-action.mjs
+  $ tributary publish my-source.mjs --json
+
+Exit codes: 0 ok, 1 refused (validation or rule, e.g. C7 VERSION_CONFLICT), 2 server or network error.`,
+    )
+    .action(async (target: string, flags: RemoteCommandFlags) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const ref = await resolveComponentRef(target, { allowKey: false });
+          const body = ref.kind === 'code' ? { component_code: ref.code } : ref.kind === 'url' ? { component_url: ref.url } : {};
+          // Saving first reads the key from the code, which the publish route is addressed by.
+          const saved = await withSpinner(output, 'Checking…', () => client.post('/v1/components', body, single(SavedComponent)));
+          const key = saved.data.key;
+          if (!key) throw new AppError('COMPONENT_INVALID', `C5: ${target} has no key; a published component needs one`, { rule: 'C5' });
+          const published = await withSpinner(output, 'Publishing…', () =>
+            client.put(`/v1/components/${encodeURIComponent(key)}`, body, single(SavedComponent)),
+          );
+          if (flags.json) output.json(withoutCode(published.data));
+          else for (const line of formatTable(['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'], [componentRow(published.data)]).slice(1)) output.out(line);
+        }),
+      ),
+    );
+
+  addRemoteOptions(
+    program
+      .command('unpublish')
+      .description('Remove a published component from the registry')
+      .argument('<key>', 'registry key (`unpublish component KEY` also works, as in pd)')
+      .argument('[key2]'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary unpublish my-action
+  $ tributary unpublish component my-action
+
+Exit codes: 0 ok, 1 unknown key or usage, 2 server or network error.`,
+    )
+    .action(async (first: string, second: string | undefined, flags: RemoteCommandFlags) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const key = second !== undefined && first === 'component' ? second : second === undefined ? first : null;
+          if (key === null) throw new AppError('USAGE_ERROR', 'unpublish takes one KEY (or: unpublish component KEY)');
+          await withSpinner(output, 'Unpublishing…', () => client.delete(`/v1/components/${encodeURIComponent(key)}`, z.object({})));
+          if (flags.json) output.json({ ok: true, key });
+          else output.out(`Unpublished ${key}`);
+        }),
+      ),
+    );
+}
