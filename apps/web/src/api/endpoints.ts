@@ -1,0 +1,122 @@
+/**
+ * Every REST call the web app makes, typed by the contract's zod schemas (contract §9). Screens
+ * use these through TanStack Query; nothing else calls fetch.
+ */
+import {
+  Account,
+  ApiKey,
+  App,
+  ConfigureComponentResult,
+  CreatedApiKey,
+  DeletedAccount,
+  DeployedSource,
+  EventSummary,
+  Invocation,
+  list,
+  LogEntry,
+  ReloadPropsResult,
+  RunReport,
+  SavedComponent,
+  single,
+  User,
+} from '@tributary/contracts';
+import { z } from 'zod';
+import type { Http } from './client.js';
+
+export type SavedComponentT = z.infer<typeof SavedComponent>;
+export type DeployedSourceT = z.infer<typeof DeployedSource>;
+export type EventSummaryT = z.infer<typeof EventSummary>;
+export type LogEntryT = z.infer<typeof LogEntry>;
+export type AppT = z.infer<typeof App>;
+export type AccountT = z.infer<typeof Account>;
+export type ApiKeyT = z.infer<typeof ApiKey>;
+export type DeletedAccountT = z.infer<typeof DeletedAccount>;
+export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
+export type ConfigureResultT = z.infer<typeof ConfigureComponentResult>;
+export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
+export type RunReportT = z.infer<typeof RunReport>;
+export type ConfiguredProps = Record<string, unknown>;
+
+/** Where a new source's code comes from. */
+export type ComponentRef =
+  | { readonly kind: 'id'; readonly id: string }
+  | { readonly kind: 'key'; readonly key: string }
+  | { readonly kind: 'code'; readonly code: string }
+  | { readonly kind: 'url'; readonly url: string };
+
+function refBody(ref: ComponentRef): Record<string, string> {
+  switch (ref.kind) {
+    case 'id':
+      return { component_id: ref.id };
+    case 'key':
+      return { component_key: ref.key };
+    case 'code':
+      return { component_code: ref.code };
+    case 'url':
+      return { component_url: ref.url };
+  }
+}
+
+const Empty = z.object({});
+const enc = encodeURIComponent;
+
+export function createApi(http: Http) {
+  return {
+    me: () => http({ method: 'GET', path: '/v1/users/me', schema: single(User) }).then((r) => r.data),
+
+    // Sources
+    listSources: () => http({ method: 'GET', path: '/v1/users/me/sources', query: { limit: 100 }, schema: list(DeployedSource) }),
+    getSource: (id: string) => http({ method: 'GET', path: `/v1/sources/${enc(id)}`, schema: single(DeployedSource) }).then((r) => r.data),
+    deploySource: (input: { readonly ref: ComponentRef; readonly name?: string; readonly configuredProps: ConfiguredProps }) =>
+      http({
+        method: 'POST',
+        path: '/v1/sources',
+        body: { ...refBody(input.ref), ...(input.name ? { name: input.name } : {}), configured_props: input.configuredProps },
+        schema: single(DeployedSource),
+      }).then((r) => r.data),
+    updateSource: (id: string, body: { name?: string; active?: boolean; configured_props?: ConfiguredProps; component_code?: string }) =>
+      http({ method: 'PUT', path: `/v1/sources/${enc(id)}`, body, schema: single(DeployedSource) }).then((r) => r.data),
+    deleteSource: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}`, schema: Empty }),
+    runSource: (id: string, event?: unknown) =>
+      http({ method: 'POST', path: `/v1/sources/${enc(id)}/run`, body: event === undefined ? {} : { event }, schema: single(Invocation) }).then((r) => r.data),
+    listEvents: (id: string, limit = 100) =>
+      http({ method: 'GET', path: `/v1/sources/${enc(id)}/event_summaries`, query: { limit, expand: 'event' }, schema: list(EventSummary) }),
+    listLogs: (id: string, limit = 100) => http({ method: 'GET', path: `/v1/sources/${enc(id)}/logs`, query: { limit }, schema: list(LogEntry) }),
+    clearEvents: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}/events`, schema: z.unknown() }),
+
+    // Components
+    getComponent: (idOrKey: string) => http({ method: 'GET', path: `/v1/components/${enc(idOrKey)}`, schema: single(SavedComponent) }).then((r) => r.data),
+    getRegistryComponent: (key: string) =>
+      http({ method: 'GET', path: `/v1/components/registry/${enc(key)}`, schema: single(SavedComponent) }).then((r) => r.data),
+    saveComponent: (input: { readonly code?: string; readonly url?: string }) =>
+      http({
+        method: 'POST',
+        path: '/v1/components',
+        body: { ...(input.code !== undefined ? { component_code: input.code } : {}), ...(input.url !== undefined ? { component_url: input.url } : {}) },
+        schema: single(SavedComponent),
+      }).then((r) => r.data),
+    listRegistry: () => http({ method: 'GET', path: '/v1/components/registry', query: { limit: 100 }, schema: list(SavedComponent) }),
+    listSavedComponents: () => http({ method: 'GET', path: '/v1/users/me/components', query: { limit: 100 }, schema: list(SavedComponent) }),
+    configureProp: (body: { id: string; prop_name: string; configured_props: ConfiguredProps; page?: number; prev_context?: Record<string, unknown>; query?: string }) =>
+      http({ method: 'POST', path: '/v1/components/configure', body, schema: ConfigureComponentResult }),
+    reloadProps: (body: { id: string; configured_props: ConfiguredProps }) =>
+      http({ method: 'POST', path: '/v1/components/props', body, schema: ReloadPropsResult }),
+    runAction: (body: { id: string; configured_props: ConfiguredProps; timeout_seconds?: number }) =>
+      http({ method: 'POST', path: '/v1/actions/run', body, schema: single(RunReport) }).then((r) => r.data),
+
+    // Apps and connected accounts
+    listApps: () => http({ method: 'GET', path: '/v1/apps', query: { limit: 100 }, schema: list(App) }),
+    getApp: (slug: string) => http({ method: 'GET', path: `/v1/apps/${enc(slug)}`, schema: single(App) }).then((r) => r.data),
+    listAccounts: (app?: string) => http({ method: 'GET', path: '/v1/accounts', query: { app, limit: 100 }, schema: list(Account) }),
+    createAccount: (body: { app: string; name?: string; fields: Record<string, string> }) =>
+      http({ method: 'POST', path: '/v1/accounts', body, schema: single(Account) }).then((r) => r.data),
+    deleteAccount: (id: string) => http({ method: 'DELETE', path: `/v1/accounts/${enc(id)}`, schema: single(DeletedAccount) }).then((r) => r.data),
+
+    // API keys
+    listApiKeys: () => http({ method: 'GET', path: '/v1/api_keys', query: { limit: 100 }, schema: list(ApiKey) }),
+    createApiKey: (name: string) => http({ method: 'POST', path: '/v1/api_keys', body: { name }, schema: single(CreatedApiKey) }).then((r) => r.data),
+    revokeApiKey: (id: string) => http({ method: 'DELETE', path: `/v1/api_keys/${enc(id)}`, schema: Empty }),
+  };
+}
+
+export type Api = ReturnType<typeof createApi>;

@@ -1,0 +1,100 @@
+/** Routes (contract §11): the signed-in screens inside the shell, sign-in and docs outside auth. */
+import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
+import { useSession } from './auth/session.js';
+import { ActionsScreen } from './screens/actions.js';
+import { DocsScreen } from './screens/docs.js';
+import { RegistryItemScreen, RegistryScreen } from './screens/registry.js';
+import { SettingsScreen } from './screens/settings.js';
+import { SignInScreen } from './screens/sign-in.js';
+import { SourceScreen } from './screens/source.js';
+import { NewSourceScreen } from './screens/new-source.js';
+import { SourcesScreen } from './screens/sources.js';
+
+export function App() {
+  return (
+    <Routes>
+      <Route element={<Shell />}>
+        <Route path="/sign-in" element={<SignInScreen />} />
+        <Route path="/docs" element={<DocsScreen />} />
+        <Route path="/docs/:slug" element={<DocsScreen />} />
+        <Route element={<RequireSession />}>
+          <Route path="/" element={<Navigate to="/sources" replace />} />
+          <Route path="/sources" element={<SourcesScreen />} />
+          <Route path="/sources/new" element={<NewSourceScreen />} />
+          <Route path="/sources/:id" element={<SourceScreen />} />
+          <Route path="/sources/:id/:tab" element={<SourceScreen />} />
+          <Route path="/actions" element={<ActionsScreen />} />
+          <Route path="/registry" element={<RegistryScreen />} />
+          <Route path="/registry/:key" element={<RegistryItemScreen />} />
+          <Route path="/settings" element={<SettingsScreen />} />
+          <Route path="*" element={<NotFound />} />
+        </Route>
+      </Route>
+    </Routes>
+  );
+}
+
+function RequireSession() {
+  const { token } = useSession();
+  const location = useLocation();
+  if (!token) return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  return <Outlet />;
+}
+
+const NAV = [
+  ['/sources', 'Sources'],
+  ['/actions', 'Actions'],
+  ['/registry', 'Registry'],
+  ['/settings', 'Settings'],
+  ['/docs', 'Docs'],
+] as const;
+
+function Shell() {
+  const { token, signOut } = useSession();
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <NavLink to={token ? '/sources' : '/docs'} className="brand">
+          Tributary
+        </NavLink>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.filter(([path]) => token || path === '/docs').map(([path, label]) => (
+              <li key={path}>
+                <NavLink to={path}>{label}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="topbar-end">
+          {token ? (
+            <button type="button" className="button button-small" onClick={signOut}>
+              Sign out
+            </button>
+          ) : (
+            <NavLink to="/sign-in" className="button button-small">
+              Sign in
+            </NavLink>
+          )}
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <section className="page">
+      <h1>Not found</h1>
+      <p>
+        There is no page here. Go to <NavLink to="/sources">Sources</NavLink>.
+      </p>
+    </section>
+  );
+}

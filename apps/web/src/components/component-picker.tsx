@@ -1,0 +1,108 @@
+/**
+ * Choose a component: from the registry (or saved ones), by pasting code, or by URL. Each way
+ * ends with a SavedComponent whose `configurable_props` drive the props form.
+ */
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useId, useState } from 'react';
+import type { SavedComponentT } from '../api/endpoints.js';
+import { useApi } from '../auth/session.js';
+import { ErrorState } from './states.js';
+
+export type PickMode = 'registry' | 'code' | 'url';
+
+export function ComponentPicker({
+  type,
+  initialMode = 'registry',
+  initialUrl = '',
+  onPicked,
+}: {
+  readonly type: 'source' | 'action';
+  readonly initialMode?: PickMode;
+  readonly initialUrl?: string;
+  readonly onPicked: (component: SavedComponentT) => void;
+}) {
+  const api = useApi();
+  const id = useId();
+  const [mode, setMode] = useState<PickMode>(initialMode);
+  const [code, setCode] = useState('');
+  const [url, setUrl] = useState(initialUrl);
+  const registry = useQuery({ queryKey: ['registry'], queryFn: () => api.listRegistry(), enabled: mode === 'registry' });
+  const saved = useQuery({ queryKey: ['saved-components'], queryFn: () => api.listSavedComponents(), enabled: mode === 'registry' });
+  const save = useMutation({ mutationFn: (input: { code?: string; url?: string }) => api.saveComponent(input), onSuccess: onPicked });
+  const load = useMutation({ mutationFn: (idOrKey: string) => api.getComponent(idOrKey), onSuccess: onPicked });
+  const choices = [
+    ...(registry.data?.data ?? []).filter((c) => c.component_type === type).map((c) => ({ value: c.key ?? c.id, label: `${c.name ?? c.key} — ${c.key}@${c.version ?? '?'} (registry)` })),
+    ...(saved.data?.data ?? [])
+      .filter((c) => c.component_type === type && !c.key)
+      .map((c) => ({ value: c.id, label: `${c.name ?? c.id} — ${c.id} (saved)` })),
+  ];
+  const modes: [PickMode, string][] = [
+    ['registry', type === 'source' ? 'Registry or saved' : 'Saved or registry'],
+    ['code', 'Paste code'],
+    ['url', 'From URL'],
+  ];
+  return (
+    <div className="card">
+      <div className="tabs" role="tablist" aria-label="Component from">
+        {modes.map(([value, label]) => (
+          <button key={value} type="button" role="tab" aria-selected={mode === value} className="tab" onClick={() => setMode(value)}>
+            {label}
+          </button>
+        ))}
+      </div>
+      {mode === 'registry' ? (
+        <div className="field">
+          <label className="field-label" htmlFor={`${id}-pick`}>
+            Component
+          </label>
+          {registry.isPending || saved.isPending ? <p className="muted">Loading components…</p> : null}
+          {registry.error ? <ErrorState error={registry.error} /> : null}
+          <select id={`${id}-pick`} defaultValue="" onChange={(event) => event.target.value && load.mutate(event.target.value)}>
+            <option value="">{choices.length === 0 ? `No ${type}s published or saved yet` : 'Choose…'}</option>
+            {choices.map((choice) => (
+              <option key={choice.value} value={choice.value}>
+                {choice.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : mode === 'code' ? (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            save.mutate({ code });
+          }}
+        >
+          <div className="field">
+            <label className="field-label" htmlFor={`${id}-code`}>
+              Component code
+            </label>
+            <textarea id={`${id}-code`} className="code-input" rows={14} spellCheck={false} value={code} onChange={(event) => setCode(event.target.value)} placeholder="export default defineComponent({ … })" />
+          </div>
+          <button type="submit" className="button" disabled={!code.trim() || save.isPending}>
+            {save.isPending ? 'Loading…' : 'Load props'}
+          </button>
+        </form>
+      ) : (
+        <form
+          onSubmit={(event) => {
+            event.preventDefault();
+            save.mutate({ url });
+          }}
+        >
+          <div className="field">
+            <label className="field-label" htmlFor={`${id}-url`}>
+              Component URL
+            </label>
+            <input id={`${id}-url`} type="url" value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://…/my-source.mjs" />
+          </div>
+          <button type="submit" className="button" disabled={!url.trim() || save.isPending}>
+            {save.isPending ? 'Fetching…' : 'Fetch code'}
+          </button>
+        </form>
+      )}
+      {save.error ? <ErrorState error={save.error} /> : null}
+      {load.error ? <ErrorState error={load.error} /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+/** What triggers a source, from its echoed configured props (contract §9.2 echo rules). */
+import { Cron } from 'croner';
+import type { DeployedSourceT } from '../api/endpoints.js';
+
+export type Trigger =
+  | { readonly kind: 'http'; readonly url: string }
+  | { readonly kind: 'timer'; readonly prop: string; readonly cron: string | null; readonly intervalSeconds: number | null }
+  | { readonly kind: 'none' };
+
+export function triggerOf(source: DeployedSourceT): Trigger {
+  for (const [prop, value] of Object.entries(source.configured_props)) {
+    if (value && typeof value === 'object' && 'interval_seconds' in value && 'cron' in value) {
+      const timer = value as { cron: string | null; interval_seconds: number | null };
+      return { kind: 'timer', prop, cron: timer.cron, intervalSeconds: timer.interval_seconds };
+    }
+  }
+  if (source.endpoint_url) return { kind: 'http', url: source.endpoint_url };
+  return { kind: 'none' };
+}
+
+/**
+ * When the timer fires next. The server schedules an interval from the last (de)activation or
+ * update, so `updated_at` is the anchor; cron runs in UTC.
+ */
+export function nextRun(trigger: Extract<Trigger, { kind: 'timer' }>, updatedAtSeconds: number, now: number): number | null {
+  if (trigger.cron) {
+    try {
+      return new Cron(trigger.cron, { timezone: 'UTC', paused: true }).nextRun(new Date(now))?.getTime() ?? null;
+    } catch {
+      return null;
+    }
+  }
+  if (!trigger.intervalSeconds) return null;
+  const every = trigger.intervalSeconds * 1000;
+  const anchor = updatedAtSeconds * 1000;
+  if (now < anchor) return anchor + every;
+  return anchor + Math.floor((now - anchor) / every + 1) * every;
+}
+
+export function describeSchedule(trigger: Extract<Trigger, { kind: 'timer' }>): string {
+  if (trigger.cron) return `cron ${trigger.cron} (UTC)`;
+  const seconds = trigger.intervalSeconds ?? 0;
+  if (seconds % 3600 === 0) return `every ${seconds / 3600}h`;
+  if (seconds % 60 === 0) return `every ${seconds / 60} min`;
+  return `every ${seconds}s`;
+}

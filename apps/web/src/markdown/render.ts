@@ -1,0 +1,98 @@
+/**
+ * Markdown to HTML. Docs pages are ours (trusted) and get GitHub-style heading ids, `x.md#y`
+ * links rewritten to `/docs/x#y`, and copy buttons on code blocks. Text from components (prop
+ * descriptions, alerts) is not ours: its raw HTML is escaped and only http(s), mailto and
+ * relative links survive.
+ */
+import GithubSlugger from 'github-slugger';
+import { Marked, type Tokens } from 'marked';
+
+export interface Heading {
+  readonly depth: number;
+  readonly id: string;
+  readonly text: string;
+}
+
+export interface RenderedDoc {
+  readonly html: string;
+  readonly headings: readonly Heading[];
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
+
+/** The visible text of rendered inline HTML, as GitHub slugs it. */
+export function textOf(html: string): string {
+  return html.replace(/<[^>]*>/g, '').replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ENTITIES[name] ?? '');
+}
+
+function safeHref(href: string): string | null {
+  return /^(https?:|mailto:|\/|#|\.{0,2}\/|[\w.-]+(\.md)?(#|$))/i.test(href) && !/^\s*javascript:/i.test(href) ? href : null;
+}
+
+/** `x.md#y` → `/docs/x#y`; the reference page itself is `/docs`. Other links are left alone. */
+export function docHref(href: string): string {
+  const match = /^(?:\.\/)?([A-Za-z0-9_-]+)\.md(#.*)?$/.exec(href);
+  if (!match) return href;
+  const slug = match[1] ?? '';
+  const hash = match[2] ?? '';
+  return slug === 'component-api' ? `/docs${hash}` : `/docs/${slug}${hash}`;
+}
+
+export function renderDoc(markdown: string): RenderedDoc {
+  const slugger = new GithubSlugger();
+  const headings: Heading[] = [];
+  const marked = new Marked({
+    gfm: true,
+    renderer: {
+      heading(token: Tokens.Heading) {
+        const inner = this.parser.parseInline(token.tokens);
+        const text = textOf(inner);
+        const id = slugger.slug(text);
+        headings.push({ depth: token.depth, id, text });
+        return `<h${token.depth} id="${id}"><a class="anchor" href="#${id}" aria-hidden="true" tabindex="-1">#</a>${inner}</h${token.depth}>\n`;
+      },
+      link(token: Tokens.Link) {
+        const inner = this.parser.parseInline(token.tokens);
+        const href = docHref(token.href);
+        const external = /^https?:/i.test(href);
+        return `<a href="${escapeHtml(href)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}${external ? ' rel="noreferrer" target="_blank"' : ''}>${inner}</a>`;
+      },
+      code(token: Tokens.Code) {
+        const lang = (token.lang ?? '').split(/\s/)[0] ?? '';
+        return `<div class="code-block"><div class="code-bar"><span class="code-lang">${escapeHtml(lang)}</span><button type="button" class="button button-small" data-copy-code>Copy</button></div><pre><code${lang ? ` class="language-${escapeHtml(lang)}"` : ''}>${escapeHtml(token.text)}</code></pre></div>\n`;
+      },
+      html(token: Tokens.HTML | Tokens.Tag) {
+        // Doc-test markers such as <!-- cli-output --> are for the test suite, not readers.
+        return token.text.trim().startsWith('<!--') ? '' : token.text;
+      },
+    },
+  });
+  const html = marked.parse(markdown, { async: false });
+  return { html, headings };
+}
+
+const untrusted = new Marked({
+  gfm: true,
+  renderer: {
+    html(token: Tokens.HTML | Tokens.Tag) {
+      return escapeHtml(token.text);
+    },
+    link(token: Tokens.Link) {
+      const inner = this.parser.parseInline(token.tokens);
+      const href = safeHref(token.href);
+      return href ? `<a href="${escapeHtml(href)}" rel="noreferrer noopener" target="_blank">${inner}</a>` : inner;
+    },
+    image(token: Tokens.Image) {
+      return escapeHtml(token.text);
+    },
+  },
+});
+
+/** Markdown from a component (descriptions, alerts), with raw HTML shown as text. */
+export function renderUntrusted(markdown: string): string {
+  return untrusted.parse(markdown, { async: false });
+}

@@ -1,0 +1,61 @@
+/** Sign in with an API key; the key is checked with GET /v1/users/me before it is kept. */
+import { useState, type FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { createHttp } from '../api/client.js';
+import { createApi } from '../api/endpoints.js';
+import { useSession } from '../auth/session.js';
+
+export function SignInScreen() {
+  const { token, signIn } = useSession();
+  const [params] = useSearchParams();
+  const navigate = useNavigate();
+  const [key, setKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const next = safeNext(params.get('next'));
+  if (token && !busy) return <Navigate to={next} replace />;
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    const candidate = key.trim();
+    try {
+      await createApi(createHttp({ baseUrl: '', getToken: () => candidate })).me();
+      signIn(candidate);
+      navigate(next, { replace: true });
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section className="page page-narrow">
+      <h1>Sign in</h1>
+      <p className="muted">
+        Use an API key of this server: the admin key <code>tributary start</code> printed on first start (or <code>TRIBUTARY_ADMIN_KEY</code>), or one made under Settings. It is
+        kept in this tab only.
+      </p>
+      <form onSubmit={(event) => void submit(event)} className="card form">
+        <div className="field">
+          <label className="field-label" htmlFor="api-key">
+            API key
+          </label>
+          <input id="api-key" name="api-key" type="password" autoComplete="current-password" required value={key} onChange={(event) => setKey(event.target.value)} aria-describedby="sign-in-error" />
+          <p id="sign-in-error" className="field-error" role={error ? 'alert' : undefined}>
+            {error ?? ''}
+          </p>
+        </div>
+        <button type="submit" className="button button-primary" disabled={busy || key.trim() === ''}>
+          {busy ? 'Checking…' : 'Sign in'}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** Only paths inside the app, so a crafted link cannot send the user elsewhere after sign-in. */
+function safeNext(value: string | null): string {
+  return value && value.startsWith('/') && !value.startsWith('//') ? value : '/sources';
+}

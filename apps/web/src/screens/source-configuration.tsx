@@ -1,0 +1,80 @@
+/**
+ * The Configuration tab: name, props (the same form as New source) and code; Save sends one
+ * update (contract §5.3: deactivate, apply, activate, same id) with only what changed.
+ */
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
+import { useApi } from '../auth/session.js';
+import { ErrorState, QueryView } from '../components/states.js';
+import { PropsForm } from '../props/props-form.js';
+import { usePropsForm } from '../props/use-props-form.js';
+
+export function ConfigurationTab({ source, onSaved }: { readonly source: DeployedSourceT; readonly onSaved: (source: DeployedSourceT) => void }) {
+  const api = useApi();
+  const component = useQuery({ queryKey: ['component', source.component_id], queryFn: () => api.getComponent(source.component_id) });
+  return <QueryView query={component} loadingLabel="Loading configuration…">{(data) => <ConfigurationForm source={source} component={data} onSaved={onSaved} />}</QueryView>;
+}
+
+function ConfigurationForm({ source, component, onSaved }: { source: DeployedSourceT; component: SavedComponentT; onSaved: (source: DeployedSourceT) => void }) {
+  const api = useApi();
+  const form = usePropsForm({ componentId: component.id, configurableProps: component.configurable_props, configured: source.configured_props });
+  const [name, setName] = useState(source.name);
+  const [code, setCode] = useState(component.code);
+  const [topError, setTopError] = useState<unknown>(null);
+  const [saved, setSaved] = useState(false);
+  const save = useMutation({
+    mutationFn: () =>
+      api.updateSource(source.id, {
+        ...(name.trim() && name.trim() !== source.name ? { name: name.trim() } : {}),
+        ...(code !== component.code ? { component_code: code } : {}),
+        configured_props: form.wireTouched(),
+      }),
+    onMutate: () => {
+      form.clearErrors();
+      setTopError(null);
+      setSaved(false);
+    },
+    onSuccess: (updated) => {
+      setSaved(true);
+      onSaved(updated);
+    },
+    onError: (error) => {
+      if (!form.showError(error)) setTopError(error);
+    },
+  });
+  return (
+    <form
+      className="form config-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        save.mutate();
+      }}
+    >
+      <div className="field">
+        <label className="field-label" htmlFor="config-name">
+          Name
+        </label>
+        <input id="config-name" value={name} onChange={(event) => setName(event.target.value)} />
+      </div>
+      <h3>Props</h3>
+      <PropsForm componentId={component.id} props={form.props} values={form.values} onChange={form.setValue} errors={form.errors} />
+      <details className="code-editor">
+        <summary>Code {component.key ? <span className="muted small">({component.key})</span> : null}</summary>
+        <label className="field-label" htmlFor="config-code">
+          Component code
+        </label>
+        <textarea id="config-code" className="code-input" rows={18} spellCheck={false} value={code} onChange={(event) => setCode(event.target.value)} />
+      </details>
+      {topError ? <ErrorState error={topError} /> : null}
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" disabled={save.isPending || form.reloading}>
+          {save.isPending ? 'Saving…' : 'Save'}
+        </button>
+        <span className="muted small" role="status" aria-live="polite">
+          {saved ? 'Saved: the source was updated (deactivate, apply, activate).' : ''}
+        </span>
+      </div>
+    </form>
+  );
+}

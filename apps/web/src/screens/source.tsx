@@ -1,0 +1,110 @@
+/** A deployed source (contract §11): header actions and the Events, Logs and Configuration tabs. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, Navigate, NavLink, useNavigate, useParams } from 'react-router';
+import type { DeployedSourceT } from '../api/endpoints.js';
+import { useApi } from '../auth/session.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { CopyButton } from '../components/copy-button.js';
+import { QueryView } from '../components/states.js';
+import { triggerOf } from '../components/trigger.js';
+import { ConfigurationTab } from './source-configuration.js';
+import { EventsTab } from './source-events.js';
+import { LogsTab } from './source-logs.js';
+
+const TABS = ['events', 'logs', 'configuration'] as const;
+type Tab = (typeof TABS)[number];
+
+export function SourceScreen() {
+  const { id = '', tab } = useParams();
+  const api = useApi();
+  const source = useQuery({ queryKey: ['source', id], queryFn: () => api.getSource(id) });
+  if (!tab || !(TABS as readonly string[]).includes(tab)) return <Navigate to={`/sources/${encodeURIComponent(id)}/events`} replace />;
+  return (
+    <section className="page">
+      <p className="breadcrumb">
+        <Link to="/sources">Sources</Link> /
+      </p>
+      <QueryView query={source} loadingLabel="Loading source…">
+        {(data) => <SourceView source={data} tab={tab as Tab} />}
+      </QueryView>
+    </section>
+  );
+}
+
+function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonly tab: Tab }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const [confirming, setConfirming] = useState(false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const refresh = (updated: DeployedSourceT) => {
+    queryClient.setQueryData(['source', source.id], updated);
+    void queryClient.invalidateQueries({ queryKey: ['sources'] });
+  };
+  const toggle = useMutation({ mutationFn: () => api.updateSource(source.id, { active: !source.active }), onSuccess: refresh });
+  const run = useMutation({ mutationFn: () => api.runSource(source.id), onSuccess: (result) => setNotice(`Queued invocation ${result.invocation_id}`) });
+  const remove = useMutation({
+    mutationFn: () => api.deleteSource(source.id),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: ['source', source.id] });
+      await queryClient.invalidateQueries({ queryKey: ['sources'] });
+      navigate('/sources');
+    },
+  });
+  const trigger = triggerOf(source);
+  const error = toggle.error ?? run.error ?? remove.error;
+  return (
+    <>
+      <div className="page-head">
+        <div>
+          <h1>{source.name}</h1>
+          <p className="muted small mono">
+            {source.id} · {source.active ? 'active' : 'inactive'}
+          </p>
+        </div>
+        <div className="actions">
+          <button type="button" className="button button-primary" onClick={() => run.mutate()} disabled={run.isPending}>
+            {run.isPending ? 'Running…' : 'Run now'}
+          </button>
+          <button type="button" className="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
+            {source.active ? 'Deactivate' : 'Activate'}
+          </button>
+          <button type="button" className="button button-danger" onClick={() => setConfirming(true)}>
+            Delete
+          </button>
+        </div>
+      </div>
+      {trigger.kind === 'http' ? (
+        <p className="endpoint">
+          <span className="badge">HTTP</span> <code>{trigger.url}</code> <CopyButton value={trigger.url} label="Copy URL" />
+        </p>
+      ) : null}
+      <div className="notice-slot" aria-live="polite">
+        {error ? <p className="field-error">{error.message}</p> : notice ? <p className="muted small">{notice}</p> : null}
+      </div>
+      <nav className="tabs" aria-label="Source">
+        {TABS.map((name) => (
+          <NavLink key={name} to={`/sources/${source.id}/${name}`} className="tab">
+            {name[0]?.toUpperCase()}
+            {name.slice(1)}
+          </NavLink>
+        ))}
+      </nav>
+      <div className="tab-panel">
+        {tab === 'events' ? <EventsTab source={source} /> : tab === 'logs' ? <LogsTab source={source} /> : <ConfigurationTab source={source} onSaved={refresh} />}
+      </div>
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${source.name}?`}
+        confirmLabel="Delete source"
+        busy={remove.isPending}
+        onCancel={() => setConfirming(false)}
+        onConfirm={() => remove.mutate()}
+      >
+        <p>Its deactivate hook runs, then the source is removed with its events, logs and state. Its endpoint URL stops answering. This cannot be undone.</p>
+        {remove.error ? <p className="field-error">{remove.error.message}</p> : null}
+      </ConfirmDialog>
+    </>
+  );
+}
