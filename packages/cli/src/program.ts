@@ -73,7 +73,7 @@ function isRemoteInvocation(args: readonly string[]): boolean {
   const command = args.find((arg) => !arg.startsWith('-'));
   if (command === undefined) return false;
   if (REMOTE_COMMANDS.has(command)) return true;
-  if (command === 'run') return args.includes('--remote');
+  if (command === 'run' || command === 'options') return args.includes('--remote');
   if (command === 'dev') return args.some((arg) => arg === '--dc' || arg.startsWith('--dc='));
   return false;
 }

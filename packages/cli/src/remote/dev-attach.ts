@@ -42,6 +42,10 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
   const upload = async (first: boolean): Promise<void> => {
     const { code, files } = await codeForUpload(file);
     watched = files.length > 0 ? files : [file];
+    if (first) {
+      for (const watchedFile of watched) notice('watch', `watch:add | ${path.relative(process.cwd(), watchedFile) || watchedFile}`, { file: watchedFile });
+      notice('deploying', 'Deploying...');
+    }
     const component = await savedComponentFor(client, { kind: 'code', code, file, files });
     const body: Record<string, unknown> = { component_id: component.id };
     if (first && (options.flags.prop !== undefined || options.flags.props !== undefined)) {
@@ -49,8 +53,6 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
     }
     await client.put(`/v1/sources/${source.id}`, body, single(DeployedSource));
   };
-  for (const watchedFile of watched) notice('watch', `watch:add | ${path.relative(process.cwd(), watchedFile) || watchedFile}`, { file: watchedFile });
-  notice('deploying', 'Deploying...');
   await upload(true);
   const watcher = new FileWatcher({
     debounceMs: DEBOUNCE_MS,
