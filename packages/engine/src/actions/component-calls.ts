@@ -4,6 +4,7 @@ import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import { describedProps } from '../sources/source-service.js';
+import { propsForForm } from './reload-props.js';
 import { buildRunReport, type RunReport } from './run-report.js';
 
 export interface ComponentCallsOptions {
@@ -53,14 +54,14 @@ export class ComponentCalls {
   }
 
   /**
-   * The component's props once `additionalProps()` ran with these values. A value missing or
-   * invalid is reported in `errors` with the declared props, so a form can keep going.
+   * The component's props once `additionalProps()` ran with these values (values not given yet are
+   * no error). A value that stops it is reported in `errors` with the declared props.
    */
   async props(input: { readonly id: string; readonly configured: Readonly<Record<string, unknown>> }): Promise<ReloadPropsResultT> {
     const { component, accounts } = await this.prepare(input.id, input.configured);
     const handle = await this.options.executor.handle(component);
     try {
-      const info = await handle.configure(input.configured, accounts, this.options.configureTimeoutMs);
+      const info = await propsForForm({ handle, configured: input.configured, accounts, timeoutMs: this.options.configureTimeoutMs });
       return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
     } catch (error) {
       if (!(error instanceof AppError) || !['PROP_REQUIRED', 'PROP_INVALID'].includes(error.code)) throw error;
