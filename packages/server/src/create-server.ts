@@ -1,7 +1,9 @@
 import type { Engine } from '@tributary/engine';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
+import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
 import { registerIngress } from './ingress/ingress.routes.js';
+import type { RateLimit } from './ingress/rate-limiter.js';
 import { accountRoutes } from './routes/accounts.routes.js';
 import { apiKeyRoutes } from './routes/api-keys.routes.js';
 import { appRoutes } from './routes/apps.routes.js';
@@ -22,6 +24,10 @@ export interface ServerOptions {
   readonly apiBodyLimitBytes?: number;
   readonly responseDeadlineMs?: number;
   readonly sseKeepaliveMs?: number;
+  /** pino request log on stderr at this level (docs/server.md); none when absent. */
+  readonly logLevel?: LogLevel;
+  /** Rate limit of each HTTP endpoint (default 10/s, bursts of 50; rate 0 = off). */
+  readonly endpointRateLimit?: RateLimit;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
 }
@@ -30,7 +36,7 @@ export interface ServerOptions {
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
-    logger: false,
+    ...serverLogging(options.logLevel),
     bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
     return503OnClosing: true,
     // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).
@@ -38,6 +44,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     frameworkErrors: frameworkErrorHandler,
   });
   installErrorHandler(app, options.log);
+  registerRequestLog(app);
   app.get('/healthz', () => ({ status: 'ok' }));
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
   const routes = [...componentRoutes(engine), ...callRoutes(engine), ...sourceRoutes(engine), ...appRoutes(engine), ...accountRoutes(engine), ...apiKeyRoutes(engine)];
@@ -54,7 +61,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   );
   registerRoutes(app, engine, routes);
   registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
-  await registerIngress(app, engine, options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {});
+  await registerIngress(app, engine, {
+    ...(options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {}),
+    ...(options.endpointRateLimit ? { rateLimit: options.endpointRateLimit } : {}),
+  });
   if (options.webDir !== undefined) await registerWebApp(app, options.webDir);
   return app;
 }

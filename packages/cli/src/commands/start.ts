@@ -16,6 +16,9 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
     .option('--host <HOST>', 'address to listen on (TRIBUTARY_HOST)', undefined)
     .option('--data-dir <DIR>', 'database, master key and saved code (TRIBUTARY_DATA_DIR)', undefined)
     .option('--apps-file <FILE>', 'JSON file of app catalog entries, see docs/accounts.md (TRIBUTARY_APPS_FILE)', undefined)
+    .option('--endpoint-rate-per-s <N>', 'requests per second each HTTP endpoint takes, 0 = no limit (TRIBUTARY_ENDPOINT_RATE_PER_S, default 10)', undefined)
+    .option('--endpoint-burst <N>', 'requests an HTTP endpoint takes at once (TRIBUTARY_ENDPOINT_BURST, default 50)', undefined)
+    .option('--log-level <LEVEL>', 'server log on stderr: fatal, error, warn, info, debug, trace or silent (TRIBUTARY_LOG_LEVEL, default info)', undefined)
     .addHelpText(
       'after',
       `
@@ -57,7 +60,14 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       const { key } = await engine.apiKeys.create('admin');
       output.out(`Admin API key (shown once; keep it): ${key}`);
     }
-    const app = await createServer({ engine, version: VERSION, log, webDir: config.webDir });
+    const app = await createServer({
+      engine,
+      version: VERSION,
+      log,
+      webDir: config.webDir,
+      logLevel: config.logLevel,
+      endpointRateLimit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
+    });
     const stopRequested = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@tributary/contracts';
+import { DEFAULT_ENDPOINT_RATE_LIMIT, LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
 
@@ -20,6 +21,9 @@ export const ServerConfig = z.object({
   sourceTimeoutMs: z.coerce.number().int().min(1000).describe('Deadline of one source invocation, in ms'),
   appsFile: z.string().min(1).nullable().describe('JSON file of app catalog entries (docs/accounts.md), stored at each start'),
   webDir: z.string().min(1).describe('Folder of the built web app served at /'),
+  endpointRatePerS: z.coerce.number().min(0).describe('Requests per second each HTTP endpoint takes on average (0 = no limit)'),
+  endpointBurst: z.coerce.number().int().min(1).describe('Requests an HTTP endpoint takes at once after a quiet spell'),
+  logLevel: z.enum(LOG_LEVELS).describe('Level of the server log on stderr (requests at debug, refusals at warn)'),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
@@ -28,6 +32,9 @@ export interface StartFlags {
   readonly host?: string;
   readonly dataDir?: string;
   readonly appsFile?: string;
+  readonly endpointRatePerS?: string;
+  readonly endpointBurst?: string;
+  readonly logLevel?: string;
 }
 
 /** apps/web/dist of this checkout: src/start and dist/start are both four levels below the root. */
@@ -47,6 +54,9 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     sourceTimeoutMs: env['TRIBUTARY_SOURCE_TIMEOUT_MS'] ?? '300000',
     appsFile: flags.appsFile ?? env['TRIBUTARY_APPS_FILE'] ?? null,
     webDir: path.resolve(env['TRIBUTARY_WEB_DIR'] ?? DEFAULT_WEB_DIR),
+    endpointRatePerS: flags.endpointRatePerS ?? env['TRIBUTARY_ENDPOINT_RATE_PER_S'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.ratePerSecond),
+    endpointBurst: flags.endpointBurst ?? env['TRIBUTARY_ENDPOINT_BURST'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.burst),
+    logLevel: flags.logLevel ?? env['TRIBUTARY_LOG_LEVEL'] ?? 'info',
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

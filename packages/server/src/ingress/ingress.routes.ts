@@ -4,11 +4,16 @@ import { buildHttpEvent, CUSTOM_RESPONSE_DEADLINE_MS, ENDPOINT_REPLIES, MAX_ENDP
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertJsonDepth } from '../http/parse.js';
 import { parseMultipart } from './multipart.js';
+import { DEFAULT_ENDPOINT_RATE_LIMIT, RateLimiter, type RateLimit } from './rate-limiter.js';
 
 export interface IngressOptions {
   /** How long a customResponse request waits for http.respond() (default 30 s), then 504. */
   readonly responseDeadlineMs?: number;
+  /** Requests per endpoint (default 10/s, bursts of 50; a rate of 0 turns it off). */
+  readonly rateLimit?: RateLimit;
 }
+
+type Endpoint = { readonly id: string; readonly customResponse: boolean };
 
 /**
  * HTTP interfaces of sources: `ANY /e/{endpointId}/...` (contract §3.5, §3.6). The request becomes
@@ -16,12 +21,32 @@ export interface IngressOptions {
  * 200 as soon as it is queued, with it the caller waits for the first http.respond().
  */
 export async function registerIngress(app: FastifyInstance, engine: Engine, options: IngressOptions = {}): Promise<void> {
+  const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT);
+  const endpoints = new WeakMap<FastifyRequest, Endpoint>();
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ENDPOINT_BODY_BYTES }, (_request, body, done) => done(null, body));
-    const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // Before the body is read: an unknown endpoint or one over its rate limit costs no upload and queues nothing.
+    scope.addHook('onRequest', async (request, reply) => {
       const params = request.params as Record<string, string>;
       const endpoint = await engine.findEndpoint(params['endpointId'] ?? '');
+      if (!endpoint) throw new AppError('NOT_FOUND', 'no active source listens at this endpoint');
+      endpoints.set(request, endpoint);
+      // CORS preflights run nothing, so they take no token from the request that follows them.
+      if (request.method === 'OPTIONS') return undefined;
+      const admission = limiter.take(endpoint.id);
+      if (admission.ok) return undefined;
+      const error = new AppError('RATE_LIMITED', `this endpoint takes ${limitText(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT)}; retry in ${admission.retryAfterSeconds} s`, {
+        retry_after_seconds: admission.retryAfterSeconds,
+      });
+      return reply
+        .status(error.status)
+        .header('retry-after', String(admission.retryAfterSeconds))
+        .send({ error: { code: error.code, message: error.message, details: error.details } });
+    });
+    const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const params = request.params as Record<string, string>;
+      const endpoint = endpoints.get(request);
       if (!endpoint) throw new AppError('NOT_FOUND', 'no active source listens at this endpoint');
       if (request.method === 'OPTIONS') {
         send(reply, ENDPOINT_REPLIES.preflight);
@@ -66,6 +91,10 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
       scope.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler });
     }
   });
+}
+
+function limitText(limit: RateLimit): string {
+  return `${limit.ratePerSecond} requests per second, bursts of ${limit.burst}`;
 }
 
 function send(reply: FastifyReply, response: HttpResponse): void {
