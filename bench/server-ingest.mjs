@@ -21,6 +21,7 @@ import {
   runLoad,
   startBaselineServer,
   startTributary,
+  BENCH_RATE_LIMIT,
 } from './server-lib.mjs';
 import { summarizeProfile } from './profile-summary.mjs';
 
@@ -93,8 +94,9 @@ try {
   server = await startTributary({
     name: 'ingest',
     nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    extraEnv: BENCH_RATE_LIMIT.env,
   });
-  logLine(`tributary start ready in ${server.startMs} ms at ${server.baseUrl}`);
+  logLine(`tributary start ready in ${server.startMs} ms at ${server.baseUrl}; ${BENCH_RATE_LIMIT.note}`);
   const source = await server.deploy(code, { name: 'bench-ingest' });
   const endpoint = source.endpoint_url;
   logLine(`deployed ${source.id}; endpoint ${endpoint}`);
@@ -154,7 +156,7 @@ try {
   const pass = passRps && passP99;
   const o = oursFigures;
   const b = baseFigures;
-  printTable(`${NAME} (closed loop, ${load.concurrency} in flight, ${load.durationMs / 1000} s measured)`, [
+  printTable(`${NAME} (closed loop, ${load.concurrency} in flight, ${load.durationMs / 1000} s measured; ${BENCH_RATE_LIMIT.note})`, [
     {
       metric: '2xx req/s',
       unit: '/s',
@@ -211,6 +213,7 @@ try {
   const oursLoad = withoutSamples(ours.report.measured);
   const baseLoad = withoutSamples(base.report.measured);
   writeResult(NAME, {
+    server: { endpointRateLimit: BENCH_RATE_LIMIT.note },
     git,
     load: { ...load, bodyBytes: ours.report.config.bodyBytes, mode: 'closed loop' },
     results: {

@@ -284,6 +284,16 @@ export function gitState() {
  * the exit (SIGKILL after 20 s) and removes both directories. `extraEnv` adds TRIBUTARY_* settings;
  * `nodeArgs` goes before the CLI script (for example --cpu-prof).
  */
+/**
+ * The endpoint rate limit (contract §10: 10 requests/s per endpoint, bursts of 50) would answer
+ * almost every benchmark request with 429, so the load benchmarks start the server with it off and
+ * say so in their output and results.
+ */
+export const BENCH_RATE_LIMIT = {
+  env: { TRIBUTARY_ENDPOINT_RATE_PER_S: '0' },
+  note: 'endpoint rate limit off (TRIBUTARY_ENDPOINT_RATE_PER_S=0; the default 10/s, bursts of 50, would answer 429)',
+};
+
 export async function startTributary({ name, extraEnv = {}, nodeArgs = [] } = {}) {
   if (!existsSync(CLI_BIN) || !existsSync(path.join(REPO_DIR, 'packages', 'cli', 'dist', 'main.js'))) {
     throw new Error('the CLI is not built: run `npm run build` first');
