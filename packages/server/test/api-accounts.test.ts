@@ -151,6 +151,12 @@ describe('connected accounts', () => {
     }, 'the run to emit');
     expect(event).toEqual({ auth: { api_key: SECRET, base_url: 'http://acme.test' }, deployedWithKeyLength: SECRET.length });
     await queueIdle(h, sourceId);
+    // Runs queued together go to the worker as one batch: each still sees the account.
+    for (let i = 0; i < 6; i += 1) expect((await h.request('POST', `/v1/sources/${sourceId}/run`, { body: {} })).status).toBe(202);
+    await queueIdle(h, sourceId);
+    const all = await h.request('GET', `/v1/sources/${sourceId}/event_summaries?expand=event&limit=100`);
+    expect(all.body.data).toHaveLength(7);
+    for (const entry of all.body.data) expect(entry.event.auth).toEqual({ api_key: SECRET, base_url: 'http://acme.test' });
 
     // Deleting the account says which sources used it; their next run lacks the account.
     const removed = await h.request('DELETE', `/v1/accounts/${accountId}`);
