@@ -2,8 +2,10 @@
  * Helpers of the docs tests: read the Markdown pages, find their marked blocks, and run the real
  * `tributary` binary the way a reader would.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -196,4 +198,126 @@ export function commandArgs(command: string): string[] {
   const words = shellWords(command);
   if (words[0] !== 'tributary') throw new Error(`console commands must start with "tributary": ${command}`);
   return words.slice(1);
+}
+
+/**
+ * The anchor GitHub (and the web app, through github-slugger) gives a heading: lower case, every
+ * character that is not a letter, mark, digit, `_`, `-` or space dropped, spaces turned into `-`.
+ */
+export function githubSlug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The text a heading renders to: inline code, links, emphasis and HTML reduced to their text. */
+export function headingText(markdown: string): string {
+  return markdown
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<[^>]+>/g, '')
+    .replace(/`([^`]*)`/g, '$1')
+    .replace(/(\*\*|__|\*|_)(.+?)\1/g, '$2')
+    .trim();
+}
+
+export interface Heading {
+  readonly level: number;
+  readonly text: string;
+  /** Unique within the page, as github-slugger numbers repeats: `x`, `x-1`, `x-2`. */
+  readonly slug: string;
+}
+
+/** The ATX headings of a page outside code blocks, with their anchors. */
+export function pageHeadings(page: Page): Heading[] {
+  const seen = new Map<string, number>();
+  const headings: Heading[] = [];
+  let fenced = false;
+  for (const line of page.text.split('\n')) {
+    if (/^```/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const match = /^(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+    if (!match) continue;
+    const text = headingText(match[2] ?? '');
+    const base = githubSlug(text);
+    let slug = base;
+    let count = seen.get(base) ?? 0;
+    while (seen.has(slug)) {
+      count += 1;
+      slug = `${base}-${count}`;
+    }
+    seen.set(base, count);
+    seen.set(slug, 0);
+    headings.push({ level: match[1]?.length ?? 0, text, slug });
+  }
+  return headings;
+}
+
+/** A real `tributary start` on a temporary data directory, with a known admin key. */
+export interface RunningServer {
+  readonly base: string;
+  readonly key: string;
+  /** Lines the server printed (stdout and stderr), for failure messages. */
+  readonly lines: string[];
+  /** Calls `/v1` with the admin key; the JSON body (or null) and the status. */
+  api<T = Record<string, unknown>>(method: string, route: string, body?: unknown): Promise<{ status: number; json: T }>;
+  stop(): Promise<void>;
+}
+
+export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Promise<RunningServer> {
+  const key = 'trb_docs_pages_admin_key_0123456789';
+  // A port of our own rather than --port 0: the endpoint URLs the server hands out carry the port.
+  const port = await freePort();
+  const child: ChildProcessWithoutNullStreams = spawn(
+    process.execPath,
+    [BIN, 'start', '--port', String(port), '--data-dir', options.dataDir],
+    { cwd: REPO, env: { ...process.env, NO_COLOR: '1', TRIBUTARY_ADMIN_KEY: key, ...options.env } },
+  );
+  const lines: string[] = [];
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line:\n${lines.join('\n')}`)), 30_000);
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      lines.push(line);
+      const ready = /ready: API (http:\/\/\S+)\/v1,/.exec(line);
+      if (ready?.[1]) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    });
+    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
+    child.on('exit', () => reject(new Error(`tributary start exited:\n${lines.join('\n')}`)));
+  });
+  return {
+    base,
+    key,
+    lines,
+    async api<T>(method: string, route: string, body?: unknown) {
+      const response = await fetch(`${base}${route}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      const text = await response.text();
+      return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createTcpServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

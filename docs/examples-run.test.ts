@@ -6,6 +6,8 @@
  *  3. the claims made in prose are asserted example by example.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   appendFileSync,
   cpSync,
@@ -138,6 +140,10 @@ describe('cli-output blocks', () => {
       'run-and-emit.md',
       'actions.md',
       'cli.md',
+      'component-api.md',
+      'quickstart-source.md',
+      'quickstart-action.md',
+      'environment-variables.md',
     ]) {
       expect(pagesWithOutput.has(page), page).toBe(true);
     }
@@ -1296,14 +1302,22 @@ describe('npm packages, limits and isolation pages', () => {
   it('npm-action: pins fold into one copy per package, listed by validate', async () => {
     const { code, report } = await run('npm-action.mjs', '--prop', 'wait=1m');
     expect(code).toBe(0);
-    expect(report.return_value).toEqual({ milliseconds: 60_000, title: 'Packages Without Package Json', doubled: [2, 4, 6] });
+    expect(report.return_value).toEqual({
+      milliseconds: 60_000,
+      title: 'Packages Without Package Json',
+      doubled: [2, 4, 6],
+    });
     const validated = await tributaryJson<{ packages: Record<string, string>; imports: { specifier: string }[] }>([
       'validate',
       example('npm-action.mjs'),
       '--json',
     ]);
     expect(validated.json.packages).toEqual({ lodash: '4.17.21', ms: '2.1.3' });
-    expect(validated.json.imports.map((entry) => entry.specifier)).toEqual(['ms@2.1.3', 'lodash@^4.17.0', 'lodash@4.17.21/fp']);
+    expect(validated.json.imports.map((entry) => entry.specifier)).toEqual([
+      'ms@2.1.3',
+      'lodash@^4.17.0',
+      'lodash@4.17.21/fp',
+    ]);
   });
 
   it('oversized-source: PAYLOAD_TOO_LARGE at 6 MB, exit 1, the event before it kept', async () => {
@@ -1320,11 +1334,184 @@ describe('npm packages, limits and isolation pages', () => {
     expect(seen['readShadow']).toBe('refused (ERR_ACCESS_DENIED)');
     expect(seen['spawnShell']).toBe('refused (ERR_ACCESS_DENIED)');
     expect(seen['writeScratch']).toBe('ok');
-    expect(seen['environment']).toEqual(['HOME', 'NODE_ENV', 'PWD', 'TMPDIR']);
+    // bubblewrap sets PWD; without it (the CLI then says so on stderr) the worker gets only the three.
+    const bubblewrap = !stderr.includes('bubblewrap is off');
+    expect(seen['environment']).toEqual(bubblewrap ? ['HOME', 'NODE_ENV', 'PWD', 'TMPDIR'] : ['HOME', 'NODE_ENV', 'TMPDIR']);
     const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
     if (isRoot) expect(seen['uid']).toBe(65534);
     // The page shows the bubblewrap case; without it the CLI says which layer is off.
     if (stderr.includes('bubblewrap is off')) expect(stderr).toContain('private-tmp is off');
+  });
+});
+
+describe.concurrent('component-api.md', () => {
+  it('anatomy-source: deploy resets the count, activate logs the schedule, ids dedupe across runs', async () => {
+    const state = path.join(scratch, 'anatomy-state');
+    const first = await run(
+      'anatomy-source.mjs',
+      '--state',
+      state,
+      '--event',
+      '{"timestamp":1700000000,"interval_seconds":60}',
+    );
+    expect(first.code).toBe(0);
+    expect(first.report.hooks).toEqual([
+      { name: 'deploy', ok: true },
+      { name: 'activate', ok: true },
+    ]);
+    expect(first.report.logs).toEqual([{ level: 'info', message: 'active, every 60s' }]);
+    expect(first.report.emits).toEqual([
+      {
+        event: { count: 1, firedAt: 1700000000 },
+        metadata: { id: 1, name: 'default', summary: 'tick 1', ts: expect.any(Number) as number },
+      },
+    ]);
+    const second = await run('anatomy-source.mjs', '--state', state, '--prop', 'label=beat');
+    expect(second.report.hooks).toEqual([]);
+    expect(second.report.emits.map((emit) => emit.metadata.summary)).toEqual(['beat 2']);
+    const stored = JSON.parse(readFileSync(path.join(state, 'state.json'), 'utf8')) as { db: unknown; dedupe: unknown };
+    expect(stored.db).toEqual({ count: 2 });
+    expect(stored.dedupe).toEqual({ strategy: 'unique', ids: ['1', '2'] });
+    const validated = await tributaryJson<{ ok: boolean; configurable_props: { name: string }[] }>([
+      'validate',
+      example('anatomy-source.mjs'),
+      '--json',
+    ]);
+    expect(validated.json.ok).toBe(true);
+    // The db prop is a service: not something the user configures.
+    expect(validated.json.configurable_props.map((prop) => prop.name)).toEqual(['timer', 'label']);
+  });
+});
+
+describe.concurrent('quickstart-source.md', () => {
+  it('quickstart-source: responds with the greeting and the number, and counts with --state', async () => {
+    const event = JSON.stringify({ method: 'POST', path: '/orders', body: { id: 7 } });
+    const once = await run('quickstart-source.mjs', '--event', event);
+    expect(once.report.response).toEqual({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":"Thanks!","number":1}',
+    });
+    expect(once.report.emits).toEqual([
+      {
+        event: { number: 1, method: 'POST', path: '/orders', body: { id: 7 } },
+        metadata: { id: 1, name: 'default', summary: 'Request 1: POST /orders', ts: expect.any(Number) as number },
+      },
+    ]);
+    const state = path.join(scratch, 'quickstart-state');
+    await run('quickstart-source.mjs', '--state', state, '--event', event);
+    const next = await run('quickstart-source.mjs', '--state', state, '--event', '{"method":"GET","path":"/"}');
+    expect(next.report.emits[0]?.event).toEqual({ number: 2, method: 'GET', path: '/', body: null });
+    expect(next.report.response?.body).toBe('{"message":"Thanks!","number":2}');
+  });
+
+  it('quickstart-source under tributary dev: real requests, numbered answers, one event each', async () => {
+    const { cwd } = devWorkspace('quickstart-source.mjs');
+    const dev = Dev.start(['dev', `${EXAMPLES_DIR}/quickstart-source.mjs`, '--json', '--port', '0'], cwd);
+    const ready = await dev.waitFor((line) => line['type'] === 'ready');
+    const endpoint = String(ready['endpoint_url']);
+    const posted = await fetch(`${endpoint}/orders`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":7}',
+    });
+    expect(await posted.json()).toEqual({ message: 'Thanks!', number: 1 });
+    const got = await fetch(endpoint);
+    expect(await got.json()).toEqual({ message: 'Thanks!', number: 2 });
+    await dev.waitFor(
+      (line) =>
+        isResult('run')(line) &&
+        (line['emits'] as unknown[]).length === 1 &&
+        dev.lines.filter(isResult('run')).length === 2,
+    );
+    const summaries = dev.lines
+      .filter(isResult('run'))
+      .flatMap((line) => (line['emits'] as { metadata: { summary: string } }[]).map((emit) => emit.metadata.summary));
+    expect(summaries).toEqual(['Request 1: POST /orders', 'Request 2: GET /']);
+    expect(await dev.stop()).toBe(0);
+  });
+});
+
+describe.concurrent('quickstart-action.md', () => {
+  it('quickstart-action: title case by default, exports words and a summary, refuses other styles', async () => {
+    const { code, report } = await run('quickstart-action.mjs', '--prop', 'text=hello from tributary');
+    expect(code).toBe(0);
+    expect(report).toMatchObject({
+      return_value: 'Hello From Tributary',
+      exports: { words: 3, $summary: 'Formatted 3 words as title' },
+      summary: 'Formatted 3 words as title',
+    });
+    expect(
+      (await run('quickstart-action.mjs', '--prop', 'text=MiXeD Case', '--prop', 'style=lower')).report.return_value,
+    ).toBe('mixed case');
+    const refused = await run('quickstart-action.mjs', '--prop', 'text=x', '--prop', 'style=shout');
+    expect(refused.code).toBe(2);
+    expect(refused.report.error?.code).toBe('PROP_INVALID');
+  });
+});
+
+describe.concurrent('environment-variables.md and sse.md', () => {
+  it('env-action: variables exported in the shell, even Tributary settings, do not reach the component', async () => {
+    const result = await tributary(['run', example('env-action.mjs'), '--prop', 'apiKey=sk_test_4242', '--json'], {
+      env: { ACME_API_KEY: 'sk_from_the_shell', TRIBUTARY_ADMIN_KEY: 'trb_docs_environment_check' },
+    });
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as Report).return_value).toEqual({
+      fromEnvironment: null,
+      fromProp: 'sk_… (12 characters)',
+    });
+    const probe = scratchComponent(
+      'env-probe.mjs',
+      "export default { name: 'E', version: '0.1.0', type: 'action', async run() { return Object.keys(process.env).filter((name) => name.startsWith('TRIBUTARY_') || name.startsWith('ACME_')); } };\n",
+    );
+    const probed = await tributary(['run', probe, '--json'], { env: { ACME_API_KEY: 'x', TRIBUTARY_ADMIN_KEY: 'y' } });
+    expect((JSON.parse(probed.stdout) as Report).return_value).toEqual([]);
+  });
+
+  it('sse-client: without a key or a source it prints its usage and exits 2', async () => {
+    const client = spawn(process.execPath, [path.join(REPO, example('sse-client.mjs'))], {
+      env: { ...process.env, TRIBUTARY_API_KEY: '' },
+    });
+    let stderr = '';
+    client.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => client.on('exit', resolve));
+    expect(code).toBe(2);
+    expect(stderr).toBe('usage: TRIBUTARY_API_KEY=<key> node sse-client.mjs <source id or name>\n');
+  });
+});
+
+describe('lifecycle.md', () => {
+  it('lifecycle-source under tributary run: activate registers the endpoint with the service, run reports it', async () => {
+    const calls: string[] = [];
+    const service = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        calls.push(`${request.method} ${request.url} ${body}`.trim());
+        response.writeHead(201, { 'content-type': 'application/json' }).end('{"id":"h1"}');
+      });
+    });
+    await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+    const { port } = service.address() as AddressInfo;
+    try {
+      const { code, report } = await run(
+        'lifecycle-source.mjs',
+        '--prop',
+        `serviceUrl=http://127.0.0.1:${port}`,
+        '--event',
+        '{"body":{"n":1}}',
+      );
+      expect(code).toBe(0);
+      expect(report.logs.map((log) => log.message)).toEqual([
+        'deploy: first deploy of this source',
+        'activate: registered h1',
+      ]);
+      expect(report.emits).toMatchObject([{ event: { n: 1 }, metadata: { summary: 'delivery to h1' } }]);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toMatch(/^POST \/hooks \{"url":"http:\/\/127\.0\.0\.1:4100\/e\/[0-9a-f]{16}"\}$/);
+    } finally {
+      service.close();
+    }
   });
 });
 

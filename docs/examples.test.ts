@@ -26,6 +26,12 @@ describe('docs code examples', () => {
         'actions.md',
         'cli.md',
         'errors.md',
+        'component-api.md',
+        'quickstart-source.md',
+        'quickstart-action.md',
+        'sse.md',
+        'environment-variables.md',
+        'lifecycle.md',
       ]),
     );
     expect(exampleBlocks.length).toBeGreaterThanOrEqual(25);
