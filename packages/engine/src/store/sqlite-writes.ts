@@ -102,6 +102,17 @@ export class SqliteWrites {
     this.statements.insertInvocation.run(row.id, row.sourceId, row.trigger, row.event, row.createdAt);
   }
 
+  /** Queues several invocations in one transaction: all are committed when this returns, or none. */
+  enqueueAll(rows: readonly { id: string; sourceId: string; trigger: string; event: string; createdAt: number }[]): void {
+    if (rows.length === 1 && rows[0]) {
+      this.enqueue(rows[0]);
+      return;
+    }
+    this.raw.transaction(() => {
+      for (const row of rows) this.enqueue(row);
+    })();
+  }
+
   /** Sources with queued invocations, the one waiting longest first (read once, at start). */
   sourcesWithWork(): string[] {
     return (this.statements.sourcesWithWork.all() as { source_id: string }[]).map((row) => row.source_id);
