@@ -37,7 +37,7 @@ const MAX_ATTEMPTS = 3;
  * A source's backlog runs in batches: its oldest queued rows (up to `batchSize`) go to the worker
  * in one request, run in order, and commit in one transaction. Per-source order and every
  * invocation's own emits, logs, error and deadline stay as they were one by one, while the fixed
- * cost of a worker round trip and a commit is paid once per batch (docs/decisions/0003-server.md).
+ * cost of a worker round trip and a commit is paid once per batch (docs/server.md, "How work flows").
  */
 export class InvocationRunner {
   private running = new Set<string>();
