@@ -26,7 +26,7 @@ export interface Connection {
  * file, so a script can point one command elsewhere without touching the stored login.
  */
 export function resolveConnection(flags: RemoteFlags, env: NodeJS.ProcessEnv = process.env): Connection {
-  const profile = flags.profile ?? env['TRIBUTARY_PROFILE'] ?? DEFAULT_PROFILE;
+  const profile = flags.profile ?? (env['TRIBUTARY_PROFILE'] || DEFAULT_PROFILE);
   const stored = readConfig(configPath(env)).get(profile) ?? {};
   const envUrl = env['TRIBUTARY_API_URL'] || undefined;
   const envKey = env['TRIBUTARY_API_KEY'] || undefined;

@@ -31,7 +31,9 @@ export function reportRemoteFailure(output: Output, error: unknown, json: boolea
   if (json) {
     output.json({ ok: false, error: appError.toJSON() });
   } else {
-    output.err(`${output.style('red', 'error')} ${appError.code}: ${appError.message}`);
+    const rule = appError.details.rule;
+    const ruleNote = typeof rule === 'string' && !appError.message.startsWith(rule) ? ` (rule ${rule})` : '';
+    output.err(`${output.style('red', 'error')} ${appError.code}: ${appError.message}${ruleNote}`);
     const issues = appError.details['issues'];
     if (Array.isArray(issues)) for (const issue of issues) output.err(`  ${typeof issue === 'string' ? issue : JSON.stringify(issue)}`);
     if (appError.code === 'INTERNAL' && !(appError.details['status'] !== undefined) && appError.stack) output.err(appError.stack);

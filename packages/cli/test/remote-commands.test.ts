@@ -1,0 +1,287 @@
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXTURES, tributary } from './cli-process.js';
+import { ADMIN_KEY, CliProcess, closedPort, remoteCli, startServer, type ServerProcess } from './server-process.js';
+
+// The issue's "done means": the real binary against a real `tributary start` on a temporary data dir.
+const REMOTE = path.join(FIXTURES, 'remote');
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-remote-cli-'));
+const configHome = path.join(scratch, 'config');
+const cli = remoteCli(configHome);
+const processes: CliProcess[] = [];
+let server: ServerProcess;
+
+beforeAll(async () => {
+  server = await startServer();
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of processes) child.kill();
+  await server.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+function follow(args: readonly string[]): CliProcess {
+  const child = new CliProcess(args, { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', NO_COLOR: '1' });
+  processes.push(child);
+  return child;
+}
+
+async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, json: await response.json() };
+}
+
+function lineValue(stdout: string, label: string): string {
+  const line = stdout.split('\n').find((entry) => entry.startsWith(`${label}: `));
+  if (line === undefined) throw new Error(`no "${label}:" line in:\n${stdout}`);
+  return line.slice(label.length + 2);
+}
+
+describe.sequential('tributary CLI against a server', () => {
+  let endpoint = '';
+  let sourceId = '';
+
+  it('login checks the key, stores the profile in a 0600 INI file, and whoami/logout use it', async () => {
+    const refused = await cli(['login', '--api-url', server.base, '--api-key', 'trb_wrong_key_00000000000']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^error UNAUTHORIZED: /);
+    expect(existsSync(path.join(configHome, 'tributary', 'config'))).toBe(false);
+
+    const login = await cli(['login', '--api-url', `${server.base}/v1/`, '--api-key', ADMIN_KEY]);
+    expect(login.stderr).toBe('');
+    expect(login.code).toBe(0);
+    expect(login.stdout).toMatch(/^Logged in as admin on http:\/\/127\.0\.0\.1:\d+ \(profile default, saved in /);
+    const file = path.join(configHome, 'tributary', 'config');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, 'utf8')).toBe(`[default]\napi_url = ${server.base}\napi_key = ${ADMIN_KEY}\n`);
+
+    const staging = await cli(['login', '-p', 'staging', '--api-url', server.base, '--api-key', ADMIN_KEY, '--json']);
+    expect(JSON.parse(staging.stdout)).toMatchObject({ ok: true, profile: 'staging', api_url: server.base, user: { username: 'admin' } });
+    expect(readFileSync(file, 'utf8')).toContain('[staging]');
+
+    const whoami = await cli(['whoami']);
+    expect(whoami.stdout).toBe(`admin on ${server.base} (profile default)\n`);
+    const loggedOut = await cli(['logout', '-p', 'staging']);
+    expect(loggedOut.stdout).toBe('Logged out of profile staging\n');
+    const afterLogout = await cli(['whoami', '-p', 'staging']);
+    expect(afterLogout.code).toBe(1);
+    expect(afterLogout.stderr).toMatch(/^error UNAUTHORIZED: no API key for profile "staging": run tributary login -p staging/);
+
+    // Scripts need no config file at all: the variables are enough.
+    const scripted = await tributary(['whoami', '--json'], {
+      env: { XDG_CONFIG_HOME: path.join(scratch, 'empty-config'), TRIBUTARY_API_URL: server.base, TRIBUTARY_API_KEY: ADMIN_KEY },
+    });
+    expect(scripted.code).toBe(0);
+    expect(JSON.parse(scripted.stdout)).toMatchObject({ id: 'u_local', username: 'admin', api_url: server.base });
+  });
+
+  it('deploy FILE bundles relative imports, takes --prop, prints the source name and endpoint', async () => {
+    const deployed = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'greeting=hi', '--no-follow']);
+    expect(deployed.stderr).toBe('');
+    expect(deployed.code).toBe(0);
+    const lines = deployed.stdout.trimEnd().split('\n');
+    expect(lines.slice(0, 3)).toEqual(['Deploying...', 'Deploy complete.', 'Source name: remote-webhook']);
+    sourceId = lineValue(deployed.stdout, 'Source id');
+    endpoint = lineValue(deployed.stdout, 'Endpoint');
+    expect(sourceId).toMatch(/^dc_/);
+    expect(endpoint).toMatch(new RegExp(`^${server.base}/e/\\w+$`));
+
+    const reply = await post(endpoint, { name: 'Ann', id: 1 });
+    expect(reply).toEqual({ status: 200, json: { greeting: 'hi', text: 'Hello, Ann!' } });
+
+    // The uploaded module holds the imported file's code: the server never saw greeting.mjs.
+    const code = await cli(['describe', 'remote-webhook', '--code']);
+    expect(code.stdout).toContain('function greet(name)');
+    expect(code.stdout).not.toContain("from './greeting.mjs'");
+    expect(code.stdout).not.toContain('sourceMappingURL');
+  });
+
+  it('events -n, logs, describe and list show the source', async () => {
+    await post(endpoint, { name: 'Bob', id: 2 });
+    let events = await cli(['events', 'remote-webhook', '-n', '2']);
+    for (let attempt = 0; attempt < 50 && events.stdout.trimEnd().split('\n').length < 2; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      events = await cli(['events', 'remote-webhook', '-n', '2']);
+    }
+    expect(events.code).toBe(0);
+    // Newest last, one JSON payload per line, as pd events prints them.
+    expect(events.stdout).toBe('{"text":"Hello, Ann!","greeting":"hi"}\n{"text":"Hello, Bob!","greeting":"hi"}\n');
+    const last = await cli(['events', sourceId, '-n', '1', '--json']);
+    expect(JSON.parse(last.stdout)).toMatchObject({ event: { text: 'Hello, Bob!' }, metadata: { id: '2', summary: 'Hello, Bob!' } });
+
+    const logs = await cli(['logs', 'remote-webhook']);
+    expect(logs.code).toBe(0);
+    expect(logs.stdout).toMatch(/^\d\d:\d\d:\d\d request for \/$/m);
+    expect(logs.stdout).toContain('--- deploy started');
+
+    const described = await cli(['describe', 'remote-webhook']);
+    expect(described.stdout.split('\n').slice(0, 3)).toEqual([`id: ${sourceId}`, 'name: remote-webhook', `endpoint: ${endpoint}`]);
+    expect(described.stdout).toContain('  greeting: "hi"');
+
+    const listed = await cli(['list', 'sources']);
+    const [header, row] = listed.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+NAME\s+COMPONENT\s+STATE\s+UPDATED\s+ENDPOINT$/);
+    expect(row).toMatch(new RegExp(`^${sourceId}\\s+remote-webhook\\s+remote-webhook-source\\s+active\\s+(just now|\\d+ seconds ago)\\s+${endpoint}$`));
+    // Columns line up: each header starts where its cells start.
+    expect(row?.indexOf('remote-webhook')).toBe(header?.indexOf('NAME'));
+    const json = await cli(['list', 'so', '--json']);
+    expect((JSON.parse(json.stdout) as { id: string }[]).map((source) => source.id)).toEqual([sourceId]);
+  });
+
+  it('update changes props, name and active state, and prints the source', async () => {
+    const updated = await cli(['update', 'remote-webhook', '--prop', 'greeting=hello', '--name', 'Greeter']);
+    expect(updated.code).toBe(0);
+    expect(updated.stdout.split('\n').slice(0, 2)).toEqual([`id: ${sourceId}`, 'name: greeter']);
+    expect(updated.stdout).toContain('  greeting: "hello"');
+    expect((await post(endpoint, { name: 'Cy', id: 3 })).json).toEqual({ greeting: 'hello', text: 'Hello, Cy!' });
+
+    const inactive = await cli(['update', 'greeter', '--deactivate', '--json']);
+    expect(JSON.parse(inactive.stdout)).toMatchObject({ id: sourceId, active: false });
+    const active = await cli(['update', sourceId, '--active', 'true', '--json']);
+    expect(JSON.parse(active.stdout)).toMatchObject({ active: true });
+    const nothing = await cli(['update', 'greeter']);
+    expect(nothing.code).toBe(1);
+    expect(nothing.stderr).toMatch(/^error USAGE_ERROR: nothing to update/);
+  });
+
+  it('deploy follows the event stream until Ctrl+C', async () => {
+    const child = follow(['events', 'greeter', '-f']);
+    // -f alone prints only what arrives from now on.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await post(endpoint, { name: 'Dee', id: 4 });
+    expect(await child.waitFor((line) => line.includes('Dee'))).toBe('{"text":"Hello, Dee!","greeting":"hello"}');
+    expect(await child.interrupt()).toBe(0);
+    expect(child.lines).toEqual(['{"text":"Hello, Dee!","greeting":"hello"}']);
+
+    const deploy = follow(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'Followed']);
+    await deploy.waitFor((line) => line === 'Press Ctrl + C to terminate.');
+    const followedEndpoint = lineValue(deploy.lines.join('\n'), 'Endpoint');
+    expect(deploy.lines).toContain('Source name: followed');
+    expect(deploy.lines.find((line) => line.startsWith('Listening for new events'))).toMatch(
+      new RegExp(`^Listening for new events on the SSE stream for this source: ${server.base}/sources/dc_\\w+/sse$`),
+    );
+    await post(followedEndpoint, { name: 'Eve', id: 5 });
+    await deploy.waitFor((line) => line.includes('Eve'));
+    expect(await deploy.interrupt()).toBe(0);
+    expect((await cli(['delete', 'followed'])).code).toBe(0);
+  });
+
+  it('dev --dc attaches a local file to the deployed source and updates it on every save', async () => {
+    const work = path.join(scratch, 'dev');
+    cpSync(REMOTE, work, { recursive: true });
+    const dev = follow(['dev', '--dc', 'greeter', path.join(work, 'webhook-source.mjs')]);
+    await dev.waitFor((line) => line === 'Ready for updates!');
+    expect(dev.lines.filter((line) => line.startsWith('watch:add'))).toHaveLength(2);
+    expect(dev.lines).toContain(`Attached to deployed component: ${server.base}/sources/${sourceId}/configuration`);
+
+    writeFileSync(path.join(work, 'greeting.mjs'), 'export function greet(name) {\n  return `Howdy, ${name}!`;\n}\n');
+    await dev.waitFor((line) => line === 'Update complete.');
+    // Same source: same id, endpoint and props; new code.
+    expect((await post(endpoint, { name: 'Fay', id: 6 })).json).toEqual({ greeting: 'hello', text: 'Howdy, Fay!' });
+    await dev.waitFor((line) => line.includes('"Howdy, Fay!"'));
+    await dev.waitFor((line) => /request for \/$/.test(line));
+
+    // A save that does not load is reported; the deployed code keeps running.
+    writeFileSync(path.join(work, 'greeting.mjs'), 'export function greet(name) {\n  return `Oops ${name;\n}\n');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await dev.waitFor(() => dev.stderr.join('').includes('the deployed code keeps running'), 30_000).catch(() => undefined);
+    expect(dev.stderr.join('')).toMatch(/error COMPONENT_SYNTAX_ERROR: .*greeting\.mjs:2:\d+/);
+    expect((await post(endpoint, { name: 'Gus', id: 7 })).json).toEqual({ greeting: 'hello', text: 'Howdy, Gus!' });
+    expect(await dev.interrupt()).toBe(0);
+  });
+
+  it('publish, then deploy KEY; unpublish; a different code under the same version is refused (C7)', async () => {
+    const published = await cli(['publish', path.join(REMOTE, 'webhook-source.mjs')]);
+    expect(published.code).toBe(0);
+    expect(published.stdout).toMatch(/^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds ago)\s+remote-webhook-source\n$/);
+
+    const byKey = await cli(['deploy', 'remote-webhook-source', '--props', '{"greeting":"hi"}', '--name', 'From Key', '--no-follow', '--json']);
+    expect(byKey.code).toBe(0);
+    const source = JSON.parse(byKey.stdout) as { id: string; name_slug: string; component_key: string; endpoint_url: string };
+    expect(source).toMatchObject({ name_slug: 'from-key', component_key: 'remote-webhook-source' });
+    expect((await post(source.endpoint_url, { name: 'Hal', id: 8 })).json).toEqual({ greeting: 'hi', text: 'Hello, Hal!' });
+
+    const changed = path.join(scratch, 'changed-webhook.mjs');
+    writeFileSync(changed, readFileSync(path.join(REMOTE, 'webhook-source.mjs'), 'utf8').replace("./greeting.mjs", path.join(REMOTE, 'greeting.mjs')).replace('request for', 'req'));
+    const conflict = await cli(['publish', changed]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toMatch(/^error VERSION_CONFLICT: "remote-webhook-source" is already published at version 0\.1\.0 with different code; bump the version/);
+
+    const components = await cli(['list', 'components']);
+    expect(components.stdout).toMatch(/^ID\s+NAME\s+VERSION\s+UPDATED\s+KEY$/m);
+    expect(components.stdout).toMatch(/remote-webhook-source$/m);
+
+    expect((await cli(['unpublish', 'component', 'remote-webhook-source'])).stdout).toBe('Unpublished remote-webhook-source\n');
+    const gone = await cli(['deploy', 'remote-webhook-source', '--no-follow']);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toMatch(/^error NOT_FOUND: /);
+    expect((await cli(['delete', source.id])).stdout).toBe(`Deleted ${source.id}\n`);
+  });
+
+  it('run --remote prints the same report as the local run', async () => {
+    const file = path.join(FIXTURES, 'docs', 'hello-action.mjs');
+    const local = await tributary([ 'run', file, '--prop', 'name=World', '--json']);
+    const remote = await cli(['run', '--remote', file, '--prop', 'name=World', '--json']);
+    expect(remote.code).toBe(0);
+    expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout));
+    const human = await cli(['run', '--remote', file, '--prop', 'name=World']);
+    expect(human.stdout).toBe('Hello Action (action) ok\n  logs\n    Hello, World!\n  summary  Greeted World\n  return   "Hello, World!"\n');
+    const local2 = await cli(['run', '--remote', file, '--state', 'x']);
+    expect(local2.code).toBe(1);
+    expect(local2.stderr).toMatch(/^error USAGE_ERROR: --state is for local runs/);
+  });
+
+  it('run-now queues an invocation with the given event', async () => {
+    const queued = await cli(['run-now', 'greeter', '--event', '{"path":"/manual","body":{"name":"Ivy","id":9}}', '--json']);
+    expect(queued.code).toBe(0);
+    expect(JSON.parse(queued.stdout)).toMatchObject({ ok: true, source_id: sourceId, invocation_id: expect.stringMatching(/^inv_/) as unknown });
+    let events = '';
+    for (let attempt = 0; attempt < 50 && !events.includes('Ivy'); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      events = (await cli(['events', 'greeter', '-n', '1'])).stdout;
+    }
+    expect(events).toBe('{"text":"Howdy, Ivy!","greeting":"hello"}\n');
+  });
+
+  it('exit codes: 1 for a refused prop, usage or an ambiguous name; 2 for an unreachable server', async () => {
+    const badProp = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow']);
+    expect(badProp.code).toBe(1);
+    expect(badProp.stderr).toBe('error PROP_INVALID: prop "limit" must be <= 10, got 99\n');
+    const badPropJson = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow', '--json']);
+    expect(JSON.parse(badPropJson.stdout)).toMatchObject({ ok: false, error: { code: 'PROP_INVALID' } });
+
+    const port = await closedPort();
+    const unreachable = await cli(['list', 'sources', '--api-url', `http://127.0.0.1:${port}`]);
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.stderr).toMatch(new RegExp(`^error SERVER_UNREACHABLE: cannot reach the Tributary server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`));
+
+    const usage = await cli(['events']);
+    expect(usage.code).toBe(1);
+    const local = await tributary(['run']);
+    expect(local.code).toBe(2);
+
+    await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'Twin', '--no-follow']);
+    await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'twin!', '--no-follow']);
+    const byName = await cli(['describe', 'Twin']);
+    expect(byName.code).toBe(0);
+    const slugs = (JSON.parse((await cli(['list', 'sources', '--json'])).stdout) as { name_slug: string; name: string }[]).filter((source) =>
+      source.name_slug.startsWith('twin'),
+    );
+    expect(slugs.map((source) => source.name_slug).sort()).toEqual(['twin', 'twin-2']);
+    const missing = await cli(['describe', 'no-such-source']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^error NOT_FOUND: no source with id, slug or name "no-such-source"/);
+  });
+
+  it('delete removes the source; describing it afterwards is NOT_FOUND', async () => {
+    const deleted = await cli(['delete', 'greeter']);
+    expect(deleted.stdout).toBe(`Deleted ${sourceId}\n`);
+    const after = await cli(['describe', sourceId]);
+    expect(after.code).toBe(1);
+    expect(after.stderr).toMatch(/^error NOT_FOUND: /);
+    expect((await fetch(endpoint, { method: 'POST' })).status).toBe(404);
+  });
+});
