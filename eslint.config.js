@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'fixtures/**', 'bench/results/**', '**/*.d.ts'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'fixtures/**', 'apps/web/test/fixtures/**', 'bench/results/**', '**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

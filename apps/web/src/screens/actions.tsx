@@ -63,6 +63,7 @@ function RunForm({ component }: { readonly component: SavedComponentT }) {
     <div className="action-layout">
       <form
         className="card form"
+        noValidate
         onSubmit={(event) => {
           event.preventDefault();
           run.mutate();

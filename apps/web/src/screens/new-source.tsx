@@ -81,6 +81,7 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
   return (
     <form
       className="card form"
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         deploy.mutate();

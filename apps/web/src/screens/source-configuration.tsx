@@ -46,6 +46,7 @@ function ConfigurationForm({ source, component, onSaved }: { source: DeployedSou
   return (
     <form
       className="form config-form"
+      noValidate
       onSubmit={(event) => {
         event.preventDefault();
         save.mutate();

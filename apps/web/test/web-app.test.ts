@@ -1,0 +1,284 @@
+/**
+ * The web app in a real browser against a real server (issue 6, "Done means"): sign in, create an
+ * HTTP source from a deep link, watch a request's event arrive live, read its logs, change a prop
+ * on the Configuration tab, run an action and read its exports, open docs pages by their anchors.
+ * Each screen is saved to docs/screenshots/.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+
+const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
+const code = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
+
+let server: RunningServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let sourceId = '';
+let endpointUrl = '';
+
+async function shot(name: string, target: Page = page): Promise<void> {
+  await target.screenshot({ path: screenshotPath(name), fullPage: false });
+}
+
+async function post(url: string, body: unknown): Promise<number> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  server = await startServer();
+  for (const [key, file] of [
+    ['web-test-greeter', 'web-greeter.mjs'],
+    ['web-test-shout', 'web-shout.mjs'],
+  ] as const) {
+    const published = await server.api('PUT', `/v1/components/${key}`, { component_code: code(file) });
+    expect([200, 201], `${JSON.stringify(published.body)}\n${server.lines.join('\n')}`).toContain(published.status);
+  }
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(10_000);
+  page = await context.newPage();
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('web app', () => {
+  it('asks for an API key, refuses a wrong one, and keeps the right one out of the URL', async () => {
+    await page.goto(`${server.base}/sources`);
+    await page.waitForURL(/\/sign-in\?next=%2Fsources$/);
+    await shot('sign-in');
+    await page.getByLabel('API key').fill('trb_wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('#sign-in-error').textContent()).toMatch(/\S/);
+    await page.getByLabel('API key').fill(server.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'No sources yet' }).waitFor();
+    expect(page.url()).toBe(`${server.base}/sources`);
+    expect(page.url()).not.toContain(server.key);
+    expect(await page.evaluate(() => sessionStorage.getItem('tributary.api_key'))).toBe(server.key);
+    await shot('sources-empty');
+  });
+
+  it('creates an HTTP source from the deep link /sources?action=create&key=KEY', async () => {
+    await page.goto(`${server.base}/sources?action=create&key=web-test-greeter`);
+    await page.waitForURL(/\/sources\/new\?action=create&key=web-test-greeter/);
+    const greeting = page.getByLabel('Greeting');
+    await greeting.waitFor();
+    expect(await greeting.inputValue()).toBe('Hello');
+    // The description is Markdown, rendered.
+    expect(await page.locator('.field-help em', { hasText: 'name' }).count()).toBe(1);
+    // A value the server refuses comes back on its field.
+    await page.getByLabel('Repeat').fill('9');
+    await page.getByRole('button', { name: 'Deploy' }).click();
+    const repeatError = page.locator('[data-prop="repeat"] .field-error');
+    await repeatError.waitFor();
+    expect(await repeatError.textContent()).toMatch(/3/);
+    await shot('new-source');
+    await page.getByLabel('Repeat').fill('1');
+    await greeting.fill('Howdy');
+    await page.getByLabel('Source name').fill('web greeter');
+    await page.getByRole('button', { name: 'Deploy' }).click();
+    await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
+    sourceId = /\/sources\/(dc_[^/]+)\/events/.exec(page.url())?.[1] ?? '';
+    const source = await server.api<{ data: { endpoint_url: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${sourceId}`);
+    expect(source.body.data.configured_props['greeting']).toBe('Howdy');
+    endpointUrl = source.body.data.endpoint_url;
+    await page.getByRole('heading', { name: 'No events yet' }).waitFor();
+  });
+
+  it('shows an event live, without reloading, when the endpoint gets a request', async () => {
+    await page.locator('[data-stream-status="open"]').waitFor();
+    const marker = await page.evaluate(() => ((window as unknown as { marker: number }).marker = Math.random()));
+    expect(await post(endpointUrl, { name: 'Ada' })).toBe(200);
+    await page.getByRole('button', { name: /Howdy, Ada/ }).waitFor({ timeout: 15_000 });
+    // Same document: the event arrived over SSE, not by a navigation.
+    expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(marker);
+    expect(await post(endpointUrl, { name: 'Grace' })).toBe(200);
+    const rows = page.locator('.event-list .event-summary');
+    await expect.poll(() => rows.first().textContent(), { timeout: 15_000 }).toBe('Howdy, Grace');
+    expect(await rows.nth(1).textContent()).toBe('Howdy, Ada');
+    await page.getByRole('button', { name: /Howdy, Ada/ }).click();
+    const detail = page.getByLabel('Selected event');
+    await detail.getByText('"Ada"').first().waitFor();
+    await shot('source-events');
+  });
+
+  it('opens the logs tab and shows each invocation, errors highlighted', async () => {
+    await page.getByRole('link', { name: 'Logs' }).click();
+    await page.waitForURL(/\/logs$/);
+    await page.getByText('greeting Ada with Howdy').waitFor();
+    await page.locator('[data-stream-status="open"]').waitFor();
+    expect(await post(endpointUrl, { name: 'boom' })).toBe(200);
+    const error = page.locator('.log-error', { hasText: 'asked to fail' }).first();
+    await error.waitFor({ timeout: 15_000 });
+    await shot('source-logs');
+  });
+
+  it('changes a prop on the Configuration tab (an update with the same id)', async () => {
+    await page.getByRole('link', { name: 'Configuration' }).click();
+    await page.waitForURL(/\/configuration$/);
+    const greeting = page.getByLabel('Greeting');
+    await greeting.waitFor();
+    expect(await greeting.inputValue()).toBe('Howdy');
+    await greeting.fill('Ahoy');
+    await page.getByLabel('Tone').selectOption({ label: 'loud' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved: the source was updated').waitFor();
+    await shot('source-configuration');
+    const source = await server.api<{ data: { id: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${sourceId}`);
+    expect(source.body.data.id).toBe(sourceId);
+    expect(source.body.data.configured_props['greeting']).toBe('Ahoy');
+    expect(source.body.data.configured_props['tone']).toBe('loud');
+    await page.getByRole('link', { name: 'Events' }).click();
+    await page.locator('[data-stream-status="open"]').waitFor();
+    expect(await post(endpointUrl, { name: 'Linus' })).toBe(200);
+    await page.getByRole('button', { name: /AHOY, LINUS/ }).waitFor({ timeout: 15_000 });
+  });
+
+  it('lists the source with its endpoint, active toggle and last event, at desktop and phone sizes', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources' }).click();
+    const row = page.locator('tr', { hasText: 'web greeter' });
+    await row.waitFor();
+    expect(await row.locator('code').first().textContent()).toBe(endpointUrl);
+    await row.getByRole('img', { name: /\d+ events? in the last 24 hours/ }).waitFor();
+    const toggle = row.getByRole('switch');
+    expect(await toggle.getAttribute('aria-checked')).toBe('true');
+    await shot('sources-list');
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('false');
+    expect((await server.api<{ data: { active: boolean } }>('GET', `/v1/sources/${sourceId}`)).body.data.active).toBe(false);
+    await toggle.click();
+    await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
+
+    // The key lives in this tab's sessionStorage, so the phone-sized check reuses the tab.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.base}/sources`);
+    await page.locator('tr', { hasText: 'web greeter' }).waitFor();
+    // Nothing wider than the screen: no sideways scrolling at 390 px.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('sources-list-phone');
+    await page.goto(`${server.base}/sources/${sourceId}/events`);
+    await page.getByRole('button', { name: /AHOY, LINUS/ }).waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('source-events-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('runs an action and shows its exports, summary and return value', async () => {
+    await page.goto(`${server.base}/actions`);
+    await page.getByLabel('Component', { exact: true }).selectOption({ value: 'web-test-shout' });
+    await page.getByLabel('Word').fill('hey');
+    await page.getByLabel('Times').fill('3');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await page.getByTestId('run-summary').waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('run-summary').textContent()).toBe('Shouted hey 3 times');
+    const exports = page.getByTestId('run-exports');
+    await exports.getByText('"HEY HEY HEY"').waitFor();
+    expect(await exports.textContent()).toContain('tag_count');
+    expect(await page.getByLabel('Return value').textContent()).toContain('11');
+    await shot('action-run');
+  });
+
+  it('browses the registry and opens a component with its props and code', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Registry' }).click();
+    await page.getByLabel('Search components').fill('shout');
+    await expect.poll(() => page.locator('.card-grid > li').count()).toBe(1);
+    await page.getByLabel('Search components').fill('');
+    await shot('registry');
+    await page.getByRole('link', { name: 'Greeter' }).click();
+    await page.getByRole('heading', { name: 'Props' }).waitFor();
+    expect(await page.locator('.code-view').textContent()).toContain('web-test-greeter');
+    await page.getByRole('link', { name: 'Deploy' }).click();
+    await page.waitForURL(/\/sources\/new\?key=web-test-greeter/);
+    await page.getByLabel('Greeting').waitFor();
+  });
+
+  it('creates and revokes an API key under Settings', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('New key name').fill('browser-test');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
+    expect(key).toMatch(/^trb_/);
+    expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    await shot('settings');
+    await page.getByRole('button', { name: 'Revoke browser-test' }).click();
+    await page.getByRole('button', { name: 'Revoke key' }).click();
+    await page.locator('tr', { hasText: 'browser-test' }).getByText('revoked').waitFor();
+    expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+  });
+
+  it('deletes a source after confirmation', async () => {
+    await page.goto(`${server.base}/sources/${sourceId}/events`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await server.api('GET', `/v1/sources/${sourceId}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Delete source' }).click();
+    await page.waitForURL(/\/sources$/);
+    expect((await server.api('GET', `/v1/sources/${sourceId}`)).status).toBe(404);
+  });
+});
+
+describe('docs', () => {
+  let docs: Page;
+  beforeAll(async () => {
+    // A fresh context: docs need no sign-in.
+    const anonymous = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    docs = await anonymous.newPage();
+  });
+
+  const inView = (id: string) =>
+    docs.evaluate((target) => {
+      const element = document.getElementById(target);
+      if (!element) return null;
+      const box = element.getBoundingClientRect();
+      return box.top >= 0 && box.top < window.innerHeight;
+    }, id);
+
+  it('opens the reference at an anchor, and the table of contents follows', async () => {
+    await docs.goto(`${server.base}/docs#props`);
+    await docs.locator('h2#props, h3#props').first().waitFor();
+    await expect.poll(() => inView('props')).toBe(true);
+    await expect.poll(() => docs.locator('.docs-toc a.active').textContent()).toMatch(/Props/i);
+    await shot('docs-reference', docs);
+    await docs.goto(`${server.base}/docs#dedupe-strategies`);
+    await expect.poll(() => inView('dedupe-strategies')).toBe(true);
+  });
+
+  it('opens other pages by their anchors and follows links between pages inside the app', async () => {
+    await docs.goto(`${server.base}/docs/props#options`);
+    await expect.poll(() => inView('options')).toBe(true);
+    await docs.goto(`${server.base}/docs/rest-api`);
+    const heading = await docs.locator('.doc h2').nth(1).getAttribute('id');
+    expect(heading).toMatch(/^[a-z0-9-]+$/);
+    await docs.goto(`${server.base}/docs/rest-api#${heading}`);
+    await expect.poll(() => inView(heading ?? '')).toBe(true);
+    // A Markdown link like `props.md#...` became an in-app /docs/props link.
+    const internal = docs.locator('.doc a[href^="/docs"]').first();
+    expect(await internal.getAttribute('href')).toMatch(/^\/docs(\/[a-z0-9-]+)?(#.*)?$/i);
+  });
+
+  it('searches every page and copies code', async () => {
+    await docs.goto(`${server.base}/docs`);
+    await docs.getByLabel('Search the docs').fill('dedupe');
+    const first = docs.locator('.search-results a').first();
+    await first.waitFor();
+    await shot('docs-search', docs);
+    await first.click();
+    await expect.poll(() => docs.url()).toMatch(/\/docs(\/[a-z0-9-]+)?#[a-z0-9-]+$/);
+    const copy = docs.locator('[data-copy-code]').first();
+    await copy.click();
+    await expect.poll(() => copy.textContent()).toBe('Copied');
+  });
+});
