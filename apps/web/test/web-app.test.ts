@@ -36,6 +36,7 @@ beforeAll(async () => {
   for (const [key, file] of [
     ['web-test-greeter', 'web-greeter.mjs'],
     ['web-test-shout', 'web-shout.mjs'],
+    ['web-test-acme', 'web-acme.mjs'],
   ] as const) {
     const published = await server.api('PUT', `/v1/components/${key}`, { component_code: code(file) });
     expect([200, 201], `${JSON.stringify(published.body)}\n${server.lines.join('\n')}`).toContain(published.status);
@@ -187,6 +188,37 @@ describe('web app', () => {
     expect(await exports.textContent()).toContain('tag_count');
     expect(await page.getByLabel('Return value').textContent()).toContain('11');
     await shot('action-run');
+  });
+
+  it('connects an account for an app prop and pages and searches async options', async () => {
+    await page.goto(`${server.base}/actions?key=web-test-acme`);
+    await page.getByText('Items are listed with').waitFor();
+    await page.getByRole('button', { name: 'Connect account' }).click();
+    await page.getByLabel('Account name').fill('test acme');
+    await page.getByLabel('API key').fill('sek-1234');
+    await page.getByRole('button', { name: 'Connect Acme' }).click();
+    const picker = page.locator('[data-prop="acme"] select');
+    await expect.poll(() => picker.inputValue()).toMatch(/^apn_/);
+    const accounts = await server.api<{ data: { id: string; fields: Record<string, string> }[] }>('GET', '/v1/accounts?app=acme');
+    expect(accounts.body.data.map((account) => account.id)).toContain(await picker.inputValue());
+    expect(accounts.body.data[0]?.fields['api_key']).toBe('[REDACTED]');
+
+    const item = page.locator('[data-prop="item"]');
+    await item.getByRole('button', { name: 'Refresh' }).click();
+    await item.getByText('10 options loaded').waitFor();
+    await item.getByRole('button', { name: 'Load more' }).click();
+    await item.getByText('20 options loaded').waitFor();
+    await item.getByLabel('Search options for Item').fill('item-2');
+    await item.getByRole('button', { name: 'Search' }).click();
+    // item-2 and item-20 … item-24, read with the account's key ("sek").
+    await item.getByText('6 options loaded').waitFor();
+    await page.getByLabel('Item', { exact: false }).last().selectOption({ label: 'sek-item-21' });
+    await shot('action-app-prop');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const exports = page.getByTestId('run-exports');
+    await exports.getByText('key_length').waitFor({ timeout: 20_000 });
+    expect(await exports.textContent()).toContain('8');
+    expect(await page.getByLabel('Return value').textContent()).toContain('sek-item-21');
   });
 
   it('browses the registry and opens a component with its props and code', async () => {

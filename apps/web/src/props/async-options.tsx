@@ -65,19 +65,24 @@ export function AsyncOptions(props: {
   return (
     <div className="async-options">
       {prop.useQuery ? (
-        <form
-          className="inline-form"
-          role="search"
-          onSubmit={(event) => {
-            event.preventDefault();
-            load.mutate({ page: 0, prevContext: null, query });
-          }}
-        >
-          <input type="search" aria-label={`Search options for ${prop.label ?? prop.name}`} value={query} onChange={(event) => setQuery(event.target.value)} placeholder="Search…" />
-          <button type="submit" className="button button-small">
+        // Not a <form>: this sits inside the props form, and forms cannot nest.
+        <div className="inline-form" role="search">
+          <input
+            type="search"
+            aria-label={`Search options for ${prop.label ?? prop.name}`}
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key !== 'Enter') return;
+              event.preventDefault();
+              load.mutate({ page: 0, prevContext: null, query });
+            }}
+            placeholder="Search…"
+          />
+          <button type="button" className="button button-small" onClick={() => load.mutate({ page: 0, prevContext: null, query })}>
             Search
           </button>
-        </form>
+        </div>
       ) : null}
       <select
         {...common}
