@@ -51,17 +51,22 @@ export function ensureWebBuilt(): void {
 export interface RunningServer {
   readonly base: string;
   readonly key: string;
+  /** What the current server process printed. */
   readonly lines: string[];
   api<T = unknown>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** SIGTERM, and the temporary directory removed. */
+  stop(): Promise<void>;
+  /** SIGTERM, then the same data directory and port again: what a lost connection looks like. */
+  restart(options?: { readonly pauseMs?: number }): Promise<void>;
+}
+
+interface Process {
+  readonly lines: string[];
+  readonly base: string;
   stop(): Promise<void>;
 }
 
-export async function startServer(): Promise<RunningServer> {
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-test-'));
-  // Sandbox workers run as another user (65534) under bubblewrap: they must be able to enter it.
-  chmodSync(scratch, 0o755);
-  const port = await freePort();
-  const key = `trb_${'w'.repeat(48)}`;
+async function spawnServer(scratch: string, port: number, key: string): Promise<Process> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, 'start'], {
     env: {
       ...process.env,
@@ -89,9 +94,31 @@ export async function startServer(): Promise<RunningServer> {
     child.on('exit', () => reject(new Error(`server exited before ready:\n${lines.join('\n')}`)));
   });
   return {
+    lines,
+    base,
+    async stop() {
+      child.kill('SIGTERM');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+export async function startServer(): Promise<RunningServer> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-test-'));
+  // Sandbox workers run as another user (65534) under bubblewrap: they must be able to enter it.
+  chmodSync(scratch, 0o755);
+  const port = await freePort();
+  const key = `trb_${'w'.repeat(48)}`;
+  let current = await spawnServer(scratch, port, key);
+  const base = current.base;
+  return {
     base,
     key,
-    lines,
+    get lines() {
+      return current.lines;
+    },
     async api<T>(method: string, url: string, body?: unknown) {
       const response = await fetch(`${base}${url}`, {
         method,
@@ -101,11 +128,13 @@ export async function startServer(): Promise<RunningServer> {
       const text = await response.text();
       return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
     },
+    async restart(options = {}) {
+      await current.stop();
+      await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 0));
+      current = await spawnServer(scratch, port, key);
+    },
     async stop() {
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(killer);
+      await current.stop();
       rmSync(scratch, { recursive: true, force: true });
     },
   };

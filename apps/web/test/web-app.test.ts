@@ -114,6 +114,25 @@ describe('web app', () => {
     await shot('source-events');
   });
 
+  it('says when the live connection is lost and catches up after it comes back', async () => {
+    await page.locator('[data-stream-status="open"]').waitFor();
+    await page.evaluate(() => {
+      const seen: string[] = ((window as unknown as { streamStates: string[] }).streamStates = []);
+      const badge = document.querySelector('[data-stream-status]');
+      if (!badge) throw new Error('no stream badge');
+      new MutationObserver(() => seen.push(badge.getAttribute('data-stream-status') ?? '')).observe(badge, { attributes: true });
+    });
+    await server.restart({ pauseMs: 1000 });
+    await page.locator('[data-stream-status="open"]').waitFor({ timeout: 20_000 });
+    // The server went away and came back: the tab said so, then reconnected by itself.
+    const states = await page.evaluate(() => (window as unknown as { streamStates: string[] }).streamStates);
+    expect(states).toContain('reconnecting');
+    expect(states.at(-1)).toBe('open');
+    expect(await page.getByText('Connection lost — reconnecting…').count()).toBe(0);
+    expect(await post(endpointUrl, { name: 'Edsger' })).toBe(200);
+    await page.getByRole('button', { name: /Howdy, Edsger/ }).waitFor({ timeout: 15_000 });
+  });
+
   it('opens the logs tab and shows each invocation, errors highlighted', async () => {
     await page.getByRole('link', { name: 'Logs' }).click();
     await page.waitForURL(/\/logs$/);
@@ -203,9 +222,10 @@ describe('web app', () => {
     expect(accounts.body.data.map((account) => account.id)).toContain(await picker.inputValue());
     expect(accounts.body.data[0]?.fields['api_key']).toBe('[REDACTED]');
 
+    // Choosing the account loads the options again, now read with its key.
     const item = page.locator('[data-prop="item"]');
-    await item.getByRole('button', { name: 'Refresh' }).click();
     await item.getByText('10 options loaded').waitFor();
+    await item.locator('option', { hasText: 'sek-item-0' }).waitFor({ state: 'attached' });
     await item.getByRole('button', { name: 'Load more' }).click();
     await item.getByText('20 options loaded').waitFor();
     await item.getByLabel('Search options for Item').fill('item-2');

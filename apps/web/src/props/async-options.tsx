@@ -31,7 +31,10 @@ export function AsyncOptions(props: {
   const [query, setQuery] = useState('');
   const [errors, setErrors] = useState<string[]>([]);
   const [exhausted, setExhausted] = useState(false);
-  const loaded = useRef(false);
+  // Options depend on the props configured before this one (an account, a parent choice): when
+  // those change, the first page is loaded again.
+  const dependsOn = JSON.stringify(otherProps(configuredProps, prop.name));
+  const loadedFor = useRef<string | null>(null);
   const load = useMutation({
     mutationFn: (input: { page: number; prevContext: Record<string, unknown> | null; query: string }) =>
       api.configureProp({
@@ -52,10 +55,10 @@ export function AsyncOptions(props: {
     },
   });
   useEffect(() => {
-    if (loaded.current) return;
-    loaded.current = true;
+    if (loadedFor.current === dependsOn) return;
+    loadedFor.current = dependsOn;
     load.mutate({ page: 0, prevContext: null, query: '' });
-  }, [load]);
+  }, [load, dependsOn]);
 
   const multiple = prop.type.endsWith('[]');
   const all = withCurrent(options, value, multiple);
