@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES } from './cli-process.js';
-import { ADMIN_KEY, remoteCli, startServer, type ServerProcess } from './server-process.js';
+import { execFileSync } from 'node:child_process';
+import { ADMIN_KEY, KEY, remoteCli, startServer, TerminalProcess, type ServerProcess } from './server-process.js';
 
 // The issue's second test: an app prop on a connected account whose async options (and runs) call
 // an HTTP API with the account's token. The API is a local node:http server.
@@ -17,6 +18,15 @@ const seenTokens: string[] = [];
 let server: ServerProcess;
 let api: Server;
 let apiUrl = '';
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+const terminalEnv = { XDG_CONFIG_HOME: path.join(scratch, 'config'), TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', COLUMNS: '100' };
 
 const PROJECTS = [
   [
@@ -108,6 +118,39 @@ describe.sequential('connected accounts and async options through the CLI', () =
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('tracker answered 401');
     expect((await cli(['accounts', 'delete', wrongId])).stdout).toBe(`Deleted account ${wrongId}\n`);
+  });
+
+  it.skipIf(!hasScript)('on a terminal: secrets are typed without echo, options are listed page by page, app props pick an account', async () => {
+    const create = new TerminalProcess(['accounts', 'create', 'tracker', '--field', `base_url=${apiUrl}`, '--name', 'Typed'], terminalEnv);
+    await create.waitFor(/API token \(api_token\)/);
+    await create.type(`${TOKEN}${KEY.enter}`);
+    expect(await create.exited).toBe(0);
+    expect(create.screen).toMatch(/Created account apn_\w+ \(tracker, Typed\)/);
+    expect(create.screen).not.toContain(TOKEN);
+    const typed = /Created account (apn_\w+)/.exec(create.screen)?.[1] ?? '';
+
+    const deploy = new TerminalProcess(['deploy', SOURCE, '--name', 'Picked', '--no-follow'], terminalEnv);
+    await deploy.waitFor(/Connect a new tracker account…/);
+    expect(deploy.screen).toContain(`Typed (${typed})`);
+    // Pick the account named Typed wherever the server lists it.
+    const accountLines = deploy.screen.slice(deploy.screen.lastIndexOf('— tracker account')).split('\n').filter((line) => /\(apn_\w+\)/.test(line));
+    const typedAt = accountLines.findIndex((line) => line.includes(typed));
+    await deploy.type(KEY.down.repeat(Math.max(0, typedAt)) + KEY.enter);
+    await deploy.waitFor(/\(load more…\)/);
+    expect(deploy.screen).toMatch(/Apollo[\s\S]*Gemini[\s\S]*\(load more…\)/);
+    expect(deploy.screen).not.toContain('Mercury');
+    await deploy.type(`${KEY.down}${KEY.down}${KEY.enter}`);
+    await deploy.waitFor(/Mercury/);
+    await deploy.type(`${KEY.down}${KEY.down}${KEY.enter}`);
+    expect(await deploy.exited).toBe(0);
+    expect(deploy.screen).toContain('Deploy complete.');
+    const described = await cli(['describe', 'picked', '--json']);
+    expect((JSON.parse(described.stdout) as { configured_props: Record<string, unknown> }).configured_props).toMatchObject({
+      tracker: { authProvisionId: typed },
+      project: 'p3',
+    });
+    expect((await cli(['delete', 'picked'])).code).toBe(0);
+    expect((await cli(['accounts', 'delete', typed])).code).toBe(0);
   });
 
   it('deploy with the account: the source runs with $auth; deleting the account names the source', async () => {

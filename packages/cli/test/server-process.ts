@@ -127,3 +127,49 @@ export class CliProcess {
     this.child.kill('SIGKILL');
   }
 }
+
+/**
+ * The CLI on a pseudo-terminal (util-linux `script`), so the interactive prompts run as a user
+ * sees them; keys are written to its input.
+ */
+export class TerminalProcess {
+  private text = '';
+  readonly exited: Promise<number>;
+  private readonly child;
+
+  constructor(args: readonly string[], env: Record<string, string>) {
+    const quote = (arg: string): string => `'${arg.replace(/'/g, "'\\''")}'`;
+    const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+    this.child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...process.env, ...env } });
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.text += chunk.toString();
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code ?? -1)));
+  }
+
+  /** What the terminal showed, without colour and cursor sequences. */
+  get screen(): string {
+    // eslint-disable-next-line no-control-regex
+    return this.text.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+  }
+
+  async waitFor(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.screen)) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)}; screen:\n${this.screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Types keys, then gives the prompt a moment to redraw. */
+  async type(keys: string): Promise<void> {
+    this.child.stdin.write(keys);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
+export const KEY = { down: '\u001b[B', enter: '\r' } as const;
