@@ -1,0 +1,182 @@
+/**
+ * The web app's pure pieces, in Node: Markdown rendering and anchors, the props form's value
+ * conversions, timer next-run times, the 24 h chart buckets, log grouping and the API client's
+ * error handling (against a real HTTP server on loopback).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SavedComponent } from '@tributary/contracts';
+import { z } from 'zod';
+import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
+import { hourlyCounts } from '../src/components/sparkline.js';
+import { describeSchedule, nextRun, triggerOf } from '../src/components/trigger.js';
+import { docHref, renderDoc, renderUntrusted } from '../src/markdown/render.js';
+import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
+import { groupLogs } from '../src/screens/source-logs.js';
+import { REPO } from './harness.js';
+
+describe('docs Markdown', () => {
+  it('gives headings GitHub-style ids, numbering repeats', () => {
+    const { html, headings } = renderDoc('# Title\n\n## Differences between sources and actions\n\n### `$.service.db`\n\n## Props\n\n## Props\n');
+    expect(headings.map((heading) => heading.id)).toEqual(['title', 'differences-between-sources-and-actions', 'servicedb', 'props', 'props-1']);
+    expect(html).toContain('<h2 id="differences-between-sources-and-actions">');
+  });
+
+  it('has every in-page anchor of the specification on the reference page', () => {
+    const markdown = readFileSync(path.join(REPO, 'docs/component-api.md'), 'utf8');
+    const ids = new Set(renderDoc(markdown).headings.map((heading) => heading.id));
+    const wanted = [
+      'overview', 'what-is-a-component', 'quickstarts', 'differences-between-sources-and-actions', 'cli', 'examples', 'component-api',
+      'component-structure', 'props', 'user-input-props', 'interface-props', 'timer', 'http', 'service-props', 'db', 'app-props',
+      'limits-on-props', 'methods', 'hooks', 'dedupe-strategies', 'run', 'emit',
+    ];
+    expect(wanted.filter((id) => !ids.has(id))).toEqual([]);
+  });
+
+  it('rewrites links between pages to in-app routes and keeps others', () => {
+    expect(docHref('props.md#options')).toBe('/docs/props#options');
+    expect(docHref('./cli.md')).toBe('/docs/cli');
+    expect(docHref('component-api.md#emit')).toBe('/docs#emit');
+    expect(docHref('https://example.com/x.md')).toBe('https://example.com/x.md');
+    expect(docHref('../fixtures/components/f01-ping.mjs')).toBe('../fixtures/components/f01-ping.mjs');
+    expect(renderDoc('[opts](props.md#options)').html).toContain('href="/docs/props#options"');
+  });
+
+  it('puts a copy button on code blocks and hides doc-test markers', () => {
+    const { html } = renderDoc('<!-- cli-output -->\n\n```js\nconst a = "<b>";\n```\n');
+    expect(html).toContain('data-copy-code');
+    expect(html).toContain('const a = &quot;&lt;b&gt;&quot;;');
+    expect(html).not.toContain('cli-output');
+  });
+
+  it("shows a component author's raw HTML as text and drops script links", () => {
+    const html = renderUntrusted('Hi <img src=x onerror=alert(1)> [x](javascript:alert(1)) [ok](https://example.com)');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img');
+    expect(html).not.toContain('javascript:');
+    expect(html).toContain('href="https://example.com"');
+  });
+});
+
+describe('props form values', () => {
+  const props: FormProp[] = [
+    { name: 'http', type: '$.interface.http' },
+    { name: 'timer', type: '$.interface.timer', default: { intervalSeconds: 900 } },
+    { name: 'token', type: 'string', secret: true },
+    { name: 'count', type: 'integer', optional: true, default: 2 },
+    { name: 'tags', type: 'string[]', optional: true },
+    { name: 'note', type: 'alert', content: 'hi' },
+  ];
+
+  it('starts from defaults, or from the API echo when editing (timers back to camelCase)', () => {
+    expect(initialValues(props)).toEqual({ timer: { intervalSeconds: 900 }, count: 2 });
+    expect(initialValues(props, { timer: { cron: '*/5 * * * *', interval_seconds: null }, token: '[REDACTED]', http: { endpoint_url: 'x' } })).toEqual({
+      timer: { cron: '*/5 * * * *' },
+      token: '[REDACTED]',
+      count: 2,
+    });
+  });
+
+  it('sends neither interface echoes, untouched secrets nor empty optional values', () => {
+    expect(wireValues(props, { timer: { intervalSeconds: 60 }, token: '[REDACTED]', count: '', tags: [] })).toEqual({ timer: { intervalSeconds: 60 } });
+    expect(wireValues(props, { token: 'new', count: 3 }, new Set(['token']))).toEqual({ token: 'new' });
+  });
+
+  it('accepts plain and labelled static options', () => {
+    expect(normalizeOptions(['a', { label: 'Bee', value: 'b' }, 3])).toEqual([
+      { label: 'a', value: 'a' },
+      { label: 'Bee', value: 'b' },
+      { label: '3', value: 3 },
+    ]);
+  });
+});
+
+describe('sources list', () => {
+  const base = { id: 'dc_1', owner_id: 'u', component_id: 'sc_1', component_key: null, active: true, name: 's', name_slug: 's', created_at: 0, updated_at: 1_000 };
+
+  it('tells HTTP from timer triggers and when a timer fires next', () => {
+    expect(triggerOf({ ...base, configured_props: { http: { endpoint_url: 'http://h/e/x' } }, endpoint_url: 'http://h/e/x' })).toEqual({ kind: 'http', url: 'http://h/e/x' });
+    const timer = triggerOf({ ...base, configured_props: { timer: { cron: null, interval_seconds: 60 } }, endpoint_url: null });
+    if (timer.kind !== 'timer') throw new Error('expected a timer');
+    expect(describeSchedule(timer)).toBe('every 1 min');
+    // Anchored at updated_at (1,000 s): fires at 1,060 s, 1,120 s, …
+    expect(nextRun(timer, 1_000, 1_000_000 + 61_000)).toBe(1_120_000);
+    const cron = { kind: 'timer' as const, prop: 't', cron: '*/15 * * * *', intervalSeconds: null };
+    expect(new Date(nextRun(cron, 0, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe('2026-01-01T10:15:00.000Z');
+  });
+
+  it('counts events per hour over the last 24 hours', () => {
+    const now = Date.parse('2026-01-02T00:00:00Z');
+    const counts = hourlyCounts([now - 1_000, now - 2_000, now - 3_600_000 - 1, now - 86_400_000, now + 5], now);
+    expect(counts).toHaveLength(24);
+    expect(counts[23]).toBe(2);
+    expect(counts[22]).toBe(1);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(3);
+  });
+});
+
+describe('logs', () => {
+  it('groups lines per invocation, newest invocation first, lines in order', () => {
+    const groups = groupLogs([
+      { id: '4', ts: 40, level: 'error', message: 'boom', invocation_id: 'inv_b' },
+      { id: '3', ts: 30, level: 'info', message: 'b1', invocation_id: 'inv_b' },
+      { id: '2', ts: 20, level: 'info', message: 'a2', invocation_id: 'inv_a' },
+      { id: '1', ts: 10, level: 'info', message: 'a1', invocation_id: 'inv_a' },
+    ]);
+    expect(groups.map((group) => [group.invocation, group.entries.map((entry) => entry.message)])).toEqual([
+      ['inv_b', ['b1', 'boom']],
+      ['inv_a', ['a1', 'a2']],
+    ]);
+  });
+});
+
+describe('API client', () => {
+  let server: Server;
+  let base = '';
+  const seen: { url: string; auth: string | undefined }[] = [];
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      seen.push({ url: request.url ?? '', auth: request.headers.authorization });
+      response.setHeader('content-type', 'application/json');
+      if (request.url?.startsWith('/v1/bad')) {
+        response.statusCode = 400;
+        response.end(JSON.stringify({ error: { code: 'PROP_OUT_OF_RANGE', message: 'prop "repeat" must be <= 3, got 9', details: { prop: 'repeat' } } }));
+      } else if (request.url?.startsWith('/v1/shape')) {
+        response.end(JSON.stringify({ data: { id: 'sc_1' } }));
+      } else {
+        response.end(JSON.stringify({ data: { ok: true } }));
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it('sends the key as a Bearer header and encodes the query', async () => {
+    const http = createHttp({ baseUrl: base, getToken: () => 'trb_k' });
+    await http({ method: 'GET', path: '/v1/ok', query: { limit: 5, app: undefined, q: 'a b' }, schema: z.object({ data: z.object({ ok: z.boolean() }) }) });
+    expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k' });
+    expect(buildUrl('', '/sources/dc_1/sse', { token: 'trb_k' })).toBe('/sources/dc_1/sse?token=trb_k');
+  });
+
+  it('turns the error body into an ApiError that names the prop', async () => {
+    const http = createHttp({ baseUrl: base, getToken: () => null });
+    const error = await http({ method: 'POST', path: '/v1/bad', body: {}, schema: z.unknown() }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ status: 400, code: 'PROP_OUT_OF_RANGE', field: 'repeat' });
+  });
+
+  it('refuses a response that does not match the contract schema', async () => {
+    const http = createHttp({ baseUrl: base, getToken: () => null });
+    const error = await http({ method: 'GET', path: '/v1/shape', schema: z.object({ data: SavedComponent }) }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'BAD_RESPONSE' });
+  });
+
+  it('reports an unreachable server as NETWORK_ERROR', async () => {
+    const http = createHttp({ baseUrl: 'http://127.0.0.1:1', getToken: () => null });
+    await expect(http({ method: 'GET', path: '/v1/x', schema: z.unknown() })).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
+  });
+});
