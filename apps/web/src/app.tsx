@@ -1,14 +1,18 @@
 /** Routes (contract §11): the signed-in screens inside the shell, sign-in and docs outside auth. */
+import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './auth/session.js';
 import { ActionsScreen } from './screens/actions.js';
-import { DocsScreen } from './screens/docs.js';
 import { RegistryItemScreen, RegistryScreen } from './screens/registry.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { SourceScreen } from './screens/source.js';
 import { NewSourceScreen } from './screens/new-source.js';
 import { SourcesScreen } from './screens/sources.js';
+import { Loading } from './components/states.js';
+
+// The docs carry every page's Markdown: loaded only when a docs page is opened.
+const DocsScreen = lazy(() => import('./screens/docs.js').then((module) => ({ default: module.DocsScreen })));
 
 export function App() {
   return (
@@ -82,7 +86,9 @@ function Shell() {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <Outlet />
+        <Suspense fallback={<Loading />}>
+          <Outlet />
+        </Suspense>
       </main>
     </div>
   );

@@ -104,9 +104,19 @@ describe('web app', () => {
     await page.getByRole('button', { name: /Howdy, Ada/ }).waitFor({ timeout: 15_000 });
     // Same document: the event arrived over SSE, not by a navigation.
     expect(await page.evaluate(() => (window as unknown as { marker: number }).marker)).toBe(marker);
+    const boxes = () =>
+      page.evaluate(() =>
+        ['.tab-toolbar', '.event-list', '.event-detail', '.tabs'].map((selector) => {
+          const box = document.querySelector(selector)?.getBoundingClientRect();
+          return box ? [box.x, box.y, box.width, box.height] : null;
+        }),
+      );
+    const before = await boxes();
     expect(await post(endpointUrl, { name: 'Grace' })).toBe(200);
     const rows = page.locator('.event-list .event-summary');
     await expect.poll(() => rows.first().textContent(), { timeout: 15_000 }).toBe('Howdy, Grace');
+    // No layout shift: the live event went into the list's own scroll box.
+    expect(await boxes()).toEqual(before);
     expect(await rows.nth(1).textContent()).toBe('Howdy, Ada');
     await page.getByRole('button', { name: /Howdy, Ada/ }).click();
     const detail = page.getByLabel('Selected event');
@@ -166,11 +176,15 @@ describe('web app', () => {
   });
 
   it('lists the source with its endpoint, active toggle and last event, at desktop and phone sizes', async () => {
+    const ticker = await server.api('POST', '/v1/sources', { component_code: code('web-ticker.mjs'), name: 'web ticker', configured_props: { timer: { intervalSeconds: 120 } } });
+    expect(ticker.status).toBe(200);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources' }).click();
     const row = page.locator('tr', { hasText: 'web greeter' });
     await row.waitFor();
     expect(await row.locator('code').first().textContent()).toBe(endpointUrl);
     await row.getByRole('img', { name: /\d+ events? in the last 24 hours/ }).waitFor();
+    const tickerRow = page.locator('tr', { hasText: 'web ticker' });
+    expect(await tickerRow.locator('.trigger-cell').textContent()).toMatch(/every 2 min · next in (1m \d+s|2m 0s)/);
     const toggle = row.getByRole('switch');
     expect(await toggle.getAttribute('aria-checked')).toBe('true');
     await shot('sources-list');
@@ -192,6 +206,28 @@ describe('web app', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot('source-events-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('works with the keyboard alone, with a visible focus', async () => {
+    await page.goto(`${server.base}/sources`);
+    await page.locator('tr', { hasText: 'web greeter' }).waitFor();
+    await page.keyboard.press('Tab');
+    const focused = () =>
+      page.evaluate(() => {
+        const element = document.activeElement as HTMLElement | null;
+        const style = element ? getComputedStyle(element) : null;
+        return { text: element?.textContent?.trim() ?? '', outline: style ? `${style.outlineStyle} ${style.outlineWidth}` : '' };
+      });
+    expect(await focused()).toEqual({ text: 'Skip to content', outline: 'solid 2px' });
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    for (let i = 0; i < 10 && (await focused()).text !== 'web greeter'; i += 1) await page.keyboard.press('Tab');
+    expect(await focused()).toEqual({ text: 'web greeter', outline: 'solid 2px' });
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
+    for (let i = 0; i < 20 && (await focused()).text !== 'Logs'; i += 1) await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/logs$/);
   });
 
   it('runs an action and shows its exports, summary and return value', async () => {
