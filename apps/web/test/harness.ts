@@ -66,7 +66,7 @@ interface Process {
   stop(): Promise<void>;
 }
 
-async function spawnServer(scratch: string, port: number, key: string): Promise<Process> {
+async function spawnServer(scratch: string, port: number, key: string, extraEnv: Record<string, string>): Promise<Process> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, 'start'], {
     env: {
       ...process.env,
@@ -76,6 +76,7 @@ async function spawnServer(scratch: string, port: number, key: string): Promise<
       TRIBUTARY_HOST: '127.0.0.1',
       TRIBUTARY_ADMIN_KEY: key,
       TRIBUTARY_WEB_DIR: WEB_DIST,
+      ...extraEnv,
     },
   });
   const lines: string[] = [];
@@ -105,13 +106,14 @@ async function spawnServer(scratch: string, port: number, key: string): Promise<
   };
 }
 
-export async function startServer(): Promise<RunningServer> {
+export async function startServer(options: { readonly env?: Record<string, string> } = {}): Promise<RunningServer> {
+  const extraEnv = options.env ?? {};
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-test-'));
   // Sandbox workers run as another user (65534) under bubblewrap: they must be able to enter it.
   chmodSync(scratch, 0o755);
   const port = await freePort();
   const key = `trb_${'w'.repeat(48)}`;
-  let current = await spawnServer(scratch, port, key);
+  let current = await spawnServer(scratch, port, key, extraEnv);
   const base = current.base;
   return {
     base,
@@ -131,7 +133,7 @@ export async function startServer(): Promise<RunningServer> {
     async restart(options = {}) {
       await current.stop();
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs ?? 0));
-      current = await spawnServer(scratch, port, key);
+      current = await spawnServer(scratch, port, key, extraEnv);
     },
     async stop() {
       await current.stop();

@@ -5,6 +5,7 @@
  * Each screen is saved to docs/screenshots/.
  */
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,11 +33,13 @@ async function post(url: string, body: unknown): Promise<number> {
 
 beforeAll(async () => {
   ensureWebBuilt();
-  server = await startServer();
+  // The url deep link fetches code from a loopback server of the test.
+  server = await startServer({ env: { TRIBUTARY_ALLOW_PRIVATE_URLS: '1' } });
   for (const [key, file] of [
     ['web-test-greeter', 'web-greeter.mjs'],
     ['web-test-shout', 'web-shout.mjs'],
     ['web-test-acme', 'web-acme.mjs'],
+    ['fx-dynamic', '../../../../fixtures/components/f21-dynamic.mjs'],
   ] as const) {
     const published = await server.api('PUT', `/v1/components/${key}`, { component_code: code(file) });
     expect([200, 201], `${JSON.stringify(published.body)}\n${server.lines.join('\n')}`).toContain(published.status);
@@ -275,6 +278,40 @@ describe('web app', () => {
     await exports.getByText('key_length').waitFor({ timeout: 20_000 });
     expect(await exports.textContent()).toContain('8');
     expect(await page.getByLabel('Return value').textContent()).toContain('sek-item-21');
+  });
+
+  it('reloads the form when a reloadProps prop changes (additionalProps)', async () => {
+    await page.goto(`${server.base}/actions?key=fx-dynamic`);
+    await page.getByLabel('Mode').selectOption({ label: 'detailed' });
+    const depth = page.getByLabel('Depth');
+    await depth.waitFor();
+    await depth.fill('4');
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    await expect.poll(() => page.getByLabel('Return value').textContent().catch(() => ''), { timeout: 20_000 }).toContain('depth');
+    expect(await page.getByLabel('Return value').textContent()).toMatch(/depth:\s*4/);
+  });
+
+  it('creates a source from the deep link /sources?action=create&url=LINK to raw code', async () => {
+    const files = createServer((_request, response) => response.end(code('web-ticker.mjs')));
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    const address = files.address();
+    const link = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/ticker.mjs`;
+    try {
+      await page.goto(`${server.base}/sources?action=create&url=${encodeURIComponent(link)}`);
+      await page.getByRole('heading', { name: /Ticker/ }).waitFor();
+      await page.getByLabel('Interval in seconds').fill('300');
+      await page.getByLabel('Source name').fill('ticker from url');
+      await page.getByRole('button', { name: 'Deploy' }).click();
+      await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
+      const id = /\/sources\/(dc_[^/]+)\//.exec(page.url())?.[1] ?? '';
+      const source = await server.api<{ data: { name: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${id}`);
+      expect(source.body.data.name).toBe('ticker from url');
+      expect(source.body.data.configured_props['timer']).toEqual({ cron: null, interval_seconds: 300 });
+      await page.getByRole('button', { name: 'Run now' }).click();
+      await page.getByRole('button', { name: /^tick / }).waitFor({ timeout: 15_000 });
+    } finally {
+      await new Promise<void>((resolve) => files.close(() => resolve()));
+    }
   });
 
   it('browses the registry and opens a component with its props and code', async () => {
