@@ -342,6 +342,14 @@ describe('web app', () => {
     expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
   });
 
+  it('says what went wrong on a source that does not exist, and offers to retry', async () => {
+    await page.goto(`${server.base}/sources/dc_nothere/events`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('NOT_FOUND');
+    await alert.getByRole('button', { name: 'Try again' }).waitFor();
+  });
+
   it('deletes a source after confirmation', async () => {
     await page.goto(`${server.base}/sources/${sourceId}/events`);
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
@@ -392,6 +400,11 @@ describe('docs', () => {
     // A Markdown link like `props.md#...` became an in-app /docs/props link.
     const internal = docs.locator('.doc a[href^="/docs"]').first();
     expect(await internal.getAttribute('href')).toMatch(/^\/docs(\/[a-z0-9-]+)?(#.*)?$/i);
+  });
+
+  it('says so for a page that does not exist', async () => {
+    await docs.goto(`${server.base}/docs/no-such-page`);
+    await docs.getByRole('heading', { name: 'No such page' }).waitFor();
   });
 
   it('searches every page and copies code', async () => {
