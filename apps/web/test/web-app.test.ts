@@ -46,7 +46,7 @@ beforeAll(async () => {
   }
   browser = await launchBrowser();
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(20_000);
   page = await context.newPage();
 }, 90_000);
 
@@ -56,7 +56,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-describe('web app', () => {
+// Generous waits: the whole suite shares two cores with this browser and server.
+describe('web app', { timeout: 90_000 }, () => {
   it('asks for an API key, refuses a wrong one, and keeps the right one out of the URL', async () => {
     await page.goto(`${server.base}/sources`);
     await page.waitForURL(/\/sign-in\?next=%2Fsources$/);
@@ -363,11 +364,12 @@ describe('web app', () => {
   });
 });
 
-describe('docs', () => {
+describe('docs', { timeout: 60_000 }, () => {
   let docs: Page;
   beforeAll(async () => {
     // A fresh context: docs need no sign-in.
     const anonymous = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    anonymous.setDefaultTimeout(20_000);
     docs = await anonymous.newPage();
   });
 
