@@ -169,7 +169,7 @@ export function tributary(
       [BIN, ...args],
       {
         cwd: options.cwd ?? REPO,
-        timeout: 60_000,
+        timeout: 240_000,
         maxBuffer: 16 * 1024 * 1024,
         env: { ...process.env, NO_COLOR: '1', ...options.env },
       },
@@ -276,7 +276,7 @@ export async function startServer(options: { dataDir: string; env?: NodeJS.Proce
   const lines: string[] = [];
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line:\n${lines.join('\n')}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no ready line:\n${lines.join('\n')}`)), 90_000);
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
       const ready = /ready: API (http:\/\/\S+)\/v1,/.exec(line);

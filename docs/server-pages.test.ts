@@ -11,8 +11,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EXAMPLES_DIR, REPO, startServer, tributary, type RunningServer } from './doc-test-helpers.js';
+
+// Each test runs the real binary several times, and every run starts worker processes: on a loaded
+// 2-core machine that takes minutes, not the 30 s default. (Only a cap: nothing asserts on speed.)
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-docs-server-'));
 const code = (name: string): string => readFileSync(path.join(REPO, EXAMPLES_DIR, name), 'utf8');
@@ -38,7 +42,7 @@ interface EventRecord {
 beforeAll(async () => {
   // ACME_API_KEY is in the server's environment: environment-variables.md says components never see it.
   server = await startServer({ dataDir: path.join(scratch, 'data'), env: { ACME_API_KEY: 'sk_server_environment' } });
-}, 60_000);
+});
 
 afterAll(async () => {
   await server.stop();
@@ -102,7 +106,7 @@ describe('quickstart-source.md on a server', () => {
     const listed = await cli(['events', 'new-request', '-n', '10'], configHome);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain('"path":"/orders"');
-  }, 180_000);
+  });
 
   it('POST /v1/sources with the code deploys the same source under the next free name', async () => {
     const source = await deploy('quickstart-source.mjs');
@@ -145,7 +149,43 @@ describe('quickstart-action.md on a server', () => {
     });
     expect(conflict.status).toBe(409);
     expect(conflict.json.error.code).toBe('VERSION_CONFLICT');
-  }, 180_000);
+  });
+});
+
+describe('component-api.md on a server', () => {
+  it('an app prop configured with a connected account gets its fields as $auth', async () => {
+    const account = await server.api<{ data: { id: string; fields: Record<string, string> } }>('POST', '/v1/accounts', {
+      app: 'acme',
+      fields: { api_key: 'tok_123' },
+    });
+    expect(account.status).toBe(201);
+    expect(account.json.data.id).toMatch(/^apn_/);
+    expect(account.json.data.fields['api_key']).toBe('[REDACTED]');
+    const configHome = path.join(scratch, 'config-accounts');
+    expect((await cli(['login', '--api-url', server.base, '--api-key', server.key], configHome)).code).toBe(0);
+    const ran = await cli(
+      [
+        'run',
+        '--remote',
+        `${EXAMPLES_DIR}/acme-card-action.mjs`,
+        '--prop',
+        `acme=${account.json.data.id}`,
+        '--prop',
+        'board=b1',
+        '--prop',
+        'card=Launch',
+        '--json',
+      ],
+      configHome,
+    );
+    expect(ran.code, ran.stderr).toBe(0);
+    expect((JSON.parse(ran.stdout) as { return_value: unknown }).return_value).toEqual({
+      board: 'b1',
+      card: 'Launch',
+      backup: null,
+      authorization: 'Bearer tok_123',
+    });
+  });
 });
 
 describe('environment-variables.md on a server', () => {
@@ -259,7 +299,7 @@ describe('sse.md', () => {
       const stream = frames(response);
       expect((await stream.next()).value).toBe(':sse-handshake');
       await send('/raw');
-      let frame = '';
+      let frame: string;
       do frame = String((await stream.next()).value);
       while (frame.startsWith(':'));
       const [idLine = '', dataLine = '', ...rest] = frame.split('\n');
@@ -501,5 +541,5 @@ describe('lifecycle.md', () => {
       expect(result.code, `${args.join(' ')}\n${result.stdout}${result.stderr}`).toBe(0);
       expect(service.calls.slice(before), args.join(' ')).toEqual(calls);
     }
-  }, 180_000);
+  });
 });
