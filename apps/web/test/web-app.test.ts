@@ -25,6 +25,15 @@ async function shot(name: string, target: Page = page): Promise<void> {
   await target.screenshot({ path: screenshotPath(name), fullPage: false });
 }
 
+/** Form controls on the page that have no accessible name (should be none). */
+async function unlabeled(target: Page = page): Promise<string[]> {
+  return target.evaluate(() =>
+    [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input, select, textarea')]
+      .filter((control) => control.type !== 'hidden' && control.labels?.length === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+      .map((control) => control.outerHTML.slice(0, 120)),
+  );
+}
+
 async function post(url: string, body: unknown): Promise<number> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await response.arrayBuffer();
@@ -89,6 +98,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await repeatError.waitFor();
     expect(await repeatError.textContent()).toMatch(/3/);
     await shot('new-source');
+    expect(await unlabeled()).toEqual([]);
     await page.getByLabel('Repeat').fill('1');
     await greeting.fill('Howdy');
     await page.getByLabel('Source name').fill('web greeter');
@@ -125,6 +135,12 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: /Howdy, Ada/ }).click();
     const detail = page.getByLabel('Selected event');
     await detail.getByText('"Ada"').first().waitFor();
+    // The JSON viewer folds: closing the body object hides its keys.
+    const body = detail.locator('details', { hasText: 'body:' }).last();
+    await body.locator('summary').click();
+    expect(await body.getAttribute('open')).toBeNull();
+    await body.locator('summary').click();
+    expect(await body.getAttribute('open')).toBe('');
     await shot('source-events');
   });
 
@@ -177,6 +193,23 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.locator('[data-stream-status="open"]').waitFor();
     expect(await post(endpointUrl, { name: 'Linus' })).toBe(200);
     await page.getByRole('button', { name: /AHOY, LINUS/ }).waitFor({ timeout: 15_000 });
+  });
+
+  it('edits the code on the Configuration tab', async () => {
+    await page.getByRole('link', { name: 'Configuration' }).click();
+    await page.getByLabel('Greeting').waitFor();
+    expect(await unlabeled()).toEqual([]);
+    await page.locator('.code-editor summary').click();
+    const editor = page.getByLabel('Component code');
+    const original = await editor.inputValue();
+    expect(original).toContain('web-test-greeter');
+    await editor.fill(original.replace('`${this.greeting}, ${name}`', '`${this.greeting} -> ${name}`'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved: the source was updated').waitFor();
+    await page.getByRole('link', { name: 'Events' }).click();
+    await page.locator('[data-stream-status="open"]').waitFor();
+    expect(await post(endpointUrl, { name: 'Barbara' })).toBe(200);
+    await page.getByRole('button', { name: /AHOY -> BARBARA/ }).waitFor({ timeout: 15_000 });
   });
 
   it('lists the source with its endpoint, active toggle and last event, at desktop and phone sizes', async () => {
@@ -274,6 +307,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await item.getByText('6 options loaded').waitFor();
     await page.getByLabel('Item', { exact: false }).last().selectOption({ label: 'sek-item-21' });
     await shot('action-app-prop');
+    expect(await unlabeled()).toEqual([]);
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     const exports = page.getByTestId('run-exports');
     await exports.getByText('key_length').waitFor({ timeout: 20_000 });
@@ -337,6 +371,7 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(key).toMatch(/^trb_/);
     expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
     await shot('settings');
+    expect(await unlabeled()).toEqual([]);
     await page.getByRole('button', { name: 'Revoke browser-test' }).click();
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.locator('tr', { hasText: 'browser-test' }).getByText('revoked').waitFor();
@@ -389,6 +424,10 @@ describe('docs', { timeout: 60_000 }, () => {
     await shot('docs-reference', docs);
     await docs.goto(`${server.base}/docs#dedupe-strategies`);
     await expect.poll(() => inView('dedupe-strategies')).toBe(true);
+    // Scrolling by hand moves the highlighted entry.
+    await docs.evaluate(() => document.getElementById('hooks')?.scrollIntoView());
+    await expect.poll(() => docs.locator('.docs-toc a.active').textContent()).toBe('Hooks');
+    expect(await unlabeled(docs)).toEqual([]);
   });
 
   it('opens other pages by their anchors and follows links between pages inside the app', async () => {

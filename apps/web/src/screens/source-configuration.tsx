@@ -2,7 +2,7 @@
  * The Configuration tab: name, props (the same form as New source) and code; Save sends one
  * update (contract §5.3: deactivate, apply, activate, same id) with only what changed.
  */
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
@@ -12,17 +12,34 @@ import { usePropsForm } from '../props/use-props-form.js';
 
 export function ConfigurationTab({ source, onSaved }: { readonly source: DeployedSourceT; readonly onSaved: (source: DeployedSourceT) => void }) {
   const api = useApi();
-  const component = useQuery({ queryKey: ['component', source.component_id], queryFn: () => api.getComponent(source.component_id) });
-  return <QueryView query={component} loadingLabel="Loading configuration…">{(data) => <ConfigurationForm source={source} component={data} onSaved={onSaved} />}</QueryView>;
+  // Saving new code gives the source a new component id; the form stays up while it loads.
+  const component = useQuery({ queryKey: ['component', source.component_id], queryFn: () => api.getComponent(source.component_id), placeholderData: keepPreviousData });
+  const [saved, setSaved] = useState(false);
+  return (
+    <QueryView query={component} loadingLabel="Loading configuration…">
+      {(data) => <ConfigurationForm source={source} component={data} onSaved={onSaved} saved={saved} setSaved={setSaved} />}
+    </QueryView>
+  );
 }
 
-function ConfigurationForm({ source, component, onSaved }: { source: DeployedSourceT; component: SavedComponentT; onSaved: (source: DeployedSourceT) => void }) {
+function ConfigurationForm({
+  source,
+  component,
+  onSaved,
+  saved,
+  setSaved,
+}: {
+  source: DeployedSourceT;
+  component: SavedComponentT;
+  onSaved: (source: DeployedSourceT) => void;
+  saved: boolean;
+  setSaved: (saved: boolean) => void;
+}) {
   const api = useApi();
   const form = usePropsForm({ componentId: component.id, configurableProps: component.configurable_props, configured: source.configured_props });
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
-  const [saved, setSaved] = useState(false);
   const save = useMutation({
     mutationFn: () =>
       api.updateSource(source.id, {
