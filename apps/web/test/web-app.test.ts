@@ -443,6 +443,15 @@ describe('docs', { timeout: 60_000 }, () => {
     expect(await internal.getAttribute('href')).toMatch(/^\/docs(\/[a-z0-9-]+)?(#.*)?$/i);
   });
 
+  it('reads on a phone: no sideways scroll, anchors still land', async () => {
+    await docs.setViewportSize({ width: 390, height: 844 });
+    await docs.goto(`${server.base}/docs#emit`);
+    await expect.poll(() => inView('emit')).toBe(true);
+    expect(await docs.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('docs-phone', docs);
+    await docs.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it('says so for a page that does not exist', async () => {
     await docs.goto(`${server.base}/docs/no-such-page`);
     await docs.getByRole('heading', { name: 'No such page' }).waitFor();

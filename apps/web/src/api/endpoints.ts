@@ -79,8 +79,14 @@ export function createApi(http: Http) {
     deleteSource: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}`, schema: Empty }),
     runSource: (id: string, event?: unknown) =>
       http({ method: 'POST', path: `/v1/sources/${enc(id)}/run`, body: event === undefined ? {} : { event }, schema: single(Invocation) }).then((r) => r.data),
-    listEvents: (id: string, limit = 100) =>
-      http({ method: 'GET', path: `/v1/sources/${enc(id)}/event_summaries`, query: { limit, expand: 'event' }, schema: list(EventSummary) }),
+    /** `expand` returns whole events; without it events over 1 KB come back cut (contract §9.2). */
+    listEvents: (id: string, options: { readonly limit?: number; readonly expand?: boolean } = {}) =>
+      http({
+        method: 'GET',
+        path: `/v1/sources/${enc(id)}/event_summaries`,
+        query: { limit: options.limit ?? 100, expand: options.expand === false ? undefined : 'event' },
+        schema: list(EventSummary),
+      }),
     listLogs: (id: string, limit = 100) => http({ method: 'GET', path: `/v1/sources/${enc(id)}/logs`, query: { limit }, schema: list(LogEntry) }),
     clearEvents: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}/events`, schema: z.unknown() }),
 
