@@ -70,7 +70,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-describe.sequential('connected accounts and async options through the CLI', () => {
+describe.sequential('connected accounts and async options through the CLI', { timeout: 120_000 }, () => {
   let account = '';
 
   it('accounts create stores the credentials; list shows them without the secret', async () => {

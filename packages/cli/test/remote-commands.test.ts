@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, tributary } from './cli-process.js';
-import { ADMIN_KEY, CliProcess, closedPort, remoteCli, startServer, type ServerProcess } from './server-process.js';
+import { execFileSync } from 'node:child_process';
+import { ADMIN_KEY, CliProcess, closedPort, KEY, remoteCli, startServer, TerminalProcess, type ServerProcess } from './server-process.js';
 
 // The issue's "done means": the real binary against a real `tributary start` on a temporary data dir.
 const REMOTE = path.join(FIXTURES, 'remote');
@@ -12,6 +13,14 @@ const configHome = path.join(scratch, 'config');
 const cli = remoteCli(configHome);
 const processes: CliProcess[] = [];
 let server: ServerProcess;
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
 
 beforeAll(async () => {
   server = await startServer();
@@ -40,7 +49,7 @@ function lineValue(stdout: string, label: string): string {
   return line.slice(label.length + 2);
 }
 
-describe.sequential('tributary CLI against a server', () => {
+describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () => {
   let endpoint = '';
   let sourceId = '';
 
@@ -149,12 +158,22 @@ describe.sequential('tributary CLI against a server', () => {
 
   it('deploy follows the event stream until Ctrl+C', async () => {
     const child = follow(['events', 'greeter', '-f']);
-    // -f alone prints only what arrives from now on.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    await post(endpoint, { name: 'Dee', id: 4 });
-    expect(await child.waitFor((line) => line.includes('Dee'))).toBe('{"text":"Hello, Dee!","greeting":"hello"}');
+    // -f alone prints only what arrives once it is connected: post until the first one shows up.
+    let posted = 0;
+    while (child.lines.length === 0) {
+      posted += 1;
+      await post(endpoint, { name: `Dee${posted}`, id: 400 + posted });
+      await child.waitFor(() => true, 1000).catch(() => undefined);
+      if (posted > 60) throw new Error(`events -f printed nothing; stderr: ${child.stderr.join('')}`);
+    }
+    await post(endpoint, { name: 'Last', id: 499 });
+    await child.waitFor((line) => line.includes('Last'));
     expect(await child.interrupt()).toBe(0);
-    expect(child.lines).toEqual(['{"text":"Hello, Dee!","greeting":"hello"}']);
+    // Events posted before it connected are not printed, nothing twice, none of the earlier ones.
+    expect(child.lines.at(-1)).toBe('{"text":"Hello, Last!","greeting":"hello"}');
+    const names = child.lines.map((line) => (JSON.parse(line) as { text: string }).text);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names.every((text) => /^Hello, (Dee\d+|Last)!$/.test(text))).toBe(true);
 
     const deploy = follow(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'Followed']);
     await deploy.waitFor((line) => line === 'Press Ctrl + C to terminate.');
@@ -186,8 +205,7 @@ describe.sequential('tributary CLI against a server', () => {
 
     // A save that does not load is reported; the deployed code keeps running.
     writeFileSync(path.join(work, 'greeting.mjs'), 'export function greet(name) {\n  return `Oops ${name;\n}\n');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await dev.waitFor(() => dev.stderr.join('').includes('the deployed code keeps running'), 30_000).catch(() => undefined);
+    await dev.waitForStderr(/the deployed code keeps running/);
     expect(dev.stderr.join('')).toMatch(/error COMPONENT_SYNTAX_ERROR: .*greeting\.mjs:2:\d+/);
     expect((await post(endpoint, { name: 'Gus', id: 7 })).json).toEqual({ greeting: 'hello', text: 'Howdy, Gus!' });
     expect(await dev.interrupt()).toBe(0);
@@ -213,6 +231,26 @@ describe.sequential('tributary CLI against a server', () => {
     const components = await cli(['list', 'components']);
     expect(components.stdout).toMatch(/^ID\s+NAME\s+VERSION\s+UPDATED\s+KEY$/m);
     expect(components.stdout).toMatch(/remote-webhook-source$/m);
+
+    if (hasScript) {
+      // deploy without arguments, on a terminal: pick from the registry, then answer the prop prompts.
+      const picked = new TerminalProcess(['deploy', '--name', 'Picked', '--no-follow'], { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', COLUMNS: '100' });
+      await picked.waitFor(/Source to deploy/);
+      expect(picked.screen).toContain('remote-webhook-source  Remote Webhook 0.1.0');
+      await picked.type(KEY.enter);
+      await picked.waitFor(/Greeting/);
+      await picked.type(`${KEY.down}${KEY.enter}`);
+      await picked.waitFor(/Limit/);
+      await picked.type(`3${KEY.enter}`);
+      expect(await picked.exited).toBe(0);
+      expect(picked.screen).toContain('Source name: picked');
+      const pickedSource = JSON.parse((await cli(['describe', 'picked', '--json'])).stdout) as { configured_props: Record<string, unknown> };
+      expect(pickedSource.configured_props).toMatchObject({ greeting: 'hi', limit: 3 });
+      expect((await cli(['delete', 'picked'])).code).toBe(0);
+    }
+    const noTerminal = await cli(['deploy']);
+    expect(noTerminal.code).toBe(1);
+    expect(noTerminal.stderr).toMatch(/^error USAGE_ERROR: deploy what\?/);
 
     expect((await cli(['unpublish', 'component', 'remote-webhook-source'])).stdout).toBe('Unpublished remote-webhook-source\n');
     const gone = await cli(['deploy', 'remote-webhook-source', '--no-follow']);

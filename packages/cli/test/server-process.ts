@@ -118,6 +118,14 @@ export class CliProcess {
     });
   }
 
+  async waitForStderr(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.stderr.join(''))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)} on stderr:\n${this.stderr.join('')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async interrupt(): Promise<number> {
     this.child.kill('SIGINT');
     return this.exited;

@@ -1,9 +1,11 @@
-import { DeployedSource, single, type DeployedSourceT } from '@tributary/contracts';
+import { select } from '@inquirer/prompts';
+import { AppError, DeployedSource, SavedComponent, single, type DeployedSourceT } from '@tributary/contracts';
 import type { Command } from 'commander';
 import type { PropFlags } from '../local/prop-flags.js';
 import type { ApiClient } from '../remote/api-client.js';
 import { resolveComponentRef } from '../remote/component-ref.js';
-import { configureProps } from '../remote/configure-props.js';
+import { canPrompt, configureProps } from '../remote/configure-props.js';
+import { allPages } from '../remote/pages.js';
 import { followSource } from '../remote/follow-source.js';
 import { configurableProps, savedComponentFor } from '../remote/saved-component.js';
 import { untilInterrupted } from '../remote/source-view.js';
@@ -23,7 +25,7 @@ export function registerDeployCommand(program: Command, output: Output, setExit:
       program
         .command('deploy')
         .description('Deploy a source to the server from a local file, a registry key or a URL, then follow its events')
-        .argument('<file|key|url>', 'component file (bundled with its relative imports), published key, or http(s) URL'),
+        .argument('[file|key|url]', 'component file (bundled with its relative imports), published key, or http(s) URL; on a terminal, omit it to pick a published source'),
     ),
   )
     .option('--name <NAME>', 'name of the source (default: the component name)')
@@ -35,6 +37,7 @@ On a terminal, props not given with --prop/--props are asked for: defaults offer
 page by page, secrets without echo, app props pick or create a connected account.
 
 Examples:
+  $ tributary deploy                        # on a terminal: pick a published source
   $ tributary deploy webhook.mjs
   $ tributary deploy webhook.mjs --prop greeting=hi --no-follow
   $ tributary deploy my-published-source --props '{"timer":{"intervalSeconds":60}}'
@@ -42,13 +45,13 @@ Examples:
 
 Exit codes: 0 ok, 1 refused (usage, validation, a prop; the message has the code or rule), 2 server or network error.`,
     )
-    .action(async (target: string, flags: DeployFlags) => setExit(await runDeploy(target, flags, output)));
+    .action(async (target: string | undefined, flags: DeployFlags) => setExit(await runDeploy(target, flags, output)));
 }
 
-export async function runDeploy(target: string, flags: DeployFlags, output: Output, signal?: AbortSignal): Promise<number> {
+export async function runDeploy(target: string | undefined, flags: DeployFlags, output: Output, signal?: AbortSignal): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const json = flags.json === true;
-    const ref = await resolveComponentRef(target);
+    const ref = await resolveComponentRef(target ?? (await pickPublishedSource(client, output, json)));
     if (!json) output.out('Deploying...');
     const component = await withSpinner(output, 'Saving the component…', () => savedComponentFor(client, ref));
     const configured = await configureProps({ client, output, json, componentId: component.id, props: configurableProps(component), flags });
@@ -62,6 +65,26 @@ export async function runDeploy(target: string, flags: DeployFlags, output: Outp
     printDeployed(output, source.data, json);
     if (flags.follow === false) return;
     await followEvents(client, output, source.data, json, signal);
+  });
+}
+
+/** `pd deploy` without arguments: pick one of the published sources. */
+async function pickPublishedSource(client: ApiClient, output: Output, json: boolean): Promise<string> {
+  if (!canPrompt(output, json)) {
+    throw new AppError('USAGE_ERROR', 'deploy what? give a file, a published key or a URL (the registry is only offered on a terminal)', { field: 'file' });
+  }
+  const published = (await withSpinner(output, 'Loading the registry…', () => allPages(client, '/v1/components/registry', SavedComponent))).filter(
+    (component) => component.component_type === 'source' && component.key !== null,
+  );
+  if (published.length === 0) throw new AppError('NOT_FOUND', 'no source is published on this server; deploy a file, or publish one with: tributary publish FILE');
+  return select({
+    message: 'Source to deploy',
+    choices: published.map((component) => ({
+      name: `${component.key ?? ''}  ${component.name ?? ''} ${component.version ?? ''}`.trim(),
+      value: component.key ?? '',
+      ...(component.description ? { description: component.description } : {}),
+    })),
+    pageSize: 15,
   });
 }
 
