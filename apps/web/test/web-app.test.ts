@@ -78,6 +78,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'No sources yet' }).waitFor();
     expect(page.url()).toBe(`${server.base}/sources`);
+    expect(await page.title()).toBe('Sources · Tributary');
     expect(page.url()).not.toContain(server.key);
     expect(await page.evaluate(() => sessionStorage.getItem('tributary.api_key'))).toBe(server.key);
     await shot('sources-empty');
@@ -105,6 +106,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Deploy' }).click();
     await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
     sourceId = /\/sources\/(dc_[^/]+)\/events/.exec(page.url())?.[1] ?? '';
+    await expect.poll(() => page.title()).toBe('web greeter · Events · Tributary');
     const source = await server.api<{ data: { endpoint_url: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${sourceId}`);
     expect(source.body.data.configured_props['greeting']).toBe('Howdy');
     endpointUrl = source.body.data.endpoint_url;

@@ -12,8 +12,10 @@ import { Markdown } from '../components/markdown.js';
 import { ErrorState, Loading } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
+import { useTitle } from '../components/use-title.js';
 
 export function NewSourceScreen() {
+  useTitle('New source');
   const api = useApi();
   const [params] = useSearchParams();
   const key = params.get('key');

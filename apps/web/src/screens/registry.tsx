@@ -6,8 +6,10 @@ import { useApi } from '../auth/session.js';
 import { Markdown } from '../components/markdown.js';
 import { Empty, QueryView } from '../components/states.js';
 import { labelOf, toFormProps } from '../props/prop-types.js';
+import { useTitle } from '../components/use-title.js';
 
 export function RegistryScreen() {
+  useTitle('Registry');
   const api = useApi();
   const registry = useQuery({ queryKey: ['registry'], queryFn: () => api.listRegistry() });
   const [query, setQuery] = useState('');
@@ -60,6 +62,7 @@ export function RegistryScreen() {
 
 export function RegistryItemScreen() {
   const { key = '' } = useParams();
+  useTitle(`${key} · Registry`);
   const api = useApi();
   const component = useQuery({ queryKey: ['registry', key], queryFn: () => api.getRegistryComponent(key) });
   return (

@@ -8,8 +8,10 @@ import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { CopyButton } from '../components/copy-button.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
+import { useTitle } from '../components/use-title.js';
 
 export function SettingsScreen() {
+  useTitle('Settings');
   return (
     <section className="page">
       <h1>Settings</h1>

@@ -4,8 +4,10 @@ import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { createHttp } from '../api/client.js';
 import { createApi } from '../api/endpoints.js';
 import { useSession } from '../auth/session.js';
+import { useTitle } from '../components/use-title.js';
 
 export function SignInScreen() {
+  useTitle('Sign in');
   const { token, signIn } = useSession();
   const [params] = useSearchParams();
   const navigate = useNavigate();

@@ -11,6 +11,7 @@ import { triggerOf } from '../components/trigger.js';
 import { ConfigurationTab } from './source-configuration.js';
 import { EventsTab } from './source-events.js';
 import { LogsTab } from './source-logs.js';
+import { useTitle } from '../components/use-title.js';
 
 const TABS = ['events', 'logs', 'configuration'] as const;
 type Tab = (typeof TABS)[number];
@@ -33,6 +34,7 @@ export function SourceScreen() {
 }
 
 function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonly tab: Tab }) {
+  useTitle(`${source.name} · ${tab[0]?.toUpperCase()}${tab.slice(1)}`);
   const api = useApi();
   const queryClient = useQueryClient();
   const navigate = useNavigate();

@@ -8,8 +8,10 @@ import { EventsChart } from '../components/sparkline.js';
 import { Empty, QueryView } from '../components/states.js';
 import { formatDuration, RelativeTime, useNow } from '../components/time.js';
 import { describeSchedule, nextRun, triggerOf } from '../components/trigger.js';
+import { useTitle } from '../components/use-title.js';
 
 export function SourcesScreen() {
+  useTitle('Sources');
   const [params] = useSearchParams();
   const api = useApi();
   const sources = useQuery({ queryKey: ['sources'], queryFn: () => api.listSources() });
