@@ -290,9 +290,11 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Connect account' }).click();
     await page.getByLabel('Account name').fill('test acme');
     await page.getByLabel('API key').fill('sek-1234');
-    await page.getByRole('button', { name: 'Connect Acme' }).click();
+    // Enter in the account form connects the account; it does not run the action around it.
+    await page.getByLabel('API key').press('Enter');
     const picker = page.locator('[data-prop="acme"] select');
     await expect.poll(() => picker.inputValue()).toMatch(/^apn_/);
+    expect(await page.getByText('Fill the props and press Run').count()).toBe(1);
     const accounts = await server.api<{ data: { id: string; fields: Record<string, string> }[] }>('GET', '/v1/accounts?app=acme');
     expect(accounts.body.data.map((account) => account.id)).toContain(await picker.inputValue());
     expect(accounts.body.data[0]?.fields['api_key']).toBe('[REDACTED]');

@@ -3,7 +3,7 @@
  * the app catalog asks for. The configured value is `{ authProvisionId: "apn_…" }`.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useId, useState, type KeyboardEvent } from 'react';
 import { useApi } from '../auth/session.js';
 import type { AppT } from '../api/endpoints.js';
 
@@ -71,6 +71,12 @@ export function AccountForm({ app, onConnected }: { readonly app: AppT; readonly
       onConnected(account.id);
     },
   });
+  // This sits inside the props form: Enter here connects the account instead of submitting that form.
+  const onKeyDown = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    if (!create.isPending) create.mutate();
+  };
   return (
     <div className="subform" role="group" aria-label={`Connect a ${app.name} account`}>
       <p className="small muted">
@@ -80,7 +86,7 @@ export function AccountForm({ app, onConnected }: { readonly app: AppT; readonly
         <label className="field-label" htmlFor={`${id}-name`}>
           Account name <span className="muted">(optional)</span>
         </label>
-        <input id={`${id}-name`} value={name} onChange={(event) => setName(event.target.value)} />
+        <input id={`${id}-name`} value={name} onChange={(event) => setName(event.target.value)} onKeyDown={onKeyDown} />
       </div>
       {app.fields.map((field) => (
         <div className="field" key={field.name}>
@@ -94,6 +100,7 @@ export function AccountForm({ app, onConnected }: { readonly app: AppT; readonly
             autoComplete="off"
             value={fields[field.name] ?? ''}
             onChange={(event) => setFields({ ...fields, [field.name]: event.target.value })}
+            onKeyDown={onKeyDown}
           />
           {field.description ? <p className="field-help">{field.description}</p> : null}
         </div>
