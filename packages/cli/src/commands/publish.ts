@@ -50,8 +50,8 @@ Exit codes: 0 ok, 1 refused (validation or rule, e.g. C7 VERSION_CONFLICT), 2 se
     program
       .command('unpublish')
       .description('Remove a published component from the registry')
-      .argument('<key>', 'registry key (`unpublish component KEY` also works, as in pd)')
-      .argument('[key2]'),
+      .argument('<key>', 'registry key')
+      .argument('[key-after-component]', 'the key, in the pd form `unpublish component KEY`'),
   )
     .addHelpText(
       'after',
