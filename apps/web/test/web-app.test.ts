@@ -272,7 +272,14 @@ describe('web app', { timeout: 90_000 }, () => {
   it('runs an action and shows its exports, summary and return value', async () => {
     await page.goto(`${server.base}/actions`);
     await page.getByLabel('Component', { exact: true }).selectOption({ value: 'web-test-shout' });
+    // A required prop left empty: the server's message lands on that field.
+    await page.getByRole('button', { name: 'Run', exact: true }).click();
+    const wordError = page.locator('[data-prop="word"] .field-error');
+    await wordError.waitFor();
+    expect(await wordError.textContent()).toMatch(/word/);
+    expect(await page.getByLabel('Word').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Word').fill('hey');
+    expect(await page.locator('[data-prop="word"] .field-error').textContent()).toBe('');
     await page.getByLabel('Times').fill('3');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByTestId('run-summary').waitFor({ timeout: 20_000 });

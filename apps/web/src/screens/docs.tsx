@@ -18,6 +18,21 @@ export function DocsScreen() {
   const rendered = useMemo(() => (page ? renderPage(page) : null), [page]);
   const tocHeadings = useMemo(() => rendered?.headings.filter((heading) => heading.depth === 2 || heading.depth === 3) ?? [], [rendered]);
   const active = useActiveHeading(tocHeadings.map((heading) => heading.id), page?.slug ?? '');
+  // On a phone the page list folds away, so the page itself comes first.
+  const narrow = useMediaQuery('(max-width: 760px)');
+  const pages = (
+    <nav aria-label="Docs pages">
+      <ul>
+        {DOC_PAGES.map((candidate) => (
+          <li key={candidate.slug}>
+            <NavLink to={pagePath(candidate.slug)} end>
+              {candidate.title}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
 
   useEffect(() => {
     if (page) document.title = `${page.title} · Tributary docs`;
@@ -57,17 +72,14 @@ export function DocsScreen() {
     <div className="docs-layout">
       <aside className="docs-sidebar" aria-label="Documentation">
         <DocsSearch />
-        <nav aria-label="Docs pages">
-          <ul>
-            {DOC_PAGES.map((candidate) => (
-              <li key={candidate.slug}>
-                <NavLink to={pagePath(candidate.slug)} end>
-                  {candidate.title}
-                </NavLink>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        {narrow ? (
+          <details className="docs-pages">
+            <summary>All pages</summary>
+            {pages}
+          </details>
+        ) : (
+          pages
+        )}
       </aside>
       <article className="docs-content">
         {page && rendered ? (
@@ -96,6 +108,18 @@ export function DocsScreen() {
       ) : null}
     </div>
   );
+}
+
+function useMediaQuery(query: string): boolean {
+  const [matches, setMatches] = useState(() => window.matchMedia(query).matches);
+  useEffect(() => {
+    const list = window.matchMedia(query);
+    const update = () => setMatches(list.matches);
+    update();
+    list.addEventListener('change', update);
+    return () => list.removeEventListener('change', update);
+  }, [query]);
+  return matches;
 }
 
 /** The id of the last heading scrolled past the top of the viewport. */
