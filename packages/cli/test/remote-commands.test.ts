@@ -151,6 +151,17 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(JSON.parse(inactive.stdout)).toMatchObject({ id: sourceId, active: false });
     const active = await cli(['update', sourceId, '--active', 'true', '--json']);
     expect(JSON.parse(active.stdout)).toMatchObject({ active: true });
+    // --code swaps the code (bundled again) and keeps id, endpoint and props.
+    const variant = path.join(scratch, 'variant');
+    cpSync(REMOTE, variant, { recursive: true });
+    writeFileSync(path.join(variant, 'greeting.mjs'), 'export function greet(name) {\n  return `Hi there, ${name}!`;\n}\n');
+    const recoded = await cli(['update', 'greeter', '--code', path.join(variant, 'webhook-source.mjs'), '--json']);
+    expect(recoded.code).toBe(0);
+    expect(JSON.parse(recoded.stdout)).toMatchObject({ id: sourceId, endpoint_url: endpoint, configured_props: { greeting: 'hello' } });
+    expect((await post(endpoint, { name: 'Cy', id: 31 })).json).toEqual({ greeting: 'hello', text: 'Hi there, Cy!' });
+    expect((await cli(['update', 'greeter', '--code', path.join(REMOTE, 'webhook-source.mjs')])).code).toBe(0);
+    expect((await post(endpoint, { name: 'Cy', id: 32 })).json).toEqual({ greeting: 'hello', text: 'Hello, Cy!' });
+
     const nothing = await cli(['update', 'greeter']);
     expect(nothing.code).toBe(1);
     expect(nothing.stderr).toMatch(/^error USAGE_ERROR: nothing to update/);

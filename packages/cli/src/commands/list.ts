@@ -1,5 +1,7 @@
 import { Account, AppError, DeployedSource, SavedComponent, type SavedComponentT } from '@tributary/contracts';
+import { select } from '@inquirer/prompts';
 import type { Command } from 'commander';
+import { canPrompt } from '../remote/configure-props.js';
 import { allPages } from '../remote/pages.js';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
@@ -26,7 +28,7 @@ export function registerListCommand(program: Command, output: Output, setExit: (
       .command('list')
       .alias('ls')
       .description('List deployed sources, saved components or connected accounts')
-      .argument('<what>', 'sources (so), components or accounts'),
+      .argument('[what]', 'sources (so), components or accounts; on a terminal, omit it to choose'),
   )
     .addHelpText(
       'after',
@@ -38,10 +40,10 @@ Examples:
 
 Exit codes: 0 ok, 1 usage, 2 server or network error.`,
     )
-    .action(async (what: string, flags: RemoteCommandFlags) =>
+    .action(async (what: string | undefined, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const resource = ALIASES[what.toLowerCase()];
+          const resource = what === undefined ? await chooseResource(output, flags.json === true) : ALIASES[what.toLowerCase()];
           if (!resource) throw new AppError('USAGE_ERROR', `list what? "${what}" is not one of sources, components, accounts`, { field: 'what' });
           switch (resource) {
             case 'sources': {
@@ -78,6 +80,19 @@ Exit codes: 0 ok, 1 usage, 2 server or network error.`,
         }),
       ),
     );
+}
+
+/** `pd list` without arguments asks which kind of resource. */
+async function chooseResource(output: Output, json: boolean): Promise<Resource> {
+  if (!canPrompt(output, json)) throw new AppError('USAGE_ERROR', 'list what? give sources, components or accounts', { field: 'what' });
+  return select<Resource>({
+    message: 'List',
+    choices: [
+      { name: 'sources', value: 'sources' },
+      { name: 'components', value: 'components' },
+      { name: 'accounts', value: 'accounts' },
+    ],
+  });
 }
 
 /** `<sc_id>  <name>  <version>  <relative time>  <key>`, the row `pd publish` prints. */
