@@ -143,6 +143,7 @@ export async function startServer(options: { readonly env?: Record<string, strin
 }
 
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 

@@ -43,9 +43,9 @@ export function ComponentPicker({
   ];
   return (
     <div className="card">
-      <div className="tabs" role="tablist" aria-label="Component from">
+      <div className="tabs" role="group" aria-label="Component from">
         {modes.map(([value, label]) => (
-          <button key={value} type="button" role="tab" aria-selected={mode === value} className="tab" onClick={() => setMode(value)}>
+          <button key={value} type="button" aria-pressed={mode === value} className="tab" onClick={() => setMode(value)}>
             {label}
           </button>
         ))}
