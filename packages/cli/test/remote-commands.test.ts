@@ -186,6 +186,18 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(new Set(names).size).toBe(names.length);
     expect(names.every((text) => /^Hello, (Dee\d+|Last)!$/.test(text))).toBe(true);
 
+    // logs -f prints the recent entries, then new ones as they come.
+    const logs = follow(['logs', 'greeter', '-f']);
+    await logs.waitFor((line) => line.includes('--- deploy started'));
+    let tries = 0;
+    while (!logs.lines.some((line) => line.includes('request for /followed-logs'))) {
+      tries += 1;
+      if (tries > 30) throw new Error(`logs -f printed no new entry:\n${logs.lines.join('\n')}`);
+      await post(`${endpoint}/followed-logs`, { name: 'Log', id: 600 + tries });
+      await logs.waitFor((line) => line.includes('request for /followed-logs'), 1000).catch(() => undefined);
+    }
+    expect(await logs.interrupt()).toBe(0);
+
     const deploy = follow(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'Followed']);
     await deploy.waitFor((line) => line === 'Press Ctrl + C to terminate.');
     const followedEndpoint = lineValue(deploy.lines.join('\n'), 'Endpoint');
