@@ -397,6 +397,16 @@ describe('web app', { timeout: 90_000 }, () => {
     await alert.getByRole('button', { name: 'Try again' }).waitFor();
   });
 
+  it('clears the event bin after confirmation', async () => {
+    await page.goto(`${server.base}/sources/${sourceId}/events`);
+    await page.locator('.event-list').waitFor();
+    await page.getByRole('button', { name: 'Clear events' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Clear events' }).click();
+    await page.getByRole('heading', { name: 'No events yet' }).waitFor();
+    const events = await server.api<{ data: unknown[] }>('GET', `/v1/sources/${sourceId}/event_summaries`);
+    expect(events.body.data).toEqual([]);
+  });
+
   it('deletes a source after confirmation', async () => {
     await page.goto(`${server.base}/sources/${sourceId}/events`);
     await page.getByRole('button', { name: 'Delete', exact: true }).click();

@@ -2,11 +2,12 @@
  * The EVENTS tab: the last 100 events, newest first, live over SSE. Rows have a fixed height and
  * the list scrolls inside a fixed box, so an arriving event never moves the rest of the page.
  */
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { DeployedSourceT, EventSummaryT } from '../api/endpoints.js';
 import { useEventStream } from '../api/sse.js';
 import { useApi, useSession } from '../auth/session.js';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { JsonViewer } from '../components/json-viewer.js';
 import { StreamBadge } from '../components/stream-status.js';
 import { Empty, QueryView } from '../components/states.js';
@@ -29,6 +30,15 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
   const key = ['events', source.id];
   const events = useQuery({ queryKey: key, queryFn: () => api.listEvents(source.id) });
   const [selectedId, setSelectedId] = useState<string | null>(null);
+  const [confirmingClear, setConfirmingClear] = useState(false);
+  const clear = useMutation({
+    mutationFn: () => api.clearEvents(source.id),
+    onSuccess: async () => {
+      setConfirmingClear(false);
+      setSelectedId(null);
+      await queryClient.invalidateQueries({ queryKey: key });
+    },
+  });
   const status = useEventStream<EventSummaryT>({
     path: `/sources/${encodeURIComponent(source.id)}/sse`,
     token,
@@ -45,7 +55,21 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
       <div className="tab-toolbar">
         <StreamBadge status={status} />
         <span className="muted small">{events.data ? `${events.data.data.length} of the last ${BIN_SIZE} events` : ''}</span>
+        <button type="button" className="button button-small toolbar-end" disabled={!events.data?.data.length} onClick={() => setConfirmingClear(true)}>
+          Clear events
+        </button>
       </div>
+      <ConfirmDialog
+        open={confirmingClear}
+        title="Clear all events?"
+        confirmLabel="Clear events"
+        busy={clear.isPending}
+        onCancel={() => setConfirmingClear(false)}
+        onConfirm={() => clear.mutate()}
+      >
+        <p>Every event in this source's event bin is deleted. New events keep arriving.</p>
+        {clear.error ? <p className="field-error">{clear.error.message}</p> : null}
+      </ConfirmDialog>
       <QueryView query={events} loadingLabel="Loading events…">
         {(page) => {
           const selected = page.data.find((event) => event.id === selectedId) ?? page.data[0] ?? null;
