@@ -420,6 +420,21 @@ describe('web app', { timeout: 90_000 }, () => {
   });
 });
 
+describe('signing out', { timeout: 60_000 }, () => {
+  it('forgets the key, and a deep link opened signed out continues after sign-in', async () => {
+    await page.goto(`${server.base}/sources`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(await page.evaluate(() => sessionStorage.getItem('tributary.api_key'))).toBeNull();
+    await page.goto(`${server.base}/sources?action=create&key=web-test-greeter`);
+    await page.waitForURL(/\/sign-in\?next=/);
+    await page.getByLabel('API key').fill(server.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(/\/sources\/new\?action=create&key=web-test-greeter$/);
+    await page.getByLabel('Greeting').waitFor();
+  });
+});
+
 describe('docs', { timeout: 60_000 }, () => {
   let docs: Page;
   beforeAll(async () => {
