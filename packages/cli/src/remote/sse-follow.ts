@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '@tributary/contracts';
+import { AppError, isErrorCode, type ErrorCode } from '@tributary/contracts';
 import type { ApiClient } from './api-client.js';
 
 export interface SseMessage {
@@ -42,15 +42,15 @@ export async function followSse(options: FollowOptions): Promise<void> {
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => '');
       let message = `${options.path} answered ${response.status}`;
-      let code = response.status === 401 ? 'UNAUTHORIZED' : response.status === 404 ? 'NOT_FOUND' : 'INTERNAL';
+      let code: ErrorCode = response.status === 401 ? 'UNAUTHORIZED' : response.status === 404 ? 'NOT_FOUND' : 'INTERNAL';
       try {
         const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
         if (body.error?.message) message = body.error.message;
-        if (body.error?.code) code = body.error.code;
+        if (isErrorCode(body.error?.code)) code = body.error.code;
       } catch {
         // not an API error body; keep the status line
       }
-      throw new AppError(code as 'NOT_FOUND', message, { status: response.status });
+      throw new AppError(code, message, { status: response.status });
     }
     if (!opened) {
       opened = true;
