@@ -12,7 +12,7 @@ import { z } from 'zod';
 import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { describeSchedule, nextRun, triggerOf } from '../src/components/trigger.js';
-import { docHref, renderDoc, renderUntrusted } from '../src/markdown/render.js';
+import { docHref, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
 import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
 import { groupLogs } from '../src/screens/source-logs.js';
 import { REPO } from './harness.js';
@@ -42,6 +42,18 @@ describe('docs Markdown', () => {
     expect(docHref('https://example.com/x.md')).toBe('https://example.com/x.md');
     expect(docHref('../fixtures/components/f01-ping.mjs')).toBe('../fixtures/components/f01-ping.mjs');
     expect(renderDoc('[opts](props.md#options)').html).toContain('href="/docs/props#options"');
+  });
+
+  it('names repository files instead of linking to pages the app does not have', () => {
+    expect(repoPath('../packages/cli/test/remote-commands.test.ts')).toBe('packages/cli/test/remote-commands.test.ts');
+    expect(repoPath('decisions/')).toBe('docs/decisions/');
+    expect(repoPath('decisions/0004-cli-exit-codes.md')).toBe('docs/decisions/0004-cli-exit-codes.md');
+    expect(repoPath('props.md#options')).toBeNull();
+    expect(repoPath('https://example.com/a')).toBeNull();
+    expect(repoPath('#emit')).toBeNull();
+    const { html } = renderDoc('See [the test](../packages/cli/test/a.test.ts).');
+    expect(html).not.toContain('<a ');
+    expect(html).toContain('packages/cli/test/a.test.ts');
   });
 
   it('puts a copy button on code blocks and hides doc-test markers', () => {

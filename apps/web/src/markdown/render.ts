@@ -42,6 +42,20 @@ export function docHref(href: string): string {
   return slug === 'component-api' ? `/docs${hash}` : `/docs/${slug}${hash}`;
 }
 
+/**
+ * The repository path of a relative link that is not a docs page (`../packages/x.ts`,
+ * `decisions/0001.md`), seen from `docs/`; null for pages, anchors and absolute links.
+ */
+export function repoPath(href: string): string | null {
+  if (/^([a-z][a-z0-9+.-]*:|\/|#)/i.test(href) || docHref(href) !== href) return null;
+  const parts: string[] = ['docs'];
+  for (const part of href.split('#')[0]?.split('/') ?? []) {
+    if (part === '..') parts.pop();
+    else if (part !== '.' && part !== '') parts.push(part);
+  }
+  return parts.join('/') + (href.endsWith('/') ? '/' : '');
+}
+
 export function renderDoc(markdown: string): RenderedDoc {
   const slugger = new GithubSlugger();
   const headings: Heading[] = [];
@@ -57,6 +71,9 @@ export function renderDoc(markdown: string): RenderedDoc {
       },
       link(token: Tokens.Link) {
         const inner = this.parser.parseInline(token.tokens);
+        const file = repoPath(token.href);
+        // A file of the repository (code, a decision record) has no page in the app: name it instead.
+        if (file !== null) return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${inner} <span class="muted small">(${escapeHtml(file)})</span></span>`;
         const href = docHref(token.href);
         const external = /^https?:/i.test(href);
         return `<a href="${escapeHtml(href)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}${external ? ' rel="noreferrer" target="_blank"' : ''}>${inner}</a>`;
