@@ -79,6 +79,17 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(afterLogout.code).toBe(1);
     expect(afterLogout.stderr).toMatch(/^error UNAUTHORIZED: no API key for profile "staging": run tributary login -p staging/);
 
+    if (hasScript) {
+      // On a terminal the key is asked for, and never echoed.
+      const typed = new TerminalProcess(['login', '-p', 'typed', '--api-url', server.base], { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', COLUMNS: '100' });
+      await typed.waitFor(/API key for/);
+      await typed.type(`${ADMIN_KEY}${KEY.enter}`);
+      expect(await typed.exited).toBe(0);
+      expect(typed.screen).toContain('Logged in as admin');
+      expect(typed.screen).not.toContain(ADMIN_KEY);
+      expect(readFileSync(file, 'utf8')).toContain(`[typed]\napi_url = ${server.base}\napi_key = ${ADMIN_KEY}\n`);
+    }
+
     // Scripts need no config file at all: the variables are enough.
     const scripted = await tributary(['whoami', '--json'], {
       env: { XDG_CONFIG_HOME: path.join(scratch, 'empty-config'), TRIBUTARY_API_URL: server.base, TRIBUTARY_API_KEY: ADMIN_KEY },
