@@ -14,7 +14,12 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const WEB_DIST = path.join(REPO, 'apps/web/dist');
-export const SCREENSHOTS = path.join(REPO, 'docs/screenshots');
+/**
+ * Every run saves its screenshots under test-results/ (ignored by git); `UPDATE_SCREENSHOTS=1`
+ * writes them to docs/screenshots/ instead, the copies the README shows, so a plain `npm test`
+ * leaves the working tree clean.
+ */
+export const SCREENSHOTS = path.join(REPO, process.env['UPDATE_SCREENSHOTS'] === '1' ? 'docs/screenshots' : 'test-results/screenshots');
 const BIN = path.join(REPO, 'packages/cli/bin/tributary.js');
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 

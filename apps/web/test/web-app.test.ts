@@ -2,7 +2,7 @@
  * The web app in a real browser against a real server (issue 6, "Done means"): sign in, create an
  * HTTP source from a deep link, watch a request's event arrive live, read its logs, change a prop
  * on the Configuration tab, run an action and read its exports, open docs pages by their anchors.
- * Each screen is saved to docs/screenshots/.
+ * Each screen is saved to test-results/screenshots/ (docs/screenshots/ with UPDATE_SCREENSHOTS=1).
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
