@@ -30,7 +30,7 @@ const MAX_ATTEMPTS = 3;
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
 const SATURATED = 0.95;
 /** While saturated, a source waits this long between batches, so acknowledging requests goes first. */
-const SATURATED_PAUSE_MS = 20;
+const SATURATED_PAUSE_MS = 10;
 
 /**
  * The durable invocation queue, kept in SQLite. `enqueue` returns once the row is committed, which
@@ -77,10 +77,13 @@ export class InvocationRunner {
     this.timer.unref();
     // When requests arrive faster than one thread can acknowledge and run them, acknowledging (the
     // durable queue absorbs the rest) comes first: runs then go in fewer, fuller batches.
+    // Two busy samples in a row: a short spike (a burst, a slow commit) does not slow the runs.
     let mark = performance.eventLoopUtilization();
+    let busySamples = 0;
     this.loadTimer = setInterval(() => {
       const now = performance.eventLoopUtilization();
-      this.saturated = performance.eventLoopUtilization(now, mark).utilization > SATURATED;
+      busySamples = performance.eventLoopUtilization(now, mark).utilization > SATURATED ? busySamples + 1 : 0;
+      this.saturated = busySamples >= 2;
       mark = now;
     }, 100);
     this.loadTimer.unref();
