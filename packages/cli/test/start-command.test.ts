@@ -1,12 +1,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, tributary } from './cli-process.js';
+import { BIN, REPO, tributary } from './cli-process.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-start-test-'));
+// With bubblewrap and a root server, workers run as uid 65534 and must be able to enter the cache.
+chmodSync(scratch, 0o755);
 const cacheDir = path.join(scratch, 'cache');
 const children: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
@@ -67,6 +69,25 @@ describe('tributary start', () => {
     expect(again.status).toBe(200);
     second.child.kill('SIGINT');
     expect(await second.exit).toBe(0);
+  });
+
+  it('with --port 0 publishes endpoint URLs under the port it really listens on', async () => {
+    const key = 'trb_port_zero_key_0123456789';
+    const started = await start(path.join(scratch, 'port-zero'), { TRIBUTARY_ADMIN_KEY: key });
+    const code = readFileSync(path.join(REPO, 'fixtures/components/server/http-capture.mjs'), 'utf8');
+    const deployed = await fetch(`${started.base}/v1/sources`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ component_code: code }),
+    });
+    const body = (await deployed.json()) as { data: { endpoint_url: string } };
+    expect(deployed.status, JSON.stringify(body)).toBe(200);
+    const { data } = body;
+    expect(new URL(data.endpoint_url).port).toBe(new URL(started.base).port);
+    expect(new URL(started.base).port).not.toBe('0');
+    expect((await fetch(data.endpoint_url, { method: 'POST', body: 'hi' })).status).toBe(200);
+    started.child.kill('SIGTERM');
+    expect(await started.exit).toBe(0);
   });
 
   it('takes the admin key from TRIBUTARY_ADMIN_KEY without printing one', async () => {

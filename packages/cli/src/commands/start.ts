@@ -3,6 +3,7 @@ import { Engine } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
+import { resolveListenPort } from '../start/listen-port.js';
 import { loadServerConfig, type StartFlags } from '../start/server-config.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
@@ -43,7 +44,8 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     const config = loadServerConfig(flags, process.env);
     mkdirSync(config.dataDir, { recursive: true });
     const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
-    const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+    const port = await resolveListenPort(config.port, config.host);
+    const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
     const engine = await Engine.create({
       dataDir: config.dataDir,
       cacheDir: config.cacheDir,
@@ -73,8 +75,8 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       process.once('SIGTERM', () => resolve('SIGTERM'));
       signal?.addEventListener('abort', () => resolve('abort'), { once: true });
     });
-    const address = await app.listen({ port: config.port, host: config.host });
-    const base = config.port === 0 ? address : publicUrl;
+    await app.listen({ port, host: config.host });
+    const base = publicUrl;
     await engine.start();
     output.out(`Tributary ${VERSION} ready: API ${base}/v1, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`);
     const reason = await stopRequested;
