@@ -2,12 +2,11 @@
  * Helpers of the docs tests: read the Markdown pages, find their marked blocks, and run the real
  * `tributary` binary the way a reader would.
  */
-import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startTributary } from '../tools/test-support/tributary-server.js';
 
 export const DOCS = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(DOCS, '..');
@@ -265,59 +264,15 @@ export interface RunningServer {
 }
 
 export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Promise<RunningServer> {
-  const key = 'trb_docs_pages_admin_key_0123456789';
-  // A port of our own rather than --port 0: the endpoint URLs the server hands out carry the port.
-  const port = await freePort();
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [BIN, 'start', '--port', String(port), '--data-dir', options.dataDir],
-    { cwd: REPO, env: { ...process.env, NO_COLOR: '1', TRIBUTARY_ADMIN_KEY: key, ...options.env } },
-  );
-  const lines: string[] = [];
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line:\n${lines.join('\n')}`)), 90_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      const ready = /ready: API (http:\/\/\S+)\/v1,/.exec(line);
-      if (ready?.[1]) {
-        clearTimeout(timer);
-        resolve(ready[1]);
-      }
-    });
-    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
-    child.on('exit', () => reject(new Error(`tributary start exited:\n${lines.join('\n')}`)));
-  });
+  const server = await startTributary({ key: 'trb_docs_pages_admin_key_0123456789', dataDir: options.dataDir, ...(options.env ? { env: options.env } : {}) });
   return {
-    base,
-    key,
-    lines,
+    base: server.base,
+    key: server.key,
+    lines: server.lines,
     async api<T>(method: string, route: string, body?: unknown) {
-      const response = await fetch(`${base}${route}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${key}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      const text = await response.text();
-      return { status: response.status, json: (text === '' ? null : JSON.parse(text)) as T };
+      const { status, body: json } = await server.api<T>(method, route, body);
+      return { status, json };
     },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => server.stop(),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createTcpServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

@@ -1,61 +1,15 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { freePort, startTributary, type TributaryServer } from '../../../tools/test-support/tributary-server.js';
 import { BIN, tributary, type CliResult } from './cli-process.js';
 
 export const ADMIN_KEY = 'trb_remote_cli_tests_0123456789';
 
-/** A real `tributary start` on a temporary data directory and free port. */
-export interface ServerProcess {
-  readonly base: string;
-  readonly scratch: string;
-  readonly lines: string[];
-  stop(): Promise<void>;
-}
+export type ServerProcess = TributaryServer;
 
-export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-remote-'));
-  // Workers run as an unprivileged user when the server runs as root; they must reach the cache inside.
-  chmodSync(scratch, 0o755);
-  // A chosen free port rather than 0: with port 0 the server publishes endpoint URLs under port 0.
-  const port = await closedPort();
-  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [BIN, 'start', '--port', String(port)], {
-    env: {
-      ...process.env,
-      TRIBUTARY_DATA_DIR: path.join(scratch, 'data'),
-      TRIBUTARY_CACHE_DIR: path.join(scratch, 'cache'),
-      TRIBUTARY_ADMIN_KEY: ADMIN_KEY,
-      ...env,
-    },
-  });
-  const lines: string[] = [];
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server not ready:\n${lines.join('\n')}`)), 30_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      const match = /ready: API (http:\/\/\S+)\/v1/.exec(line);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
-    child.on('exit', () => reject(new Error(`server exited before ready:\n${lines.join('\n')}`)));
-  });
-  return {
-    base,
-    scratch,
-    lines,
-    stop: async () => {
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(scratch, { recursive: true, force: true });
-    },
-  };
+/** A real `tributary start` on a temporary data directory and free port. */
+export function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+  return startTributary({ key: ADMIN_KEY, env });
 }
 
 /** Runs the CLI with its own config directory and no TRIBUTARY_API_* from the outer environment. */
@@ -66,14 +20,7 @@ export function remoteCli(configHome: string) {
 }
 
 /** A loopback port nothing listens on. */
-export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+export const closedPort = freePort;
 
 /** A long-running CLI process (deploy that follows, events -f, dev --dc) whose output lines are read as they come. */
 export class CliProcess {
