@@ -30,7 +30,7 @@ const MAX_ATTEMPTS = 3;
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
 const SATURATED = 0.95;
 /** While saturated, a source waits this long between batches, so acknowledging requests goes first. */
-const SATURATED_PAUSE_MS = 10;
+const SATURATED_PAUSE_MS = 40;
 
 /**
  * The durable invocation queue, kept in SQLite. `enqueue` returns once the row is committed, which
