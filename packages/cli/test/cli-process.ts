@@ -62,7 +62,8 @@ export class DevProcess {
   }
 
   static start(args: readonly string[], cwd: string): DevProcess {
-    return new DevProcess(spawn(process.execPath, [BIN, 'dev', '--json', ...args], { cwd }));
+    // Its own process group, like a terminal's foreground job, so interrupt() is a real Ctrl+C.
+    return new DevProcess(spawn(process.execPath, [BIN, 'dev', '--json', ...args], { cwd, detached: true }));
   }
 
   /** Resolves with the first line (already seen or still to come) that matches. */
@@ -85,8 +86,9 @@ export class DevProcess {
   }
 
   /** Sends SIGINT (Ctrl+C) and waits for the exit code. */
+  /** Ctrl+C on a terminal: SIGINT to the whole foreground process group, not only to the CLI. */
   async interrupt(): Promise<number> {
-    this.child.kill('SIGINT');
+    if (this.child.pid !== undefined) process.kill(-this.child.pid, 'SIGINT');
     return this.exited;
   }
 

@@ -77,7 +77,8 @@ describe('tributary dev', () => {
     expect(third.headers.get('x-version')).toBe('2');
 
     expect(await dev.interrupt()).toBe(0);
-    expect(dev.lines.some(isResult('deactivate', 'stop'))).toBe(true);
+    const stopped = dev.lines.find(isResult('deactivate', 'stop'));
+    expect(stopped?.['ok'], JSON.stringify(stopped)).toBe(true);
     expect(dev.lines.at(-1)).toEqual({ type: 'stopped' });
     const state = JSON.parse(readFileSync(path.join(dir, 'state', 'state.json'), 'utf8')) as { deployed: boolean; db: Record<string, unknown> };
     expect(state.deployed).toBe(true);

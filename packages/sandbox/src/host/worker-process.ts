@@ -66,6 +66,10 @@ export class WorkerProcess {
       env: { ...launch.env },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       serialization: 'json',
+      // A session of its own: Ctrl+C on a terminal signals the whole foreground process group, and
+      // the host must stay the one that stops a worker (after deactivate), not the keyboard. The
+      // worker still ends with the host: it exits when the IPC channel closes.
+      detached: true,
       ...(launch.uid !== null ? { uid: launch.uid } : {}),
       ...(launch.gid !== null ? { gid: launch.gid } : {}),
     });
