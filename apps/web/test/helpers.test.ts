@@ -106,17 +106,20 @@ describe('props form values', () => {
 });
 
 describe('sources list', () => {
-  const base = { id: 'dc_1', owner_id: 'u', component_id: 'sc_1', component_key: null, active: true, name: 's', name_slug: 's', created_at: 0, updated_at: 1_000 };
+  const base = { id: 'dc_1', owner_id: 'u', component_id: 'sc_1', component_key: null, active: true, name: 's', name_slug: 's', next_run_at: null, created_at: 0, updated_at: 1_000 };
 
   it('tells HTTP from timer triggers and when a timer fires next', () => {
     expect(triggerOf({ ...base, configured_props: { http: { endpoint_url: 'http://h/e/x' } }, endpoint_url: 'http://h/e/x' })).toEqual({ kind: 'http', url: 'http://h/e/x' });
     const timer = triggerOf({ ...base, configured_props: { timer: { cron: null, interval_seconds: 60 } }, endpoint_url: null });
     if (timer.kind !== 'timer') throw new Error('expected a timer');
     expect(describeSchedule(timer)).toBe('every 1 min');
-    // Anchored at updated_at (1,000 s): fires at 1,060 s, 1,120 s, …
-    expect(nextRun(timer, 1_000, 1_000_000 + 61_000)).toBe(1_120_000);
+    // The server's next_run_at while it is ahead; then the interval carries it forward: 1,060 s, 1,120 s, …
+    expect(nextRun(timer, 1_060, 1_000_000)).toBe(1_060_000);
+    expect(nextRun(timer, 1_060, 1_000_000 + 61_000)).toBe(1_120_000);
+    expect(nextRun(timer, null, 1_000_000)).toBeNull();
     const cron = { kind: 'timer' as const, prop: 't', cron: '*/15 * * * *', intervalSeconds: null };
-    expect(new Date(nextRun(cron, 0, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe('2026-01-01T10:15:00.000Z');
+    const tenOClock = Date.parse('2026-01-01T10:00:00Z') / 1000;
+    expect(new Date(nextRun(cron, tenOClock, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe('2026-01-01T10:15:00.000Z');
   });
 
   it('counts events per hour over the last 24 hours', () => {

@@ -303,7 +303,13 @@ describe('timer props (F03)', () => {
       (await h.engine.db.selectFrom('sources').select('next_fire_at').where('id', '=', id).executeTakeFirstOrThrow())
         .next_fire_at;
     expect(await nextFire()).toBeGreaterThan(Date.now());
-    expect((await h.request('PUT', `/v1/sources/${id}`, { body: { active: false } })).status).toBe(200);
+    // The API shows it as next_run_at (epoch seconds): the next five-minute mark.
+    const shown = (await h.request('GET', `/v1/sources/${id}`)).body.data.next_run_at as number;
+    expect(shown).toBe(Math.ceil(((await nextFire()) ?? 0) / 1000));
+    expect(shown % 300).toBe(0);
+    const paused = await h.request('PUT', `/v1/sources/${id}`, { body: { active: false } });
+    expect(paused.status).toBe(200);
+    expect(paused.body.data.next_run_at).toBeNull();
     expect(await nextFire()).toBeNull();
     expect((await h.request('PUT', `/v1/sources/${id}`, { body: { active: true } })).status).toBe(200);
     expect(await nextFire()).toBeGreaterThan(Date.now());

@@ -19,10 +19,14 @@ export function triggerOf(source: DeployedSourceT): Trigger {
 }
 
 /**
- * When the timer fires next. The server schedules an interval from the last (de)activation or
- * update, so `updated_at` is the anchor; cron runs in UTC.
+ * When the timer fires next, in ms. The server says when (`next_run_at`, epoch seconds); once that
+ * moment has passed and the list has not been refetched yet, the schedule carries it forward:
+ * cron in UTC, an interval in steps from the server's time.
  */
-export function nextRun(trigger: Extract<Trigger, { kind: 'timer' }>, updatedAtSeconds: number, now: number): number | null {
+export function nextRun(trigger: Extract<Trigger, { kind: 'timer' }>, nextRunAtSeconds: number | null, now: number): number | null {
+  if (nextRunAtSeconds === null) return null;
+  const scheduled = nextRunAtSeconds * 1000;
+  if (scheduled > now) return scheduled;
   if (trigger.cron) {
     try {
       return new Cron(trigger.cron, { timezone: 'UTC', paused: true }).nextRun(new Date(now))?.getTime() ?? null;
@@ -32,9 +36,7 @@ export function nextRun(trigger: Extract<Trigger, { kind: 'timer' }>, updatedAtS
   }
   if (!trigger.intervalSeconds) return null;
   const every = trigger.intervalSeconds * 1000;
-  const anchor = updatedAtSeconds * 1000;
-  if (now < anchor) return anchor + every;
-  return anchor + Math.floor((now - anchor) / every + 1) * every;
+  return scheduled + Math.floor((now - scheduled) / every + 1) * every;
 }
 
 export function describeSchedule(trigger: Extract<Trigger, { kind: 'timer' }>): string {

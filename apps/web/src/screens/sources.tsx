@@ -104,7 +104,7 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
         ) : trigger.kind === 'timer' ? (
           <span>
             <span className="badge">Timer</span> {describeSchedule(trigger)}
-            {source.active ? <NextRun next={nextRun(trigger, source.updated_at, now)} now={now} /> : <span className="muted"> · paused</span>}
+            {source.active ? <NextRun next={nextRun(trigger, source.next_run_at, now)} now={now} /> : <span className="muted"> · paused</span>}
           </span>
         ) : (
           <span className="muted">Manual</span>

@@ -81,6 +81,7 @@ export const DeployedSource = z.object({
   name: z.string(),
   name_slug: z.string(),
   endpoint_url: z.string().nullable(),
+  next_run_at: z.number().int().nullable().describe('When the timer fires next (epoch seconds); null without a timer or while inactive'),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });

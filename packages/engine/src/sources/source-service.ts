@@ -43,6 +43,8 @@ export interface DeployedSource {
   name: string;
   name_slug: string;
   endpoint_url: string | null;
+  /** When the timer fires next (epoch seconds); null without a timer or while inactive. */
+  next_run_at: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -243,6 +245,7 @@ export class SourceService {
       name: row.name,
       name_slug: row.name_slug,
       endpoint_url: endpointUrl,
+      next_run_at: row.active === 1 && row.next_fire_at !== null ? Math.ceil(row.next_fire_at / 1000) : null,
       created_at: Math.floor(row.created_at / 1000),
       updated_at: Math.floor(row.updated_at / 1000),
     };
