@@ -92,10 +92,12 @@ describe('F13 lifecycle over the API', () => {
         'id',
         'name',
         'name_slug',
+        'next_run_at',
         'owner_id',
         'updated_at',
       ].sort(),
     );
+    expect(source.next_run_at).toBeNull(); // no timer
     expect(Math.abs(source.created_at - Date.now() / 1000)).toBeLessThan(60); // epoch seconds
 
     // deploy() ran before activate(); activate() logged; the deploy hook's one history event is in the bin.

@@ -245,7 +245,7 @@ export class SourceService {
       name: row.name,
       name_slug: row.name_slug,
       endpoint_url: endpointUrl,
-      next_run_at: row.active === 1 && row.next_fire_at !== null ? Math.ceil(row.next_fire_at / 1000) : null,
+      next_run_at: row.active === 1 && row.next_fire_at !== null ? Math.floor(row.next_fire_at / 1000) : null,
       created_at: Math.floor(row.created_at / 1000),
       updated_at: Math.floor(row.updated_at / 1000),
     };
