@@ -6,13 +6,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, REPO, waitFor, type DeployedSource } from './ingress-harness.js';
+import { freePort } from '../../../tools/test-support/tributary-server.js';
 
 const BIN = path.join(REPO, 'packages/cli/bin/tributary.js');
 const ADMIN_KEY = 'trb_durability_test_admin_key_0123456789';
@@ -25,18 +25,6 @@ const CLIENT_CONCURRENCY = 8;
 const KILL_AFTER_ACKS = 110;
 /** Pause of each client between its requests. */
 const PACE_MS = 40;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** One `tributary start` process. */
 class ServerProcess {

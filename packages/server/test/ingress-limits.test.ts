@@ -5,7 +5,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RateLimiter } from '../src/ingress/rate-limiter.js';
 import { ApiClient, REPO, waitFor, waitForEvents, type DeployedSource } from './ingress-harness.js';
+import { freePort } from '../../../tools/test-support/tributary-server.js';
 
 const CAPTURE = 'server/http-capture.mjs';
 const BIN = path.join(REPO, 'packages/cli/bin/tributary.js');
@@ -127,18 +127,6 @@ describe('HTTP endpoint rate limit (in-process server, real HTTP)', () => {
 
 function logEntries(stderr: readonly string[]): Record<string, unknown>[] {
   return stderr.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** `tributary start` with extra flags and variables; resolves once it printed its ready line. */
