@@ -1,3 +1,4 @@
+import { isAppError } from '@tributary/contracts';
 import { Command, CommanderError } from 'commander';
 import { registerDevCommand } from './commands/dev.js';
 import { registerOptionsCommand } from './commands/options.js';
@@ -14,6 +15,7 @@ import { registerSourceCommands } from './commands/sources.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { REMOTE_EXIT_REFUSED } from './remote/remote-exit.js';
 import type { Output } from './ui/output.js';
+import { reportFailure } from './ui/report-error.js';
 import { VERSION } from './version.js';
 
 /** Builds the `tributary` command tree; `setExit` receives each command's exit code. */
@@ -92,6 +94,9 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
       return isRemoteInvocation(argv.slice(2)) ? REMOTE_EXIT_REFUSED : EXIT_USAGE;
     }
+    // A local command that fails before its own error handling starts (its sandbox refused the
+    // cache folder, say) still ends with one line and its exit code, not a stack trace.
+    if (isAppError(error)) return reportFailure(output, error, { json: argv.includes('--json') });
     throw error;
   }
 }

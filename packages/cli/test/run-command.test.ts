@@ -174,6 +174,21 @@ describe('tributary run: bad input gives one clear line and exit code 2', () => 
     });
   }
 
+  it.skipIf(typeof process.getuid !== 'function' || process.getuid() !== 0)('as root, a cache folder that workers cannot reach', async () => {
+    const closed = mkdtempSync(path.join(os.tmpdir(), 'tributary-closed-cache-'));
+    try {
+      const env = { TRIBUTARY_CACHE_DIR: path.join(closed, 'cache') };
+      const human = await tributary(['run', fixture('hello.mjs'), '--prop', 'name=x'], { env });
+      expect(human.code).toBe(2);
+      expect(human.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`USAGE_ERROR: the cache directory .* ${closed} does not let others through`)) as string]);
+      const machine = await tributaryJson<Report>(['run', fixture('hello.mjs'), '--prop', 'name=x', '--json'], { env });
+      expect(machine.code).toBe(2);
+      expect(machine.json.error?.code).toBe('USAGE_ERROR');
+    } finally {
+      rmSync(closed, { recursive: true, force: true });
+    }
+  });
+
   it('an unknown flag exits 2', async () => {
     const result = await tributary(['run', fixture('hello.mjs'), '--no-such-flag']);
     expect(result.code).toBe(2);

@@ -1,6 +1,8 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AppError } from '@tributary/contracts';
 
 const SANDBOX_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -11,7 +13,59 @@ export function workerScriptPath(): string {
   return realpathSync(script);
 }
 
-/** The folder a worker reads to run its own harness: the one bundled file, nothing else of the host. */
-export function harnessReadDirs(): string[] {
-  return [path.dirname(workerScriptPath())];
+/** Where workers read their harness: the one bundled file and its folder, nothing else of the host. */
+export interface Harness {
+  readonly script: string;
+  readonly readDirs: readonly string[];
+}
+
+/**
+ * The harness as workers can reach it. Workers of a root host run as another uid, and the
+ * repository may sit where that uid cannot enter (a clone in /root, mode 0700), so the bundled
+ * file is copied into the cache (which workers reach anyway for their bundles), once per content.
+ */
+export function installHarness(cacheDir: string, copyForOtherUid: boolean): Harness {
+  const built = workerScriptPath();
+  if (!copyForOtherUid) return { script: built, readDirs: [path.dirname(built)] };
+  const code = readFileSync(built);
+  const dir = path.join(cacheDir, 'harness', createHash('sha256').update(code).digest('hex').slice(0, 24));
+  const script = path.join(dir, 'worker.mjs');
+  if (!existsSync(script)) {
+    // Written aside and renamed, so a worker never starts from a half-written copy.
+    mkdirSync(path.dirname(dir), { recursive: true, mode: 0o755 });
+    const staging = `${dir}.${randomBytes(6).toString('hex')}.tmp`;
+    mkdirSync(staging, { mode: 0o755 });
+    writeFileSync(path.join(staging, 'worker.mjs'), code, { mode: 0o644 });
+    chmodSync(staging, 0o755);
+    try {
+      renameSync(staging, dir);
+    } catch (error) {
+      rmSync(staging, { recursive: true, force: true });
+      // Another process installed the same content first.
+      if (!existsSync(script)) throw error;
+    }
+  }
+  return { script: realpathSync(script), readDirs: [realpathSync(dir)] };
+}
+
+/**
+ * Refuses a cache that workers running as another uid could not reach: every folder above it must
+ * let others through (o+x), or each worker would fail at start with a bare "permission denied".
+ */
+export function assertReachableByOthers(cacheDir: string): void {
+  let dir = path.resolve(cacheDir);
+  const blocked: string[] = [];
+  for (;;) {
+    if ((statSync(dir).mode & 0o001) === 0) blocked.push(dir);
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  const first = blocked.at(-1);
+  if (first === undefined) return;
+  throw new AppError(
+    'USAGE_ERROR',
+    `the cache directory ${cacheDir} cannot be reached by sandbox workers, which run as an unprivileged user when the host runs as root: ${first} does not let others through; set TRIBUTARY_CACHE_DIR to a folder they can reach (the default as root is /var/cache/tributary) or run chmod o+x ${first}`,
+    { field: 'TRIBUTARY_CACHE_DIR' },
+  );
 }

@@ -6,7 +6,7 @@ import { bundleComponent, writeBundle, type PackageImport, type ValidationPurpos
 import { planDependencies } from '../packages/dependency-plan.js';
 import { PackageInstaller, type InstallProgress, type PackageLock } from '../packages/package-installer.js';
 import { ComponentHandle, type LoadedComponent } from './component-handle.js';
-import { harnessReadDirs, workerScriptPath } from './harness-paths.js';
+import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
 import { buildLaunchCommand } from './launch-command.js';
 import { WorkerPool } from './worker-pool.js';
@@ -60,14 +60,18 @@ export class Sandbox {
     this.isolation = detectIsolation(options.isolation);
     // Workers running as another uid must traverse the cache to reach their own bundle and
     // packages; what each may read inside it is limited by its mounts and permission flags.
-    if (this.isolation.workerUid !== null) chmodSync(options.cacheDir, statSync(options.cacheDir).mode | 0o755);
+    if (this.isolation.workerUid !== null) {
+      chmodSync(options.cacheDir, statSync(options.cacheDir).mode | 0o755);
+      assertReachableByOthers(options.cacheDir);
+    }
     this.pool = new WorkerPool({ maxWorkers: options.maxWorkers ?? 16, idleMs: options.idleMs ?? 300_000 });
     this.installer = new PackageInstaller({
       cacheDir: options.cacheDir,
       ...(options.onInstallProgress ? { onProgress: options.onInstallProgress } : {}),
     });
-    this.harnessDirs = harnessReadDirs();
-    this.workerScript = workerScriptPath();
+    const harness = installHarness(options.cacheDir, this.isolation.workerUid !== null);
+    this.harnessDirs = [...harness.readDirs];
+    this.workerScript = harness.script;
   }
 
   /**
