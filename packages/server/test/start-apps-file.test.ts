@@ -5,7 +5,7 @@
  * TRIBUTARY_WEB_DIR.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +18,8 @@ let tmp: string;
 
 beforeAll(() => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'tributary-apps-file-'));
+  // The cache lives in here: a root server refuses a cache its workers (uid 65534) cannot reach.
+  chmodSync(tmp, 0o755);
 });
 
 afterAll(() => {
