@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import console from 'node:console';
 import os from 'node:os';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -21,6 +22,18 @@ export function percentile(samples, p) {
 }
 
 /** p50 / p90 / p99 / mean / min / max of samples in milliseconds, rounded to the microsecond. */
+/** Runs `fn` `warmup` times unmeasured, then `n` times, and returns each run's duration in ms. */
+export async function measure(fn, n, warmup) {
+  for (let i = 0; i < warmup; i += 1) await fn();
+  const samples = new Array(n);
+  for (let i = 0; i < n; i += 1) {
+    const started = performance.now();
+    await fn();
+    samples[i] = performance.now() - started;
+  }
+  return samples;
+}
+
 export function summarize(samples) {
   // Sorted once, without spreading (sample arrays of the server benchmarks hold 100k+ values).
   const sorted = Float64Array.from(samples).sort();

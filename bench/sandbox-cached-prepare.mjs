@@ -10,6 +10,7 @@ import { bundleComponent } from '@tributary/runtime';
 import { Sandbox } from '@tributary/sandbox';
 import {
   COMPONENTS_DIR,
+  measure,
   onInterrupt,
   printTable,
   ratioOf,
@@ -27,17 +28,6 @@ const { values: args } = parseArgs({
 const N = Number(args.n);
 const WARMUP = Number(args.warmup);
 const file = path.join(COMPONENTS_DIR, 'uses-ms.mjs');
-
-async function measure(fn, n, warmup) {
-  for (let i = 0; i < warmup; i += 1) await fn();
-  const samples = [];
-  for (let i = 0; i < n; i += 1) {
-    const started = performance.now();
-    await fn();
-    samples.push(performance.now() - started);
-  }
-  return samples;
-}
 
 const cache = temporaryCacheDir('prepare');
 let sandbox = null;

@@ -4,13 +4,13 @@
 import { spawn } from 'node:child_process';
 import console from 'node:console';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { invokeComponent, loadComponentFile, resolveProps } from '@tributary/runtime';
 import { Sandbox } from '@tributary/sandbox';
 import {
   COMPONENTS_DIR,
+  measure,
   onInterrupt,
   printTable,
   ratioOf,
@@ -39,17 +39,6 @@ function check(result, where) {
 }
 
 /** Times `fn` N times after `warmup` untimed calls; returns the samples in ms. */
-async function measure(fn, n, warmup) {
-  for (let i = 0; i < warmup; i += 1) await fn();
-  const samples = new Array(n);
-  for (let i = 0; i < n; i += 1) {
-    const started = performance.now();
-    await fn();
-    samples[i] = performance.now() - started;
-  }
-  return samples;
-}
-
 /**
  * Diagnostic floor: a round trip of a small JSON message to a bare `node` child over the same kind
  * of IPC channel the sandbox uses (no bubblewrap, no permission flags, no validation).
