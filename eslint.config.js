@@ -2,7 +2,17 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'fixtures/**', 'apps/web/test/fixtures/**', 'bench/results/**', '**/*.d.ts'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'test-results/**',
+      'fixtures/**',
+      'apps/web/test/fixtures/**',
+      'bench/results/**',
+      '**/*.d.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -17,7 +27,10 @@ export default tseslint.config(
     files: ['packages/runtime/src/**/*.ts', 'packages/contracts/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Only the CLI composition root reads process.env.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Only the CLI composition root reads process.env.' },
+      ],
     },
   },
 );

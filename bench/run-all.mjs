@@ -307,7 +307,9 @@ if (first) {
       return `${name} ${result.date.slice(0, 16).replace('T', ' ')} at ${result.git.head}${dirty ? ` + ${dirty} uncommitted files in packages/` : ''}${result.git.distFingerprint ? ` (build ${result.git.distFingerprint})` : ''}`;
     });
     lines.push(`Server benchmarks measured: ${measured.join('; ')}.`);
-    const limits = servers.filter(([, result]) => result.server?.endpointRateLimit).map(([name, result]) => `${name}: ${result.server.endpointRateLimit}`);
+    const limits = servers
+      .filter(([, result]) => result.server?.endpointRateLimit)
+      .map(([name, result]) => `${name}: ${result.server.endpointRateLimit}`);
     if (limits.length > 0) lines.push(`Server settings: ${limits.join('; ')}.`);
   }
   lines.push('');

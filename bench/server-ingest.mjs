@@ -156,54 +156,57 @@ try {
   const pass = passRps && passP99;
   const o = oursFigures;
   const b = baseFigures;
-  printTable(`${NAME} (closed loop, ${load.concurrency} in flight, ${load.durationMs / 1000} s measured; ${BENCH_RATE_LIMIT.note})`, [
-    {
-      metric: '2xx req/s',
-      unit: '/s',
-      ours: o.requestsPerSecond,
-      baseline: b.requestsPerSecond,
-      ratio: ratioOf(o.requestsPerSecond, b.requestsPerSecond),
-      target: `>= ${TARGET_RPS}/s`,
-      pass: passRps,
-    },
-    {
-      metric: 'latency p50',
-      ours: o.latency.p50Ms,
-      baseline: b.latency.p50Ms,
-      ratio: ratioOf(o.latency.p50Ms, b.latency.p50Ms),
-    },
-    {
-      metric: 'latency p99',
-      ours: o.latency.p99Ms,
-      baseline: b.latency.p99Ms,
-      ratio: ratioOf(o.latency.p99Ms, b.latency.p99Ms),
-      target: `<= ${TARGET_P99_MS} ms`,
-      pass: passP99,
-    },
-    {
-      metric: 'latency max',
-      ours: o.latency.maxMs,
-      baseline: b.latency.maxMs,
-      ratio: ratioOf(o.latency.maxMs, b.latency.maxMs),
-    },
-    { metric: 'non-2xx answers + errors', unit: 'count', ours: o.nonOk, baseline: b.nonOk },
-    {
-      metric: '(diag) server CPU % in window',
-      unit: 'count',
-      ours: ours.usage?.serverCpuPercent,
-      baseline: base.usage?.serverCpuPercent,
-    },
-    { metric: '(diag) sandbox workers CPU %', unit: 'count', ours: ours.usage?.serverChildrenCpuPercent ?? 0 },
-    {
-      metric: '(diag) load generator CPU %',
-      unit: 'count',
-      ours: ours.usage?.loadgenCpuPercent,
-      baseline: base.usage?.loadgenCpuPercent,
-    },
-    { metric: '(diag) runner: processed/s during load', unit: '/s', ours: processing.processedPerSecondDuringLoad },
-    { metric: '(diag) runner: queued when load stopped', unit: 'count', ours: processing.queuedWhenLoadStopped },
-    { metric: '(diag) runner: drain rate after load', unit: '/s', ours: processing.drainPerSecond ?? undefined },
-  ]);
+  printTable(
+    `${NAME} (closed loop, ${load.concurrency} in flight, ${load.durationMs / 1000} s measured; ${BENCH_RATE_LIMIT.note})`,
+    [
+      {
+        metric: '2xx req/s',
+        unit: '/s',
+        ours: o.requestsPerSecond,
+        baseline: b.requestsPerSecond,
+        ratio: ratioOf(o.requestsPerSecond, b.requestsPerSecond),
+        target: `>= ${TARGET_RPS}/s`,
+        pass: passRps,
+      },
+      {
+        metric: 'latency p50',
+        ours: o.latency.p50Ms,
+        baseline: b.latency.p50Ms,
+        ratio: ratioOf(o.latency.p50Ms, b.latency.p50Ms),
+      },
+      {
+        metric: 'latency p99',
+        ours: o.latency.p99Ms,
+        baseline: b.latency.p99Ms,
+        ratio: ratioOf(o.latency.p99Ms, b.latency.p99Ms),
+        target: `<= ${TARGET_P99_MS} ms`,
+        pass: passP99,
+      },
+      {
+        metric: 'latency max',
+        ours: o.latency.maxMs,
+        baseline: b.latency.maxMs,
+        ratio: ratioOf(o.latency.maxMs, b.latency.maxMs),
+      },
+      { metric: 'non-2xx answers + errors', unit: 'count', ours: o.nonOk, baseline: b.nonOk },
+      {
+        metric: '(diag) server CPU % in window',
+        unit: 'count',
+        ours: ours.usage?.serverCpuPercent,
+        baseline: base.usage?.serverCpuPercent,
+      },
+      { metric: '(diag) sandbox workers CPU %', unit: 'count', ours: ours.usage?.serverChildrenCpuPercent ?? 0 },
+      {
+        metric: '(diag) load generator CPU %',
+        unit: 'count',
+        ours: ours.usage?.loadgenCpuPercent,
+        baseline: base.usage?.loadgenCpuPercent,
+      },
+      { metric: '(diag) runner: processed/s during load', unit: '/s', ours: processing.processedPerSecondDuringLoad },
+      { metric: '(diag) runner: queued when load stopped', unit: 'count', ours: processing.queuedWhenLoadStopped },
+      { metric: '(diag) runner: drain rate after load', unit: '/s', ours: processing.drainPerSecond ?? undefined },
+    ],
+  );
   if (profile) {
     console.log('server CPU profile, top self time:');
     for (const entry of profile.top.slice(0, 15))

@@ -264,7 +264,11 @@ export interface RunningServer {
 }
 
 export async function startServer(options: { dataDir: string; env?: NodeJS.ProcessEnv }): Promise<RunningServer> {
-  const server = await startTributary({ key: 'trb_docs_pages_admin_key_0123456789', dataDir: options.dataDir, ...(options.env ? { env: options.env } : {}) });
+  const server = await startTributary({
+    key: 'trb_docs_pages_admin_key_0123456789',
+    dataDir: options.dataDir,
+    ...(options.env ? { env: options.env } : {}),
+  });
   return {
     base: server.base,
     key: server.key,

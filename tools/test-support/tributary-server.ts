@@ -61,12 +61,23 @@ interface Running {
 async function spawnOnce(port: number, env: NodeJS.ProcessEnv, options: StartOptions): Promise<Running> {
   const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [TRIBUTARY_BIN, 'start'], {
     cwd: options.cwd ?? REPO,
-    env: { ...process.env, NO_COLOR: '1', TRIBUTARY_PORT: String(port), TRIBUTARY_HOST: '127.0.0.1', TRIBUTARY_ADMIN_KEY: options.key, ...env, ...options.env },
+    env: {
+      ...process.env,
+      NO_COLOR: '1',
+      TRIBUTARY_PORT: String(port),
+      TRIBUTARY_HOST: '127.0.0.1',
+      TRIBUTARY_ADMIN_KEY: options.key,
+      ...env,
+      ...options.env,
+    },
   });
   const lines: string[] = [];
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`tributary start printed no ready line:\n${lines.join('\n')}`)), options.readyTimeoutMs ?? 90_000);
+    const timer = setTimeout(
+      () => reject(new Error(`tributary start printed no ready line:\n${lines.join('\n')}`)),
+      options.readyTimeoutMs ?? 90_000,
+    );
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);
       const ready = /ready: API (http:\/\/\S+)\/v1/.exec(line);
@@ -115,7 +126,10 @@ export async function startTributary(options: StartOptions): Promise<TributarySe
     async api<T>(method: string, route: string, body?: unknown) {
       const response = await fetch(`${base}${route}`, {
         method,
-        headers: { authorization: `Bearer ${options.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${options.key}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
       const text = await response.text();

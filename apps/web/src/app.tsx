@@ -41,7 +41,8 @@ export function App() {
 function RequireSession() {
   const { token } = useSession();
   const location = useLocation();
-  if (!token) return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
+  if (!token)
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   return <Outlet />;
 }
 

@@ -16,7 +16,10 @@ export const WEB_DIST = path.join(REPO, 'apps/web/dist');
  * writes them to docs/screenshots/ instead, the copies the README shows, so a plain `npm test`
  * leaves the working tree clean.
  */
-export const SCREENSHOTS = path.join(REPO, process.env['UPDATE_SCREENSHOTS'] === '1' ? 'docs/screenshots' : 'test-results/screenshots');
+export const SCREENSHOTS = path.join(
+  REPO,
+  process.env['UPDATE_SCREENSHOTS'] === '1' ? 'docs/screenshots' : 'test-results/screenshots',
+);
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = [
@@ -45,7 +48,10 @@ export function startServer(options: { readonly env?: Record<string, string> } =
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; npm test does as root) or set CHROMIUM_PATH`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `no browser at ${CHROMIUM}: install Debian's chromium (apt-get install chromium; npm test does as root) or set CHROMIUM_PATH`,
+    );
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
 }
 

@@ -19,8 +19,16 @@ import { REPO } from './harness.js';
 
 describe('docs Markdown', () => {
   it('gives headings GitHub-style ids, numbering repeats', () => {
-    const { html, headings } = renderDoc('# Title\n\n## Differences between sources and actions\n\n### `$.service.db`\n\n## Props\n\n## Props\n');
-    expect(headings.map((heading) => heading.id)).toEqual(['title', 'differences-between-sources-and-actions', 'servicedb', 'props', 'props-1']);
+    const { html, headings } = renderDoc(
+      '# Title\n\n## Differences between sources and actions\n\n### `$.service.db`\n\n## Props\n\n## Props\n',
+    );
+    expect(headings.map((heading) => heading.id)).toEqual([
+      'title',
+      'differences-between-sources-and-actions',
+      'servicedb',
+      'props',
+      'props-1',
+    ]);
     expect(html).toContain('<h2 id="differences-between-sources-and-actions">');
   });
 
@@ -28,9 +36,28 @@ describe('docs Markdown', () => {
     const markdown = readFileSync(path.join(REPO, 'docs/component-api.md'), 'utf8');
     const ids = new Set(renderDoc(markdown).headings.map((heading) => heading.id));
     const wanted = [
-      'overview', 'what-is-a-component', 'quickstarts', 'differences-between-sources-and-actions', 'cli', 'examples', 'component-api',
-      'component-structure', 'props', 'user-input-props', 'interface-props', 'timer', 'http', 'service-props', 'db', 'app-props',
-      'limits-on-props', 'methods', 'hooks', 'dedupe-strategies', 'run', 'emit',
+      'overview',
+      'what-is-a-component',
+      'quickstarts',
+      'differences-between-sources-and-actions',
+      'cli',
+      'examples',
+      'component-api',
+      'component-structure',
+      'props',
+      'user-input-props',
+      'interface-props',
+      'timer',
+      'http',
+      'service-props',
+      'db',
+      'app-props',
+      'limits-on-props',
+      'methods',
+      'hooks',
+      'dedupe-strategies',
+      'run',
+      'emit',
     ];
     expect(wanted.filter((id) => !ids.has(id))).toEqual([]);
   });
@@ -84,7 +111,13 @@ describe('props form values', () => {
 
   it('starts from defaults, or from the API echo when editing (timers back to camelCase)', () => {
     expect(initialValues(props)).toEqual({ timer: { intervalSeconds: 900 }, count: 2 });
-    expect(initialValues(props, { timer: { cron: '*/5 * * * *', interval_seconds: null }, token: '[REDACTED]', http: { endpoint_url: 'x' } })).toEqual({
+    expect(
+      initialValues(props, {
+        timer: { cron: '*/5 * * * *', interval_seconds: null },
+        token: '[REDACTED]',
+        http: { endpoint_url: 'x' },
+      }),
+    ).toEqual({
       timer: { cron: '*/5 * * * *' },
       token: '[REDACTED]',
       count: 2,
@@ -92,7 +125,9 @@ describe('props form values', () => {
   });
 
   it('sends neither interface echoes, untouched secrets nor empty optional values', () => {
-    expect(wireValues(props, { timer: { intervalSeconds: 60 }, token: '[REDACTED]', count: '', tags: [] })).toEqual({ timer: { intervalSeconds: 60 } });
+    expect(wireValues(props, { timer: { intervalSeconds: 60 }, token: '[REDACTED]', count: '', tags: [] })).toEqual({
+      timer: { intervalSeconds: 60 },
+    });
     expect(wireValues(props, { token: 'new', count: 3 }, new Set(['token']))).toEqual({ token: 'new' });
   });
 
@@ -106,11 +141,32 @@ describe('props form values', () => {
 });
 
 describe('sources list', () => {
-  const base = { id: 'dc_1', owner_id: 'u', component_id: 'sc_1', component_key: null, active: true, name: 's', name_slug: 's', next_run_at: null, created_at: 0, updated_at: 1_000 };
+  const base = {
+    id: 'dc_1',
+    owner_id: 'u',
+    component_id: 'sc_1',
+    component_key: null,
+    active: true,
+    name: 's',
+    name_slug: 's',
+    next_run_at: null,
+    created_at: 0,
+    updated_at: 1_000,
+  };
 
   it('tells HTTP from timer triggers and when a timer fires next', () => {
-    expect(triggerOf({ ...base, configured_props: { http: { endpoint_url: 'http://h/e/x' } }, endpoint_url: 'http://h/e/x' })).toEqual({ kind: 'http', url: 'http://h/e/x' });
-    const timer = triggerOf({ ...base, configured_props: { timer: { cron: null, interval_seconds: 60 } }, endpoint_url: null });
+    expect(
+      triggerOf({
+        ...base,
+        configured_props: { http: { endpoint_url: 'http://h/e/x' } },
+        endpoint_url: 'http://h/e/x',
+      }),
+    ).toEqual({ kind: 'http', url: 'http://h/e/x' });
+    const timer = triggerOf({
+      ...base,
+      configured_props: { timer: { cron: null, interval_seconds: 60 } },
+      endpoint_url: null,
+    });
     if (timer.kind !== 'timer') throw new Error('expected a timer');
     expect(describeSchedule(timer)).toBe('every 1 min');
     // The server's next_run_at while it is ahead; then the interval carries it forward: 1,060 s, 1,120 s, …
@@ -119,7 +175,9 @@ describe('sources list', () => {
     expect(nextRun(timer, null, 1_000_000)).toBeNull();
     const cron = { kind: 'timer' as const, prop: 't', cron: '*/15 * * * *', intervalSeconds: null };
     const tenOClock = Date.parse('2026-01-01T10:00:00Z') / 1000;
-    expect(new Date(nextRun(cron, tenOClock, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe('2026-01-01T10:15:00.000Z');
+    expect(new Date(nextRun(cron, tenOClock, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe(
+      '2026-01-01T10:15:00.000Z',
+    );
   });
 
   it('counts events per hour over the last 24 hours', () => {
@@ -157,7 +215,15 @@ describe('API client', () => {
       response.setHeader('content-type', 'application/json');
       if (request.url?.startsWith('/v1/bad')) {
         response.statusCode = 400;
-        response.end(JSON.stringify({ error: { code: 'PROP_OUT_OF_RANGE', message: 'prop "repeat" must be <= 3, got 9', details: { prop: 'repeat' } } }));
+        response.end(
+          JSON.stringify({
+            error: {
+              code: 'PROP_OUT_OF_RANGE',
+              message: 'prop "repeat" must be <= 3, got 9',
+              details: { prop: 'repeat' },
+            },
+          }),
+        );
       } else if (request.url?.startsWith('/v1/shape')) {
         response.end(JSON.stringify({ data: { id: 'sc_1' } }));
       } else {
@@ -172,26 +238,37 @@ describe('API client', () => {
 
   it('sends the key as a Bearer header and encodes the query', async () => {
     const http = createHttp({ baseUrl: base, getToken: () => 'trb_k' });
-    await http({ method: 'GET', path: '/v1/ok', query: { limit: 5, app: undefined, q: 'a b' }, schema: z.object({ data: z.object({ ok: z.boolean() }) }) });
+    await http({
+      method: 'GET',
+      path: '/v1/ok',
+      query: { limit: 5, app: undefined, q: 'a b' },
+      schema: z.object({ data: z.object({ ok: z.boolean() }) }),
+    });
     expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k' });
     expect(buildUrl('', '/sources/dc_1/sse', { token: 'trb_k' })).toBe('/sources/dc_1/sse?token=trb_k');
   });
 
   it('turns the error body into an ApiError that names the prop', async () => {
     const http = createHttp({ baseUrl: base, getToken: () => null });
-    const error = await http({ method: 'POST', path: '/v1/bad', body: {}, schema: z.unknown() }).catch((caught: unknown) => caught);
+    const error = await http({ method: 'POST', path: '/v1/bad', body: {}, schema: z.unknown() }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400, code: 'PROP_OUT_OF_RANGE', field: 'repeat' });
   });
 
   it('refuses a response that does not match the contract schema', async () => {
     const http = createHttp({ baseUrl: base, getToken: () => null });
-    const error = await http({ method: 'GET', path: '/v1/shape', schema: z.object({ data: SavedComponent }) }).catch((caught: unknown) => caught);
+    const error = await http({ method: 'GET', path: '/v1/shape', schema: z.object({ data: SavedComponent }) }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ code: 'BAD_RESPONSE' });
   });
 
   it('reports an unreachable server as NETWORK_ERROR', async () => {
     const http = createHttp({ baseUrl: 'http://127.0.0.1:1', getToken: () => null });
-    await expect(http({ method: 'GET', path: '/v1/x', schema: z.unknown() })).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
+    await expect(http({ method: 'GET', path: '/v1/x', schema: z.unknown() })).rejects.toMatchObject({
+      code: 'NETWORK_ERROR',
+    });
   });
 });

@@ -28,14 +28,28 @@ async function shot(name: string, target: Page = page): Promise<void> {
 /** Form controls on the page that have no accessible name (should be none). */
 async function unlabeled(target: Page = page): Promise<string[]> {
   return target.evaluate(() =>
-    [...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>('input, select, textarea')]
-      .filter((control) => control.type !== 'hidden' && control.labels?.length === 0 && !control.getAttribute('aria-label') && !control.getAttribute('aria-labelledby'))
+    [
+      ...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+        'input, select, textarea',
+      ),
+    ]
+      .filter(
+        (control) =>
+          control.type !== 'hidden' &&
+          control.labels?.length === 0 &&
+          !control.getAttribute('aria-label') &&
+          !control.getAttribute('aria-labelledby'),
+      )
       .map((control) => control.outerHTML.slice(0, 120)),
   );
 }
 
 async function post(url: string, body: unknown): Promise<number> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -107,7 +121,10 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
     sourceId = /\/sources\/(dc_[^/]+)\/events/.exec(page.url())?.[1] ?? '';
     await expect.poll(() => page.title()).toBe('web greeter · Events · Tributary');
-    const source = await server.api<{ data: { endpoint_url: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${sourceId}`);
+    const source = await server.api<{ data: { endpoint_url: string; configured_props: Record<string, unknown> } }>(
+      'GET',
+      `/v1/sources/${sourceId}`,
+    );
     expect(source.body.data.configured_props['greeting']).toBe('Howdy');
     endpointUrl = source.body.data.endpoint_url;
     await page.getByRole('heading', { name: 'No events yet' }).waitFor();
@@ -152,7 +169,9 @@ describe('web app', { timeout: 90_000 }, () => {
       const seen: string[] = ((window as unknown as { streamStates: string[] }).streamStates = []);
       const badge = document.querySelector('[data-stream-status]');
       if (!badge) throw new Error('no stream badge');
-      new MutationObserver(() => seen.push(badge.getAttribute('data-stream-status') ?? '')).observe(badge, { attributes: true });
+      new MutationObserver(() => seen.push(badge.getAttribute('data-stream-status') ?? '')).observe(badge, {
+        attributes: true,
+      });
     });
     await server.restart({ pauseMs: 1000 });
     await page.locator('[data-stream-status="open"]').waitFor({ timeout: 20_000 });
@@ -187,7 +206,10 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved: the source was updated').waitFor();
     await shot('source-configuration');
-    const source = await server.api<{ data: { id: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${sourceId}`);
+    const source = await server.api<{ data: { id: string; configured_props: Record<string, unknown> } }>(
+      'GET',
+      `/v1/sources/${sourceId}`,
+    );
     expect(source.body.data.id).toBe(sourceId);
     expect(source.body.data.configured_props['greeting']).toBe('Ahoy');
     expect(source.body.data.configured_props['tone']).toBe('loud');
@@ -215,7 +237,11 @@ describe('web app', { timeout: 90_000 }, () => {
   });
 
   it('lists the source with its endpoint, active toggle and last event, at desktop and phone sizes', async () => {
-    const ticker = await server.api('POST', '/v1/sources', { component_code: code('web-ticker.mjs'), name: 'web ticker', configured_props: { timer: { intervalSeconds: 120 } } });
+    const ticker = await server.api('POST', '/v1/sources', {
+      component_code: code('web-ticker.mjs'),
+      name: 'web ticker',
+      configured_props: { timer: { intervalSeconds: 120 } },
+    });
     expect(ticker.status).toBe(200);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Sources' }).click();
     const row = page.locator('tr', { hasText: 'web greeter' });
@@ -229,7 +255,9 @@ describe('web app', { timeout: 90_000 }, () => {
     await shot('sources-list');
     await toggle.click();
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('false');
-    expect((await server.api<{ data: { active: boolean } }>('GET', `/v1/sources/${sourceId}`)).body.data.active).toBe(false);
+    expect((await server.api<{ data: { active: boolean } }>('GET', `/v1/sources/${sourceId}`)).body.data.active).toBe(
+      false,
+    );
     await toggle.click();
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
 
@@ -255,7 +283,10 @@ describe('web app', { timeout: 90_000 }, () => {
       page.evaluate(() => {
         const element = document.activeElement as HTMLElement | null;
         const style = element ? getComputedStyle(element) : null;
-        return { text: element?.textContent?.trim() ?? '', outline: style ? `${style.outlineStyle} ${style.outlineWidth}` : '' };
+        return {
+          text: element?.textContent?.trim() ?? '',
+          outline: style ? `${style.outlineStyle} ${style.outlineWidth}` : '',
+        };
       });
     expect(await focused()).toEqual({ text: 'Skip to content', outline: 'solid 2px' });
     await page.keyboard.press('Enter');
@@ -302,7 +333,10 @@ describe('web app', { timeout: 90_000 }, () => {
     const picker = page.locator('[data-prop="acme"] select');
     await expect.poll(() => picker.inputValue()).toMatch(/^apn_/);
     expect(await page.getByText('Fill the props and press Run').count()).toBe(1);
-    const accounts = await server.api<{ data: { id: string; fields: Record<string, string> }[] }>('GET', '/v1/accounts?app=acme');
+    const accounts = await server.api<{ data: { id: string; fields: Record<string, string> }[] }>(
+      'GET',
+      '/v1/accounts?app=acme',
+    );
     expect(accounts.body.data.map((account) => account.id)).toContain(await picker.inputValue());
     expect(accounts.body.data[0]?.fields['api_key']).toBe('[REDACTED]');
 
@@ -333,7 +367,16 @@ describe('web app', { timeout: 90_000 }, () => {
     await depth.waitFor();
     await depth.fill('4');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
-    await expect.poll(() => page.getByLabel('Return value').textContent().catch(() => ''), { timeout: 20_000 }).toContain('depth');
+    await expect
+      .poll(
+        () =>
+          page
+            .getByLabel('Return value')
+            .textContent()
+            .catch(() => ''),
+        { timeout: 20_000 },
+      )
+      .toContain('depth');
     expect(await page.getByLabel('Return value').textContent()).toMatch(/depth:\s*4/);
   });
 
@@ -350,7 +393,10 @@ describe('web app', { timeout: 90_000 }, () => {
       await page.getByRole('button', { name: 'Deploy' }).click();
       await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
       const id = /\/sources\/(dc_[^/]+)\//.exec(page.url())?.[1] ?? '';
-      const source = await server.api<{ data: { name: string; configured_props: Record<string, unknown> } }>('GET', `/v1/sources/${id}`);
+      const source = await server.api<{ data: { name: string; configured_props: Record<string, unknown> } }>(
+        'GET',
+        `/v1/sources/${id}`,
+      );
       expect(source.body.data.name).toBe('ticker from url');
       expect(source.body.data.configured_props['timer']).toEqual({ cron: null, interval_seconds: 300 });
       await page.getByRole('button', { name: 'Run now' }).click();
@@ -380,13 +426,17 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
     expect(key).toMatch(/^trb_/);
-    expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+      200,
+    );
     await shot('settings');
     expect(await unlabeled()).toEqual([]);
     await page.getByRole('button', { name: 'Revoke browser-test' }).click();
     await page.getByRole('button', { name: 'Revoke key' }).click();
     await page.locator('tr', { hasText: 'browser-test' }).getByText('revoked').waitFor();
-    expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(401);
+    expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
+      401,
+    );
   });
 
   it('says what went wrong on a source that does not exist, and offers to retry', async () => {

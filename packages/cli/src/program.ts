@@ -21,7 +21,9 @@ import { VERSION } from './version.js';
 /** Builds the `tributary` command tree; `setExit` receives each command's exit code. */
 export function createProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('tributary')
-    .description('Run Pipedream-style components (sources and actions) on your own machine, or deploy them to a Tributary server.')
+    .description(
+      'Run Pipedream-style components (sources and actions) on your own machine, or deploy them to a Tributary server.',
+    )
     .version(VERSION, '-v, --version')
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput({
@@ -65,7 +67,23 @@ Docs: docs/cli.md`,
   return program;
 }
 
-const REMOTE_COMMANDS = new Set(['login', 'logout', 'whoami', 'deploy', 'publish', 'unpublish', 'list', 'ls', 'describe', 'events', 'logs', 'update', 'delete', 'run-now', 'accounts']);
+const REMOTE_COMMANDS = new Set([
+  'login',
+  'logout',
+  'whoami',
+  'deploy',
+  'publish',
+  'unpublish',
+  'list',
+  'ls',
+  'describe',
+  'events',
+  'logs',
+  'update',
+  'delete',
+  'run-now',
+  'accounts',
+]);
 
 /**
  * Usage errors exit 1 on commands that talk to a server and 2 on the local ones
@@ -91,7 +109,12 @@ export async function runCli(argv: readonly string[], output: Output): Promise<n
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return EXIT_OK;
       return isRemoteInvocation(argv.slice(2)) ? REMOTE_EXIT_REFUSED : EXIT_USAGE;
     }
     // A local command that fails before its own error handling starts (its sandbox refused the

@@ -14,13 +14,21 @@ export interface CliResult {
 }
 
 /** Runs the real `tributary` binary (built dist) to completion. */
-export function tributary(args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export function tributary(
+  args: readonly string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const env = { ...process.env, ...(options.env ?? {}) };
-    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, timeout: 120_000, env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd ?? REPO, timeout: 120_000, env },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -30,7 +38,8 @@ export async function tributaryJson<T = Record<string, unknown>>(
 ): Promise<{ code: number; json: T; stderr: string }> {
   const result = await tributary(args, options);
   const lines = result.stdout.trim().split('\n');
-  if (lines.length !== 1) throw new Error(`expected one JSON line on stdout, got:\n${result.stdout}\nstderr:\n${result.stderr}`);
+  if (lines.length !== 1)
+    throw new Error(`expected one JSON line on stdout, got:\n${result.stdout}\nstderr:\n${result.stderr}`);
   return { code: result.code, json: JSON.parse(lines[0] ?? '') as T, stderr: result.stderr };
 }
 
@@ -38,7 +47,10 @@ export async function tributaryJson<T = Record<string, unknown>>(
 export class DevProcess {
   readonly lines: Record<string, unknown>[] = [];
   readonly stderr: string[] = [];
-  private waiters: { predicate: (line: Record<string, unknown>) => boolean; resolve: (line: Record<string, unknown>) => void }[] = [];
+  private waiters: {
+    predicate: (line: Record<string, unknown>) => boolean;
+    resolve: (line: Record<string, unknown>) => void;
+  }[] = [];
   private readonly exited: Promise<number>;
 
   private constructor(readonly child: ChildProcessWithoutNullStreams) {
@@ -72,7 +84,12 @@ export class DevProcess {
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`timed out waiting for a dev line; saw:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr: ${this.stderr.join('')}`)),
+        () =>
+          reject(
+            new Error(
+              `timed out waiting for a dev line; saw:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr: ${this.stderr.join('')}`,
+            ),
+          ),
         timeoutMs,
       );
       this.waiters.push({

@@ -28,7 +28,9 @@ function start(args: readonly string[], cwd: string): DevProcess {
 }
 
 const isResult = (kind: string, trigger?: string) => (line: Record<string, unknown>) =>
-  line['type'] === 'result' && line['kind'] === kind && (trigger === undefined || String(line['trigger']).startsWith(trigger));
+  line['type'] === 'result' &&
+  line['kind'] === kind &&
+  (trigger === undefined || String(line['trigger']).startsWith(trigger));
 
 function edit(file: string, from: string, to: string): void {
   const text = readFileSync(file, 'utf8');
@@ -44,7 +46,10 @@ describe('tributary dev', () => {
     const ready = await dev.waitFor((line) => line['type'] === 'ready');
     const endpoint = String(ready['endpoint_url']);
     expect(endpoint).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/e\/[0-9a-f]{16}$/);
-    expect(dev.lines.filter((line) => line['type'] === 'result').map((line) => line['kind'])).toEqual(['deploy', 'activate']);
+    expect(dev.lines.filter((line) => line['type'] === 'result').map((line) => line['kind'])).toEqual([
+      'deploy',
+      'activate',
+    ]);
 
     const first = await fetch(`${endpoint}/orders?x=1`, {
       method: 'POST',
@@ -55,14 +60,22 @@ describe('tributary dev', () => {
     expect(first.headers.get('x-version')).toBe('1');
     expect(await first.json()).toEqual({ received: { id: 'o1', total: 5 } });
     const run = await dev.waitFor(isResult('run', 'POST /orders'));
-    expect(run['emits']).toMatchObject([{ event: { id: 'o1', total: 5 }, metadata: { id: 'o1', summary: 'POST /orders' } }]);
+    expect(run['emits']).toMatchObject([
+      { event: { id: 'o1', total: 5 }, metadata: { id: 'o1', summary: 'POST /orders' } },
+    ]);
 
     edit(file, '"x-version": "1"', '"x-version": "2"');
     const reload = await dev.waitFor((line) => line['type'] === 'reload');
     expect(reload['applied']).toBe(true);
-    const deactivateLog = dev.lines.find((line) => line['type'] === 'log' && String(line['message']).startsWith('deactivate'));
+    const deactivateLog = dev.lines.find(
+      (line) => line['type'] === 'log' && String(line['message']).startsWith('deactivate'),
+    );
     expect(deactivateLog?.['message']).toBe(`deactivate ${endpoint}`);
-    const second = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"o1"}' });
+    const second = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":"o1"}',
+    });
     expect(second.headers.get('x-version')).toBe('2');
     const dedupedRun = await dev.waitFor((line) => isResult('run')(line) && line !== run);
     expect(dedupedRun['emits']).toEqual([]);
@@ -72,7 +85,11 @@ describe('tributary dev', () => {
     const broken = await dev.waitFor((line) => line['type'] === 'error');
     expect(broken['code']).toBe('COMPONENT_SYNTAX_ERROR');
     expect(String(broken['message'])).toContain('still running the previous code');
-    const third = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"o2"}' });
+    const third = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":"o2"}',
+    });
     expect(third.status).toBe(202);
     expect(third.headers.get('x-version')).toBe('2');
 
@@ -80,7 +97,10 @@ describe('tributary dev', () => {
     const stopped = dev.lines.find(isResult('deactivate', 'stop'));
     expect(stopped?.['ok'], JSON.stringify(stopped)).toBe(true);
     expect(dev.lines.at(-1)).toEqual({ type: 'stopped' });
-    const state = JSON.parse(readFileSync(path.join(dir, 'state', 'state.json'), 'utf8')) as { deployed: boolean; db: Record<string, unknown> };
+    const state = JSON.parse(readFileSync(path.join(dir, 'state', 'state.json'), 'utf8')) as {
+      deployed: boolean;
+      db: Record<string, unknown>;
+    };
     expect(state.deployed).toBe(true);
     expect(state.db['registered']).toBe(endpoint);
   });
@@ -101,7 +121,10 @@ describe('tributary dev', () => {
     );
     const dev = start(['shouter.mjs', '--port', '0', '--state', 'state'], dir);
     const ready = await dev.waitFor((line) => line['type'] === 'ready');
-    expect([...(ready['watching'] as string[])].sort()).toEqual([path.join(dir, 'lib/format.mjs'), path.join(dir, 'shouter.mjs')]);
+    expect([...(ready['watching'] as string[])].sort()).toEqual([
+      path.join(dir, 'lib/format.mjs'),
+      path.join(dir, 'shouter.mjs'),
+    ]);
     const endpoint = String(ready['endpoint_url']);
     const post = (): Promise<Response> =>
       fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"word":"hi"}' });

@@ -26,17 +26,21 @@ const COMMANDS = [
 ];
 
 describe('--help', () => {
-  it.concurrent.each(COMMANDS.map((command) => [command.join(' '), command] as const))('%s --help shows examples and exits 0', async (_name, command) => {
-    const help = await tributary([...command, '--help']);
-    expect(help.code).toBe(0);
-    expect(help.stdout).toContain('Examples:');
-    expect(help.stdout).toContain(`$ tributary ${command.join(' ')}`);
-  });
+  it.concurrent.each(COMMANDS.map((command) => [command.join(' '), command] as const))(
+    '%s --help shows examples and exits 0',
+    async (_name, command) => {
+      const help = await tributary([...command, '--help']);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('Examples:');
+      expect(help.stdout).toContain(`$ tributary ${command.join(' ')}`);
+    },
+  );
 
   it('every remote command takes the profile, API URL, API key and JSON flags', async () => {
     for (const command of [['deploy'], ['events'], ['accounts', 'create'], ['list']]) {
       const help = (await tributary([...command, '--help'])).stdout;
-      for (const flag of ['-p, --profile <NAME>', '--api-url <URL>', '--api-key <KEY>', '--json']) expect(help, command.join(' ')).toContain(flag);
+      for (const flag of ['-p, --profile <NAME>', '--api-url <URL>', '--api-key <KEY>', '--json'])
+        expect(help, command.join(' ')).toContain(flag);
     }
   });
 });

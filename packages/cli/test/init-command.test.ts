@@ -29,26 +29,59 @@ describe('tributary init', () => {
     expect(text).toContain("'$.interface.timer'");
     expect(text).toContain("db: '$.service.db'");
 
-    const validated = await tributaryJson<{ ok: boolean; errors: unknown[]; warnings: unknown[] }>(['validate', file, '--publish', '--json']);
+    const validated = await tributaryJson<{ ok: boolean; errors: unknown[]; warnings: unknown[] }>([
+      'validate',
+      file,
+      '--publish',
+      '--json',
+    ]);
     expect(validated.json).toMatchObject({ ok: true, errors: [], warnings: [] });
     const state = path.join(scratch, 'state');
-    const first = await tributaryJson<Report>(['run', file, '--state', state, '--event', '{"method":"POST","path":"/","body":{"a":1}}', '--json']);
+    const first = await tributaryJson<Report>([
+      'run',
+      file,
+      '--state',
+      state,
+      '--event',
+      '{"method":"POST","path":"/","body":{"a":1}}',
+      '--json',
+    ]);
     expect(first.code).toBe(0);
     expect(first.json.emits.map((emit) => emit.event)).toEqual([{ body: { a: 1 }, count: 1 }]);
     expect(first.json.response?.status).toBe(200);
     expect(first.json.logs.map((log) => log.message)).toContain('deployed');
-    const second = await tributaryJson<Report>(['run', file, '--state', state, '--event', '{"method":"POST","path":"/","body":{}}', '--json']);
+    const second = await tributaryJson<Report>([
+      'run',
+      file,
+      '--state',
+      state,
+      '--event',
+      '{"method":"POST","path":"/","body":{}}',
+      '--json',
+    ]);
     expect(second.json.emits.map((emit) => emit.event)).toEqual([{ body: {}, count: 2 }]);
   });
 
   it('init source without flags emits on every run; init action greets', async () => {
     expect((await tributary(['init', 'source', 'plain_source'], { cwd: scratch })).code).toBe(0);
-    const source = await tributaryJson<Report>(['run', path.join(scratch, 'plain_source', 'plain_source.mjs'), '--json']);
+    const source = await tributaryJson<Report>([
+      'run',
+      path.join(scratch, 'plain_source', 'plain_source.mjs'),
+      '--json',
+    ]);
     expect(source.json.ok).toBe(true);
     expect(source.json.emits[0]?.event).toMatchObject({ count: 1 });
 
-    const action = await tributaryJson<{ ok: boolean; key: string; files: string[] }>(['init', 'action', 'Send Greeting', '--json'], { cwd: scratch });
-    expect(action.json).toEqual({ ok: true, kind: 'action', key: 'send-greeting', files: [path.join('send-greeting', 'send-greeting.mjs')] });
+    const action = await tributaryJson<{ ok: boolean; key: string; files: string[] }>(
+      ['init', 'action', 'Send Greeting', '--json'],
+      { cwd: scratch },
+    );
+    expect(action.json).toEqual({
+      ok: true,
+      kind: 'action',
+      key: 'send-greeting',
+      files: [path.join('send-greeting', 'send-greeting.mjs')],
+    });
     const file = path.join(scratch, 'send-greeting', 'send-greeting.mjs');
     expect((await tributary(['validate', file, '--publish'])).code).toBe(0);
     const ran = await tributaryJson<Report>(['run', file, '--prop', 'name=Tributary', '--json']);
@@ -65,7 +98,15 @@ describe('tributary init', () => {
     expect((await tributary(['validate', actionFile, '--publish'])).code).toBe(0);
     const options = await tributary(['options', actionFile, 'item', '--auth', 'acme_crm={"api_key":"k"}']);
     expect(options.stdout).toBe('First item  "item-1"\n');
-    const ran = await tributaryJson<Report>(['run', actionFile, '--prop', 'item=item-1', '--auth', 'acme_crm={"api_key":"k"}', '--json']);
+    const ran = await tributaryJson<Report>([
+      'run',
+      actionFile,
+      '--prop',
+      'item=item-1',
+      '--auth',
+      'acme_crm={"api_key":"k"}',
+      '--json',
+    ]);
     expect(ran.json.return_value).toEqual({ item: 'item-1', authorized: true });
   });
 

@@ -26,7 +26,12 @@ const hasScript = (() => {
     return false;
   }
 })();
-const terminalEnv = { XDG_CONFIG_HOME: path.join(scratch, 'config'), TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', COLUMNS: '100' };
+const terminalEnv = {
+  XDG_CONFIG_HOME: path.join(scratch, 'config'),
+  TRIBUTARY_API_URL: '',
+  TRIBUTARY_API_KEY: '',
+  COLUMNS: '100',
+};
 
 const PROJECTS = [
   [
@@ -43,7 +48,10 @@ function handle(request: IncomingMessage): { status: number; body: unknown } {
   const url = new URL(request.url ?? '/', 'http://localhost');
   if (url.pathname === '/projects') {
     const cursor = Number(url.searchParams.get('cursor') ?? '0');
-    return { status: 200, body: { items: PROJECTS[cursor] ?? [], next: cursor + 1 < PROJECTS.length ? cursor + 1 : null } };
+    return {
+      status: 200,
+      body: { items: PROJECTS[cursor] ?? [], next: cursor + 1 < PROJECTS.length ? cursor + 1 : null },
+    };
   }
   const issues = /^\/projects\/(\w+)\/issues$/.exec(url.pathname);
   if (issues) return { status: 200, body: [{ id: `${issues[1]}-1`, title: `First issue of ${issues[1]}` }] };
@@ -74,16 +82,40 @@ describe.sequential('connected accounts and async options through the CLI', { ti
   let account = '';
 
   it('accounts create stores the credentials; list shows them without the secret', async () => {
-    const created = await cli(['accounts', 'create', 'tracker', '--field', `base_url=${apiUrl}`, '--field', `api_token=${TOKEN}`, '--name', 'Tracker prod', '--json']);
+    const created = await cli([
+      'accounts',
+      'create',
+      'tracker',
+      '--field',
+      `base_url=${apiUrl}`,
+      '--field',
+      `api_token=${TOKEN}`,
+      '--name',
+      'Tracker prod',
+      '--json',
+    ]);
     expect(created.stderr).toBe('');
     expect(created.code).toBe(0);
-    const json = JSON.parse(created.stdout) as { id: string; app: string; name: string; fields: Record<string, string> };
-    expect(json).toMatchObject({ app: 'tracker', name: 'Tracker prod', fields: { base_url: apiUrl, api_token: '[REDACTED]' } });
+    const json = JSON.parse(created.stdout) as {
+      id: string;
+      app: string;
+      name: string;
+      fields: Record<string, string>;
+    };
+    expect(json).toMatchObject({
+      app: 'tracker',
+      name: 'Tracker prod',
+      fields: { base_url: apiUrl, api_token: '[REDACTED]' },
+    });
     account = json.id;
     expect(account).toMatch(/^apn_/);
 
     const listed = await cli(['accounts', 'list']);
-    expect(listed.stdout).toMatch(new RegExp(`^ID\\s+APP\\s+NAME\\s+CREATED\\n${account}\\s+tracker\\s+Tracker prod\\s+(just now|\\d+ seconds ago)\\n$`));
+    expect(listed.stdout).toMatch(
+      new RegExp(
+        `^ID\\s+APP\\s+NAME\\s+CREATED\\n${account}\\s+tracker\\s+Tracker prod\\s+(just now|\\d+ seconds ago)\\n$`,
+      ),
+    );
     expect(listed.stdout).not.toContain(TOKEN);
     const sameInList = await cli(['list', 'accounts', '--json']);
     expect(sameInList.stdout).not.toContain(TOKEN);
@@ -101,7 +133,19 @@ describe.sequential('connected accounts and async options through the CLI', { ti
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('Apollo  "p1"\nGemini  "p2"\nmore: --page 1 --prev-context \'{"nextPageToken":1}\'\n');
     expect(seenTokens).toEqual([`Bearer ${TOKEN}`]);
-    const second = await cli(['options', '--remote', SOURCE, 'project', '--prop', `tracker=${account}`, '--page', '1', '--prev-context', '{"nextPageToken":1}', '--json']);
+    const second = await cli([
+      'options',
+      '--remote',
+      SOURCE,
+      'project',
+      '--prop',
+      `tracker=${account}`,
+      '--page',
+      '1',
+      '--prev-context',
+      '{"nextPageToken":1}',
+      '--json',
+    ]);
     expect(JSON.parse(second.stdout)).toEqual({
       options: [{ label: 'Mercury', value: 'p3' }],
       stringOptions: null,
@@ -112,7 +156,16 @@ describe.sequential('connected accounts and async options through the CLI', { ti
   });
 
   it('an account with a wrong token makes options() fail (exit 1) with the API error', async () => {
-    const wrong = await cli(['accounts', 'create', 'tracker', '--field', `base_url=${apiUrl}`, '--field', 'api_token=nope', '--json']);
+    const wrong = await cli([
+      'accounts',
+      'create',
+      'tracker',
+      '--field',
+      `base_url=${apiUrl}`,
+      '--field',
+      'api_token=nope',
+      '--json',
+    ]);
     const wrongId = (JSON.parse(wrong.stdout) as { id: string }).id;
     const failed = await cli(['options', '--remote', SOURCE, 'project', '--prop', `tracker=${wrongId}`]);
     expect(failed.code).toBe(1);
@@ -120,41 +173,61 @@ describe.sequential('connected accounts and async options through the CLI', { ti
     expect((await cli(['accounts', 'delete', wrongId])).stdout).toBe(`Deleted account ${wrongId}\n`);
   });
 
-  it.skipIf(!hasScript)('on a terminal: secrets are typed without echo, options are listed page by page, app props pick an account', async () => {
-    const create = new TerminalProcess(['accounts', 'create', 'tracker', '--field', `base_url=${apiUrl}`, '--name', 'Typed'], terminalEnv);
-    await create.waitFor(/API token \(api_token\)/);
-    await create.type(`${TOKEN}${KEY.enter}`);
-    expect(await create.exited).toBe(0);
-    expect(create.screen).toMatch(/Created account apn_\w+ \(tracker, Typed\)/);
-    expect(create.screen).not.toContain(TOKEN);
-    const typed = /Created account (apn_\w+)/.exec(create.screen)?.[1] ?? '';
+  it.skipIf(!hasScript)(
+    'on a terminal: secrets are typed without echo, options are listed page by page, app props pick an account',
+    async () => {
+      const create = new TerminalProcess(
+        ['accounts', 'create', 'tracker', '--field', `base_url=${apiUrl}`, '--name', 'Typed'],
+        terminalEnv,
+      );
+      await create.waitFor(/API token \(api_token\)/);
+      await create.type(`${TOKEN}${KEY.enter}`);
+      expect(await create.exited).toBe(0);
+      expect(create.screen).toMatch(/Created account apn_\w+ \(tracker, Typed\)/);
+      expect(create.screen).not.toContain(TOKEN);
+      const typed = /Created account (apn_\w+)/.exec(create.screen)?.[1] ?? '';
 
-    const deploy = new TerminalProcess(['deploy', SOURCE, '--name', 'Picked', '--no-follow'], terminalEnv);
-    await deploy.waitFor(/Connect a new tracker account…/);
-    expect(deploy.screen).toContain(`Typed (${typed})`);
-    // Pick the account named Typed wherever the server lists it.
-    const accountLines = deploy.screen.slice(deploy.screen.lastIndexOf('— tracker account')).split('\n').filter((line) => /\(apn_\w+\)/.test(line));
-    const typedAt = accountLines.findIndex((line) => line.includes(typed));
-    await deploy.type(KEY.down.repeat(Math.max(0, typedAt)) + KEY.enter);
-    await deploy.waitFor(/\(load more…\)/);
-    expect(deploy.screen).toMatch(/Apollo[\s\S]*Gemini[\s\S]*\(load more…\)/);
-    expect(deploy.screen).not.toContain('Mercury');
-    await deploy.type(`${KEY.down}${KEY.down}${KEY.enter}`);
-    await deploy.waitFor(/Mercury/);
-    await deploy.type(`${KEY.down}${KEY.down}${KEY.enter}`);
-    expect(await deploy.exited).toBe(0);
-    expect(deploy.screen).toContain('Deploy complete.');
-    const described = await cli(['describe', 'picked', '--json']);
-    expect((JSON.parse(described.stdout) as { configured_props: Record<string, unknown> }).configured_props).toMatchObject({
-      tracker: { authProvisionId: typed },
-      project: 'p3',
-    });
-    expect((await cli(['delete', 'picked'])).code).toBe(0);
-    expect((await cli(['accounts', 'delete', typed])).code).toBe(0);
-  });
+      const deploy = new TerminalProcess(['deploy', SOURCE, '--name', 'Picked', '--no-follow'], terminalEnv);
+      await deploy.waitFor(/Connect a new tracker account…/);
+      expect(deploy.screen).toContain(`Typed (${typed})`);
+      // Pick the account named Typed wherever the server lists it.
+      const accountLines = deploy.screen
+        .slice(deploy.screen.lastIndexOf('— tracker account'))
+        .split('\n')
+        .filter((line) => /\(apn_\w+\)/.test(line));
+      const typedAt = accountLines.findIndex((line) => line.includes(typed));
+      await deploy.type(KEY.down.repeat(Math.max(0, typedAt)) + KEY.enter);
+      await deploy.waitFor(/\(load more…\)/);
+      expect(deploy.screen).toMatch(/Apollo[\s\S]*Gemini[\s\S]*\(load more…\)/);
+      expect(deploy.screen).not.toContain('Mercury');
+      await deploy.type(`${KEY.down}${KEY.down}${KEY.enter}`);
+      await deploy.waitFor(/Mercury/);
+      await deploy.type(`${KEY.down}${KEY.down}${KEY.enter}`);
+      expect(await deploy.exited).toBe(0);
+      expect(deploy.screen).toContain('Deploy complete.');
+      const described = await cli(['describe', 'picked', '--json']);
+      expect(
+        (JSON.parse(described.stdout) as { configured_props: Record<string, unknown> }).configured_props,
+      ).toMatchObject({
+        tracker: { authProvisionId: typed },
+        project: 'p3',
+      });
+      expect((await cli(['delete', 'picked'])).code).toBe(0);
+      expect((await cli(['accounts', 'delete', typed])).code).toBe(0);
+    },
+  );
 
   it('deploy with the account: the source runs with $auth; deleting the account names the source', async () => {
-    const deployed = await cli(['deploy', SOURCE, '--prop', `tracker=${account}`, '--prop', 'project=p2', '--no-follow', '--json']);
+    const deployed = await cli([
+      'deploy',
+      SOURCE,
+      '--prop',
+      `tracker=${account}`,
+      '--prop',
+      'project=p2',
+      '--no-follow',
+      '--json',
+    ]);
     expect(deployed.stderr).toBe('');
     expect(deployed.code).toBe(0);
     const source = JSON.parse(deployed.stdout) as { id: string; configured_props: Record<string, unknown> };
@@ -174,12 +247,22 @@ describe.sequential('connected accounts and async options through the CLI', { ti
     // An account of another app is refused for the prop, naming it.
     const acme = await cli(['accounts', 'create', 'acme', '--field', 'api_key=k', '--json']);
     const acmeId = (JSON.parse(acme.stdout) as { id: string }).id;
-    const wrongApp = await cli(['deploy', SOURCE, '--prop', `tracker=${acmeId}`, '--prop', 'project=p1', '--no-follow']);
+    const wrongApp = await cli([
+      'deploy',
+      SOURCE,
+      '--prop',
+      `tracker=${acmeId}`,
+      '--prop',
+      'project=p1',
+      '--no-follow',
+    ]);
     expect(wrongApp.code).toBe(1);
     expect(wrongApp.stderr).toMatch(/^error \w+: .*tracker/);
 
     const deleted = await cli(['accounts', 'delete', account]);
     expect(deleted.code).toBe(0);
-    expect(deleted.stdout).toBe(`Deleted account ${account}\nIt was used by 1 source; their app props need another account:\n  ${source.id}  Tracker Issues\n`);
+    expect(deleted.stdout).toBe(
+      `Deleted account ${account}\nIt was used by 1 source; their app props need another account:\n  ${source.id}  Tracker Issues\n`,
+    );
   });
 });

@@ -4,7 +4,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, tributary } from './cli-process.js';
 import { execFileSync } from 'node:child_process';
-import { ADMIN_KEY, CliProcess, closedPort, KEY, remoteCli, startServer, TerminalProcess, type ServerProcess } from './server-process.js';
+import {
+  ADMIN_KEY,
+  CliProcess,
+  closedPort,
+  KEY,
+  remoteCli,
+  startServer,
+  TerminalProcess,
+  type ServerProcess,
+} from './server-process.js';
 
 // The issue's "done means": the real binary against a real `tributary start` on a temporary data dir.
 const REMOTE = path.join(FIXTURES, 'remote');
@@ -33,13 +42,22 @@ afterAll(async () => {
 });
 
 function follow(args: readonly string[]): CliProcess {
-  const child = new CliProcess(args, { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', NO_COLOR: '1' });
+  const child = new CliProcess(args, {
+    XDG_CONFIG_HOME: configHome,
+    TRIBUTARY_API_URL: '',
+    TRIBUTARY_API_KEY: '',
+    NO_COLOR: '1',
+  });
   processes.push(child);
   return child;
 }
 
 async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: await response.json() };
 }
 
@@ -68,7 +86,12 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(readFileSync(file, 'utf8')).toBe(`[default]\napi_url = ${server.base}\napi_key = ${ADMIN_KEY}\n`);
 
     const staging = await cli(['login', '-p', 'staging', '--api-url', server.base, '--api-key', ADMIN_KEY, '--json']);
-    expect(JSON.parse(staging.stdout)).toMatchObject({ ok: true, profile: 'staging', api_url: server.base, user: { username: 'admin' } });
+    expect(JSON.parse(staging.stdout)).toMatchObject({
+      ok: true,
+      profile: 'staging',
+      api_url: server.base,
+      user: { username: 'admin' },
+    });
     expect(readFileSync(file, 'utf8')).toContain('[staging]');
 
     const whoami = await cli(['whoami']);
@@ -77,11 +100,18 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(loggedOut.stdout).toBe('Logged out of profile staging\n');
     const afterLogout = await cli(['whoami', '-p', 'staging']);
     expect(afterLogout.code).toBe(1);
-    expect(afterLogout.stderr).toMatch(/^error UNAUTHORIZED: no API key for profile "staging": run tributary login -p staging/);
+    expect(afterLogout.stderr).toMatch(
+      /^error UNAUTHORIZED: no API key for profile "staging": run tributary login -p staging/,
+    );
 
     if (hasScript) {
       // On a terminal the key is asked for, and never echoed.
-      const typed = new TerminalProcess(['login', '-p', 'typed', '--api-url', server.base], { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', COLUMNS: '100' });
+      const typed = new TerminalProcess(['login', '-p', 'typed', '--api-url', server.base], {
+        XDG_CONFIG_HOME: configHome,
+        TRIBUTARY_API_URL: '',
+        TRIBUTARY_API_KEY: '',
+        COLUMNS: '100',
+      });
       await typed.waitFor(/API key for/);
       await typed.type(`${ADMIN_KEY}${KEY.enter}`);
       expect(await typed.exited).toBe(0);
@@ -92,14 +122,24 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
 
     // Scripts need no config file at all: the variables are enough.
     const scripted = await tributary(['whoami', '--json'], {
-      env: { XDG_CONFIG_HOME: path.join(scratch, 'empty-config'), TRIBUTARY_API_URL: server.base, TRIBUTARY_API_KEY: ADMIN_KEY },
+      env: {
+        XDG_CONFIG_HOME: path.join(scratch, 'empty-config'),
+        TRIBUTARY_API_URL: server.base,
+        TRIBUTARY_API_KEY: ADMIN_KEY,
+      },
     });
     expect(scripted.code).toBe(0);
     expect(JSON.parse(scripted.stdout)).toMatchObject({ id: 'u_local', username: 'admin', api_url: server.base });
   });
 
   it('deploy FILE bundles relative imports, takes --prop, prints the source name and endpoint', async () => {
-    const deployed = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'greeting=hi', '--no-follow']);
+    const deployed = await cli([
+      'deploy',
+      path.join(REMOTE, 'webhook-source.mjs'),
+      '--prop',
+      'greeting=hi',
+      '--no-follow',
+    ]);
     expect(deployed.stderr).toBe('');
     expect(deployed.code).toBe(0);
     const lines = deployed.stdout.trimEnd().split('\n');
@@ -130,7 +170,10 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     // Newest last, one JSON payload per line, as pd events prints them.
     expect(events.stdout).toBe('{"text":"Hello, Ann!","greeting":"hi"}\n{"text":"Hello, Bob!","greeting":"hi"}\n');
     const last = await cli(['events', sourceId, '-n', '1', '--json']);
-    expect(JSON.parse(last.stdout)).toMatchObject({ event: { text: 'Hello, Bob!' }, metadata: { id: '2', summary: 'Hello, Bob!' } });
+    expect(JSON.parse(last.stdout)).toMatchObject({
+      event: { text: 'Hello, Bob!' },
+      metadata: { id: '2', summary: 'Hello, Bob!' },
+    });
 
     const logs = await cli(['logs', 'remote-webhook']);
     expect(logs.code).toBe(0);
@@ -138,13 +181,21 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(logs.stdout).toContain('--- deploy started');
 
     const described = await cli(['describe', 'remote-webhook']);
-    expect(described.stdout.split('\n').slice(0, 3)).toEqual([`id: ${sourceId}`, 'name: remote-webhook', `endpoint: ${endpoint}`]);
+    expect(described.stdout.split('\n').slice(0, 3)).toEqual([
+      `id: ${sourceId}`,
+      'name: remote-webhook',
+      `endpoint: ${endpoint}`,
+    ]);
     expect(described.stdout).toContain('  greeting: "hi"');
 
     const listed = await cli(['list', 'sources']);
     const [header, row] = listed.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+NAME\s+COMPONENT\s+STATE\s+UPDATED\s+ENDPOINT$/);
-    expect(row).toMatch(new RegExp(`^${sourceId}\\s+remote-webhook\\s+remote-webhook-source\\s+active\\s+(just now|\\d+ seconds ago)\\s+${endpoint}$`));
+    expect(row).toMatch(
+      new RegExp(
+        `^${sourceId}\\s+remote-webhook\\s+remote-webhook-source\\s+active\\s+(just now|\\d+ seconds ago)\\s+${endpoint}$`,
+      ),
+    );
     // Columns line up: each header starts where its cells start.
     expect(row?.indexOf('remote-webhook')).toBe(header?.indexOf('NAME'));
     const json = await cli(['list', 'so', '--json']);
@@ -165,10 +216,17 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     // --code swaps the code (bundled again) and keeps id, endpoint and props.
     const variant = path.join(scratch, 'variant');
     cpSync(REMOTE, variant, { recursive: true });
-    writeFileSync(path.join(variant, 'greeting.mjs'), 'export function greet(name) {\n  return `Hi there, ${name}!`;\n}\n');
+    writeFileSync(
+      path.join(variant, 'greeting.mjs'),
+      'export function greet(name) {\n  return `Hi there, ${name}!`;\n}\n',
+    );
     const recoded = await cli(['update', 'greeter', '--code', path.join(variant, 'webhook-source.mjs'), '--json']);
     expect(recoded.code).toBe(0);
-    expect(JSON.parse(recoded.stdout)).toMatchObject({ id: sourceId, endpoint_url: endpoint, configured_props: { greeting: 'hello' } });
+    expect(JSON.parse(recoded.stdout)).toMatchObject({
+      id: sourceId,
+      endpoint_url: endpoint,
+      configured_props: { greeting: 'hello' },
+    });
     expect((await post(endpoint, { name: 'Cy', id: 31 })).json).toEqual({ greeting: 'hello', text: 'Hi there, Cy!' });
     expect((await cli(['update', 'greeter', '--code', path.join(REMOTE, 'webhook-source.mjs')])).code).toBe(0);
     expect((await post(endpoint, { name: 'Cy', id: 32 })).json).toEqual({ greeting: 'hello', text: 'Hello, Cy!' });
@@ -248,19 +306,45 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
   it('publish, then deploy KEY; unpublish; a different code under the same version is refused (C7)', async () => {
     const published = await cli(['publish', path.join(REMOTE, 'webhook-source.mjs')]);
     expect(published.code).toBe(0);
-    expect(published.stdout).toMatch(/^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds ago)\s+remote-webhook-source\n$/);
+    expect(published.stdout).toMatch(
+      /^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds ago)\s+remote-webhook-source\n$/,
+    );
 
-    const byKey = await cli(['deploy', 'remote-webhook-source', '--props', '{"greeting":"hi"}', '--name', 'From Key', '--no-follow', '--json']);
+    const byKey = await cli([
+      'deploy',
+      'remote-webhook-source',
+      '--props',
+      '{"greeting":"hi"}',
+      '--name',
+      'From Key',
+      '--no-follow',
+      '--json',
+    ]);
     expect(byKey.code).toBe(0);
-    const source = JSON.parse(byKey.stdout) as { id: string; name_slug: string; component_key: string; endpoint_url: string };
+    const source = JSON.parse(byKey.stdout) as {
+      id: string;
+      name_slug: string;
+      component_key: string;
+      endpoint_url: string;
+    };
     expect(source).toMatchObject({ name_slug: 'from-key', component_key: 'remote-webhook-source' });
-    expect((await post(source.endpoint_url, { name: 'Hal', id: 8 })).json).toEqual({ greeting: 'hi', text: 'Hello, Hal!' });
+    expect((await post(source.endpoint_url, { name: 'Hal', id: 8 })).json).toEqual({
+      greeting: 'hi',
+      text: 'Hello, Hal!',
+    });
 
     const changed = path.join(scratch, 'changed-webhook.mjs');
-    writeFileSync(changed, readFileSync(path.join(REMOTE, 'webhook-source.mjs'), 'utf8').replace("./greeting.mjs", path.join(REMOTE, 'greeting.mjs')).replace('request for', 'req'));
+    writeFileSync(
+      changed,
+      readFileSync(path.join(REMOTE, 'webhook-source.mjs'), 'utf8')
+        .replace('./greeting.mjs', path.join(REMOTE, 'greeting.mjs'))
+        .replace('request for', 'req'),
+    );
     const conflict = await cli(['publish', changed]);
     expect(conflict.code).toBe(1);
-    expect(conflict.stderr).toMatch(/^error VERSION_CONFLICT: "remote-webhook-source" is already published at version 0\.1\.0 with different code; bump the version/);
+    expect(conflict.stderr).toMatch(
+      /^error VERSION_CONFLICT: "remote-webhook-source" is already published at version 0\.1\.0 with different code; bump the version/,
+    );
 
     const components = await cli(['list', 'components']);
     expect(components.stdout).toMatch(/^ID\s+NAME\s+VERSION\s+UPDATED\s+KEY$/m);
@@ -268,7 +352,12 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
 
     if (hasScript) {
       // deploy without arguments, on a terminal: pick from the registry, then answer the prop prompts.
-      const picked = new TerminalProcess(['deploy', '--name', 'Picked', '--no-follow'], { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', COLUMNS: '100' });
+      const picked = new TerminalProcess(['deploy', '--name', 'Picked', '--no-follow'], {
+        XDG_CONFIG_HOME: configHome,
+        TRIBUTARY_API_URL: '',
+        TRIBUTARY_API_KEY: '',
+        COLUMNS: '100',
+      });
       await picked.waitFor(/Source to deploy/);
       expect(picked.screen).toContain('remote-webhook-source  Remote Webhook 0.1.0');
       await picked.type(KEY.enter);
@@ -278,7 +367,9 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
       await picked.type(`3${KEY.enter}`);
       expect(await picked.exited).toBe(0);
       expect(picked.screen).toContain('Source name: picked');
-      const pickedSource = JSON.parse((await cli(['describe', 'picked', '--json'])).stdout) as { configured_props: Record<string, unknown> };
+      const pickedSource = JSON.parse((await cli(['describe', 'picked', '--json'])).stdout) as {
+        configured_props: Record<string, unknown>;
+      };
       expect(pickedSource.configured_props).toMatchObject({ greeting: 'hi', limit: 3 });
       expect((await cli(['delete', 'picked'])).code).toBe(0);
     }
@@ -286,7 +377,9 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(noTerminal.code).toBe(1);
     expect(noTerminal.stderr).toMatch(/^error USAGE_ERROR: deploy what\?/);
 
-    expect((await cli(['unpublish', 'component', 'remote-webhook-source'])).stdout).toBe('Unpublished remote-webhook-source\n');
+    expect((await cli(['unpublish', 'component', 'remote-webhook-source'])).stdout).toBe(
+      'Unpublished remote-webhook-source\n',
+    );
     const gone = await cli(['deploy', 'remote-webhook-source', '--no-follow']);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/^error NOT_FOUND: /);
@@ -295,21 +388,33 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
 
   it('run --remote prints the same report as the local run', async () => {
     const file = path.join(FIXTURES, 'docs', 'hello-action.mjs');
-    const local = await tributary([ 'run', file, '--prop', 'name=World', '--json']);
+    const local = await tributary(['run', file, '--prop', 'name=World', '--json']);
     const remote = await cli(['run', '--remote', file, '--prop', 'name=World', '--json']);
     expect(remote.code).toBe(0);
     expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout));
     const human = await cli(['run', '--remote', file, '--prop', 'name=World']);
-    expect(human.stdout).toBe('Hello Action (action) ok\n  logs\n    Hello, World!\n  summary  Greeted World\n  return   "Hello, World!"\n');
+    expect(human.stdout).toBe(
+      'Hello Action (action) ok\n  logs\n    Hello, World!\n  summary  Greeted World\n  return   "Hello, World!"\n',
+    );
     const local2 = await cli(['run', '--remote', file, '--state', 'x']);
     expect(local2.code).toBe(1);
     expect(local2.stderr).toMatch(/^error USAGE_ERROR: --state is for local runs/);
   });
 
   it('run-now queues an invocation with the given event', async () => {
-    const queued = await cli(['run-now', 'greeter', '--event', '{"path":"/manual","body":{"name":"Ivy","id":9}}', '--json']);
+    const queued = await cli([
+      'run-now',
+      'greeter',
+      '--event',
+      '{"path":"/manual","body":{"name":"Ivy","id":9}}',
+      '--json',
+    ]);
     expect(queued.code).toBe(0);
-    expect(JSON.parse(queued.stdout)).toMatchObject({ ok: true, source_id: sourceId, invocation_id: expect.stringMatching(/^inv_/) as unknown });
+    expect(JSON.parse(queued.stdout)).toMatchObject({
+      ok: true,
+      source_id: sourceId,
+      invocation_id: expect.stringMatching(/^inv_/) as unknown,
+    });
     let events = '';
     for (let attempt = 0; attempt < 50 && !events.includes('Ivy'); attempt += 1) {
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -322,13 +427,24 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     const badProp = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow']);
     expect(badProp.code).toBe(1);
     expect(badProp.stderr).toBe('error PROP_INVALID: prop "limit" must be <= 10, got 99\n');
-    const badPropJson = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow', '--json']);
+    const badPropJson = await cli([
+      'deploy',
+      path.join(REMOTE, 'webhook-source.mjs'),
+      '--prop',
+      'limit=99',
+      '--no-follow',
+      '--json',
+    ]);
     expect(JSON.parse(badPropJson.stdout)).toMatchObject({ ok: false, error: { code: 'PROP_INVALID' } });
 
     const port = await closedPort();
     const unreachable = await cli(['list', 'sources', '--api-url', `http://127.0.0.1:${port}`]);
     expect(unreachable.code).toBe(2);
-    expect(unreachable.stderr).toMatch(new RegExp(`^error SERVER_UNREACHABLE: cannot reach the Tributary server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`));
+    expect(unreachable.stderr).toMatch(
+      new RegExp(
+        `^error SERVER_UNREACHABLE: cannot reach the Tributary server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\)`,
+      ),
+    );
 
     const usage = await cli(['events']);
     expect(usage.code).toBe(1);
@@ -339,9 +455,9 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'twin!', '--no-follow']);
     const byName = await cli(['describe', 'Twin']);
     expect(byName.code).toBe(0);
-    const slugs = (JSON.parse((await cli(['list', 'sources', '--json'])).stdout) as { name_slug: string; name: string }[]).filter((source) =>
-      source.name_slug.startsWith('twin'),
-    );
+    const slugs = (
+      JSON.parse((await cli(['list', 'sources', '--json'])).stdout) as { name_slug: string; name: string }[]
+    ).filter((source) => source.name_slug.startsWith('twin'));
     expect(slugs.map((source) => source.name_slug).sort()).toEqual(['twin', 'twin-2']);
     const missing = await cli(['describe', 'no-such-source']);
     expect(missing.code).toBe(1);

@@ -24,7 +24,15 @@ interface Report {
 
 describe('tributary run', () => {
   it('runs an action and prints exactly one JSON object with its result', async () => {
-    const { code, json } = await tributaryJson<Report>(['run', fixture('hello.mjs'), '--prop', 'name=World', '--prop', 'times=2', '--json']);
+    const { code, json } = await tributaryJson<Report>([
+      'run',
+      fixture('hello.mjs'),
+      '--prop',
+      'name=World',
+      '--prop',
+      'times=2',
+      '--json',
+    ]);
     expect(code).toBe(0);
     expect(json).toMatchObject({
       ok: true,
@@ -48,7 +56,13 @@ describe('tributary run', () => {
   });
 
   it('bundles relative imports', async () => {
-    const { code, json } = await tributaryJson<Report>(['run', fixture('with-import.mjs'), '--prop', 'word=hey', '--json']);
+    const { code, json } = await tributaryJson<Report>([
+      'run',
+      fixture('with-import.mjs'),
+      '--prop',
+      'word=hey',
+      '--json',
+    ]);
     expect(code).toBe(0);
     expect(json.return_value).toBe('HEY!');
   });
@@ -65,10 +79,28 @@ describe('tributary run', () => {
 
   it('gives app props their credentials with --auth, by app slug or prop name', async () => {
     const file = path.join(FIXTURES, 'f16-pick-list.mjs');
-    const bySlug = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--auth', 'acme={"api_key":"abc"}', '--json']);
+    const bySlug = await tributaryJson<Report>([
+      'run',
+      file,
+      '--prop',
+      'board=b1',
+      '--auth',
+      'acme={"api_key":"abc"}',
+      '--json',
+    ]);
     expect(bySlug.code).toBe(0);
     expect(bySlug.json.return_value).toEqual({ board: 'b1', list: null, k: 3 });
-    const byProp = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--prop', 'list=done', '--auth', 'acme={"api_key":"abcde"}', '--json']);
+    const byProp = await tributaryJson<Report>([
+      'run',
+      file,
+      '--prop',
+      'board=b1',
+      '--prop',
+      'list=done',
+      '--auth',
+      'acme={"api_key":"abcde"}',
+      '--json',
+    ]);
     expect(byProp.json.return_value).toEqual({ board: 'b1', list: 'done', k: 5 });
     const missing = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--json']);
     expect(missing.code).toBe(2);
@@ -110,7 +142,9 @@ describe('tributary run', () => {
     expect(json.ok).toBe(false);
     expect(json.error).toMatchObject({ code: 'COMPONENT_ERROR', message: 'boom from the component' });
     expect(json.logs[0]?.level).toBe('error');
-    expect(json.logs[0]?.message).toMatch(/^Error: boom from the component\n\s+at Object\.run \(.*fixtures\/components\/cli\/throws\.mjs:6:11\)$/);
+    expect(json.logs[0]?.message).toMatch(
+      /^Error: boom from the component\n\s+at Object\.run \(.*fixtures\/components\/cli\/throws\.mjs:6:11\)$/,
+    );
   });
 
   it('exits 1 with TIMEOUT when the deadline passes, keeping the emits made before it', async () => {
@@ -138,22 +172,74 @@ describe('tributary run', () => {
     ]);
     expect(code).toBe(0);
     expect(json.emits).toMatchObject([{ event: { id: 'e1', n: 1 }, metadata: { id: 'e1', summary: 'POST /hook' } }]);
-    expect(json).toMatchObject({ response: { status: 202, headers: { 'x-version': '1' }, body: '{"received":{"id":"e1","n":1}}' } });
+    expect(json).toMatchObject({
+      response: { status: 202, headers: { 'x-version': '1' }, body: '{"received":{"id":"e1","n":1}}' },
+    });
   });
 });
 
 describe('tributary run: bad input gives one clear line and exit code 2', () => {
   const cases: { name: string; args: string[]; code: string; text: RegExp }[] = [
-    { name: 'a file that does not exist', args: ['run', 'no/such/file.mjs'], code: 'FILE_NOT_FOUND', text: /no\/such\/file\.mjs/ },
-    { name: 'a syntax error', args: ['run', fixture('syntax-error.mjs')], code: 'COMPONENT_SYNTAX_ERROR', text: /syntax-error\.mjs:4:15/ },
-    { name: 'a default export that is not an object', args: ['run', fixture('not-object.mjs')], code: 'COMPONENT_INVALID', text: /C1/ },
-    { name: 'a prop value of the wrong type', args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--prop', 'times=many'], code: 'PROP_INVALID', text: /prop "times" must be an integer/ },
-    { name: 'a prop value out of range', args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--prop', 'times=9'], code: 'PROP_INVALID', text: /must be <= 3/ },
-    { name: 'a missing required prop', args: ['run', fixture('hello.mjs')], code: 'PROP_REQUIRED', text: /prop "name" is required/ },
-    { name: 'an unknown prop', args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--prop', 'nmae=y'], code: 'PROP_UNKNOWN', text: /unknown prop "nmae"/ },
-    { name: '--props that is not JSON', args: ['run', fixture('hello.mjs'), '--props', '{name:'], code: 'USAGE_ERROR', text: /--props is not valid JSON/ },
-    { name: '--event given to an action', args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--event', '{}'], code: 'EVENT_INVALID', text: /actions take no event/ },
-    { name: 'a rule violation', args: ['run', fixture('invalid-rules.mjs')], code: 'COMPONENT_INVALID', text: /C9: actions cannot have hooks/ },
+    {
+      name: 'a file that does not exist',
+      args: ['run', 'no/such/file.mjs'],
+      code: 'FILE_NOT_FOUND',
+      text: /no\/such\/file\.mjs/,
+    },
+    {
+      name: 'a syntax error',
+      args: ['run', fixture('syntax-error.mjs')],
+      code: 'COMPONENT_SYNTAX_ERROR',
+      text: /syntax-error\.mjs:4:15/,
+    },
+    {
+      name: 'a default export that is not an object',
+      args: ['run', fixture('not-object.mjs')],
+      code: 'COMPONENT_INVALID',
+      text: /C1/,
+    },
+    {
+      name: 'a prop value of the wrong type',
+      args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--prop', 'times=many'],
+      code: 'PROP_INVALID',
+      text: /prop "times" must be an integer/,
+    },
+    {
+      name: 'a prop value out of range',
+      args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--prop', 'times=9'],
+      code: 'PROP_INVALID',
+      text: /must be <= 3/,
+    },
+    {
+      name: 'a missing required prop',
+      args: ['run', fixture('hello.mjs')],
+      code: 'PROP_REQUIRED',
+      text: /prop "name" is required/,
+    },
+    {
+      name: 'an unknown prop',
+      args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--prop', 'nmae=y'],
+      code: 'PROP_UNKNOWN',
+      text: /unknown prop "nmae"/,
+    },
+    {
+      name: '--props that is not JSON',
+      args: ['run', fixture('hello.mjs'), '--props', '{name:'],
+      code: 'USAGE_ERROR',
+      text: /--props is not valid JSON/,
+    },
+    {
+      name: '--event given to an action',
+      args: ['run', fixture('hello.mjs'), '--prop', 'name=x', '--event', '{}'],
+      code: 'EVENT_INVALID',
+      text: /actions take no event/,
+    },
+    {
+      name: 'a rule violation',
+      args: ['run', fixture('invalid-rules.mjs')],
+      code: 'COMPONENT_INVALID',
+      text: /C9: actions cannot have hooks/,
+    },
   ];
 
   for (const testCase of cases) {
@@ -174,20 +260,29 @@ describe('tributary run: bad input gives one clear line and exit code 2', () => 
     });
   }
 
-  it.skipIf(typeof process.getuid !== 'function' || process.getuid() !== 0)('as root, a cache folder that workers cannot reach', async () => {
-    const closed = mkdtempSync(path.join(os.tmpdir(), 'tributary-closed-cache-'));
-    try {
-      const env = { TRIBUTARY_CACHE_DIR: path.join(closed, 'cache') };
-      const human = await tributary(['run', fixture('hello.mjs'), '--prop', 'name=x'], { env });
-      expect(human.code).toBe(2);
-      expect(human.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`USAGE_ERROR: the cache directory .* ${closed} does not let others through`)) as string]);
-      const machine = await tributaryJson<Report>(['run', fixture('hello.mjs'), '--prop', 'name=x', '--json'], { env });
-      expect(machine.code).toBe(2);
-      expect(machine.json.error?.code).toBe('USAGE_ERROR');
-    } finally {
-      rmSync(closed, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(typeof process.getuid !== 'function' || process.getuid() !== 0)(
+    'as root, a cache folder that workers cannot reach',
+    async () => {
+      const closed = mkdtempSync(path.join(os.tmpdir(), 'tributary-closed-cache-'));
+      try {
+        const env = { TRIBUTARY_CACHE_DIR: path.join(closed, 'cache') };
+        const human = await tributary(['run', fixture('hello.mjs'), '--prop', 'name=x'], { env });
+        expect(human.code).toBe(2);
+        expect(human.stderr.trim().split('\n')).toEqual([
+          expect.stringMatching(
+            new RegExp(`USAGE_ERROR: the cache directory .* ${closed} does not let others through`),
+          ) as string,
+        ]);
+        const machine = await tributaryJson<Report>(['run', fixture('hello.mjs'), '--prop', 'name=x', '--json'], {
+          env,
+        });
+        expect(machine.code).toBe(2);
+        expect(machine.json.error?.code).toBe('USAGE_ERROR');
+      } finally {
+        rmSync(closed, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('an unknown flag exits 2', async () => {
     const result = await tributary(['run', fixture('hello.mjs'), '--no-such-flag']);

@@ -14,7 +14,13 @@ export function startServer(env: Record<string, string> = {}): Promise<ServerPro
 
 /** Runs the CLI with its own config directory and no TRIBUTARY_API_* from the outer environment. */
 export function remoteCli(configHome: string) {
-  const env = { XDG_CONFIG_HOME: configHome, TRIBUTARY_API_URL: '', TRIBUTARY_API_KEY: '', TRIBUTARY_PROFILE: '', NO_COLOR: '1' };
+  const env = {
+    XDG_CONFIG_HOME: configHome,
+    TRIBUTARY_API_URL: '',
+    TRIBUTARY_API_KEY: '',
+    TRIBUTARY_PROFILE: '',
+    NO_COLOR: '1',
+  };
   return (args: readonly string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> =>
     tributary(args, { ...(options.cwd ? { cwd: options.cwd } : {}), env: { ...env, ...(options.env ?? {}) } });
 }
@@ -68,7 +74,8 @@ export class CliProcess {
   async waitForStderr(pattern: RegExp, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.stderr.join(''))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(pattern)} on stderr:\n${this.stderr.join('')}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${String(pattern)} on stderr:\n${this.stderr.join('')}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }

@@ -32,9 +32,17 @@ describe('tributary validate', () => {
   });
 
   it('leaves out $.service.db props and shows the timer default', async () => {
-    const counter = await tributaryJson<{ configurable_props: { name: string }[] }>(['validate', fixture('counter.mjs'), '--json']);
+    const counter = await tributaryJson<{ configurable_props: { name: string }[] }>([
+      'validate',
+      fixture('counter.mjs'),
+      '--json',
+    ]);
     expect(counter.json.configurable_props).toEqual([]);
-    const ticker = await tributaryJson<{ configurable_props: unknown[] }>(['validate', fixture('ticker.mjs'), '--json']);
+    const ticker = await tributaryJson<{ configurable_props: unknown[] }>([
+      'validate',
+      fixture('ticker.mjs'),
+      '--json',
+    ]);
     expect(ticker.json.configurable_props).toEqual([
       { name: 'timer', type: '$.interface.timer', default: { intervalSeconds: 15 } },
     ]);
@@ -80,11 +88,32 @@ describe('tributary options', () => {
 
   it("lists an app propDefinition's options with the app's $auth and the input-values function", async () => {
     const file = path.join(FIXTURES, 'f16-pick-list.mjs');
-    const boards = await tributaryJson<{ options: unknown[] }>(['options', file, 'board', '--auth', 'acme={"api_key":"k"}', '--json']);
+    const boards = await tributaryJson<{ options: unknown[] }>([
+      'options',
+      file,
+      'board',
+      '--auth',
+      'acme={"api_key":"k"}',
+      '--json',
+    ]);
     expect(boards.json.options).toEqual([{ label: 'Main', value: 'b1' }]);
-    const lists = await tributaryJson<{ stringOptions: string[] }>(['options', file, 'list', '--prop', 'board=b1', '--json']);
+    const lists = await tributaryJson<{ stringOptions: string[] }>([
+      'options',
+      file,
+      'list',
+      '--prop',
+      'board=b1',
+      '--json',
+    ]);
     expect(lists.json.stringOptions).toEqual(['todo', 'done']);
-    const none = await tributaryJson<{ stringOptions: string[] }>(['options', file, 'list', '--prop', 'board=zz', '--json']);
+    const none = await tributaryJson<{ stringOptions: string[] }>([
+      'options',
+      file,
+      'list',
+      '--prop',
+      'board=zz',
+      '--json',
+    ]);
     expect(none.json.stringOptions).toEqual([]);
   });
 
@@ -96,7 +125,12 @@ describe('tributary options', () => {
   });
 
   it('lists static label/value options', async () => {
-    const { json } = await tributaryJson<{ options: { label: string; value: string }[] }>(['options', fixture('options.mjs'), 'size', '--json']);
+    const { json } = await tributaryJson<{ options: { label: string; value: string }[] }>([
+      'options',
+      fixture('options.mjs'),
+      'size',
+      '--json',
+    ]);
     expect(json.options).toEqual([
       { label: 'Small', value: 's' },
       { label: 'Large', value: 'l' },

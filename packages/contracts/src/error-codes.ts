@@ -47,7 +47,8 @@ export const ERROR_CODES = {
   PACKAGE_INSTALL_FAILED: {
     status: 400,
     category: 'user',
-    description: 'Installing the npm packages a component imports failed; the message names the package and the reason.',
+    description:
+      'Installing the npm packages a component imports failed; the message names the package and the reason.',
   },
   COMPONENT_INVALID: {
     status: 400,
@@ -62,7 +63,8 @@ export const ERROR_CODES = {
   URL_REFUSED: {
     status: 400,
     category: 'user',
-    description: 'A component URL is not http(s), points at a private or loopback address, or could not be fetched within the limits.',
+    description:
+      'A component URL is not http(s), points at a private or loopback address, or could not be fetched within the limits.',
   },
   PROP_REQUIRED: {
     status: 400,
@@ -187,7 +189,8 @@ export const ERROR_CODES = {
   VALIDATION_FAILED: {
     status: 400,
     category: 'user',
-    description: 'A request body or query is malformed: not JSON, unknown fields, wrong types; `details.issues` lists each.',
+    description:
+      'A request body or query is malformed: not JSON, unknown fields, wrong types; `details.issues` lists each.',
   },
   BODY_TOO_LARGE: {
     status: 413,
@@ -197,12 +200,14 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     category: 'user',
-    description: 'A request body has a content type the route does not take (JSON for the API; no file uploads to endpoints).',
+    description:
+      'A request body has a content type the route does not take (JSON for the API; no file uploads to endpoints).',
   },
   RATE_LIMITED: {
     status: 429,
     category: 'user',
-    description: 'An HTTP endpoint got more requests than its rate limit allows (10/s, bursts of 50); retry after the Retry-After seconds.',
+    description:
+      'An HTTP endpoint got more requests than its rate limit allows (10/s, bursts of 50); retry after the Retry-After seconds.',
   },
   SERVER_UNREACHABLE: {
     status: 502,

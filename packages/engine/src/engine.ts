@@ -63,7 +63,8 @@ export class Engine {
     const { db, raw } = await openDatabase({ file: path.join(options.dataDir, 'tributary.db') });
     const box = SecretBox.fromKeyFile(path.join(options.dataDir, 'master.key'));
     const sandbox = new Sandbox({ cacheDir: options.cacheDir });
-    for (const layer of sandbox.isolation.layers) if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
+    for (const layer of sandbox.isolation.layers)
+      if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = new MemoryPubSub();
     const locks = new KeyedMutex();
     const apps = new AppCatalog({ db, now });
@@ -76,10 +77,34 @@ export class Engine {
       options.log(`apps file ${file}: ${count} app(s) stored in the catalog`);
     }
     const accounts = new AccountService({ db, raw, catalog: apps, box, now });
-    const components = new ComponentService({ db, sandbox, codeDir: path.join(options.dataDir, 'code'), allowPrivateUrls: options.allowPrivateUrls, now });
-    const executor = new SourceExecutor({ sandbox, components, box, pubsub, now, publicUrl: options.publicUrl, sourceTimeoutMs: options.sourceTimeoutMs, accounts });
+    const components = new ComponentService({
+      db,
+      sandbox,
+      codeDir: path.join(options.dataDir, 'code'),
+      allowPrivateUrls: options.allowPrivateUrls,
+      now,
+    });
+    const executor = new SourceExecutor({
+      sandbox,
+      components,
+      box,
+      pubsub,
+      now,
+      publicUrl: options.publicUrl,
+      sourceTimeoutMs: options.sourceTimeoutMs,
+      accounts,
+    });
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
-    const runner = new InvocationRunner({ db, executor, components, locks, concurrency: options.concurrency, now, log: options.log, writes });
+    const runner = new InvocationRunner({
+      db,
+      executor,
+      components,
+      locks,
+      concurrency: options.concurrency,
+      now,
+      log: options.log,
+      writes,
+    });
     const scheduler = new Scheduler({ db, now, onQueued: (sourceIds) => runner.notify(sourceIds), writes });
     const sources = new SourceService({
       db,
@@ -93,8 +118,29 @@ export class Engine {
       writes,
       accounts,
     });
-    const calls = new ComponentCalls({ components, executor, accounts, configureTimeoutMs: 30_000, actionTimeoutMs: 30_000 });
-    return new Engine(db, writes, () => raw.close(), sandbox, new ApiKeys(db, now), components, sources, runner, scheduler, pubsub, apps, accounts, calls, options);
+    const calls = new ComponentCalls({
+      components,
+      executor,
+      accounts,
+      configureTimeoutMs: 30_000,
+      actionTimeoutMs: 30_000,
+    });
+    return new Engine(
+      db,
+      writes,
+      () => raw.close(),
+      sandbox,
+      new ApiKeys(db, now),
+      components,
+      sources,
+      runner,
+      scheduler,
+      pubsub,
+      apps,
+      accounts,
+      calls,
+      options,
+    );
   }
 
   async start(): Promise<void> {

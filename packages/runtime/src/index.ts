@@ -51,4 +51,13 @@ export type { ListOptionsInput, OptionsPage } from './invoke/list-options.js';
 export type { LogEntry, LogLevel } from './invoke/log-capture.js';
 export { MAX_INVOCATION_PAYLOAD_BYTES } from './invoke/payload-budget.js';
 export { DEFAULT_ACTION_TIMEOUT_MS, DEFAULT_SOURCE_TIMEOUT_MS } from './limits.js';
-export type { AppDefinition, Component, ComponentType, DedupeStrategy, HookName, Json, PropSpec, RawComponent } from './types.js';
+export type {
+  AppDefinition,
+  Component,
+  ComponentType,
+  DedupeStrategy,
+  HookName,
+  Json,
+  PropSpec,
+  RawComponent,
+} from './types.js';

@@ -7,7 +7,13 @@
 export { Sandbox } from './host/sandbox.js';
 export type { PreparedComponent, SandboxOptions } from './host/sandbox.js';
 export { ComponentHandle } from './host/component-handle.js';
-export type { BatchRequest, InvokeCallbacks, InvokeRequest, LoadedComponent, OptionsRequest } from './host/component-handle.js';
+export type {
+  BatchRequest,
+  InvokeCallbacks,
+  InvokeRequest,
+  LoadedComponent,
+  OptionsRequest,
+} from './host/component-handle.js';
 export { detectIsolation } from './host/isolation.js';
 export type { IsolationLayer, IsolationOptions, IsolationReport } from './host/isolation.js';
 export { planDependencies } from './packages/dependency-plan.js';

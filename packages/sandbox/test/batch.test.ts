@@ -7,7 +7,11 @@ import { invoke, open, testSandbox } from './sandbox-harness.js';
 
 const COUNTER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/batch-counter.mjs');
 
-function batch(handle: ComponentHandle, events: unknown[], options: { timeoutMs?: number; n?: number } = {}): Promise<InvocationResult[]> {
+function batch(
+  handle: ComponentHandle,
+  events: unknown[],
+  options: { timeoutMs?: number; n?: number } = {},
+): Promise<InvocationResult[]> {
   return handle.invokeBatch({
     configured: {},
     accounts: {},
@@ -31,7 +35,11 @@ describe('batched invocations (invoke_batch)', () => {
   it('runs the items in order, each from the state the previous one left, with its own logs and emits; dedupe applies in order', async () => {
     const results = await batch(handle, [{ tag: 'a' }, { tag: 'b' }, { tag: 'a' }], { n: 10 });
     expect(results.map((result) => result.ok)).toEqual([true, true, true]);
-    expect(results.map((result) => result.logs.map((entry) => entry.message))).toEqual([['run a sees n=11'], ['run b sees n=12'], ['run a sees n=13']]);
+    expect(results.map((result) => result.logs.map((entry) => entry.message))).toEqual([
+      ['run a sees n=11'],
+      ['run b sees n=12'],
+      ['run a sees n=13'],
+    ]);
     expect(results.map(tags)).toEqual([['a'], ['b'], []]);
     expect(results[2]?.deduped.map((emit) => (emit.event as { tag: string }).tag)).toEqual(['a']);
     expect(results.map((result) => result.state.db['n'])).toEqual([11, 12, 13]);
@@ -60,7 +68,11 @@ describe('batched invocations (invoke_batch)', () => {
   });
 
   it('gives each item its own deadline, and stops a batch at the item that overruns it', async () => {
-    const slow = await batch(handle, [0, 1, 2, 3].map((index) => ({ tag: `s${index}`, sleepMs: 300 })), { timeoutMs: 500 });
+    const slow = await batch(
+      handle,
+      [0, 1, 2, 3].map((index) => ({ tag: `s${index}`, sleepMs: 300 })),
+      { timeoutMs: 500 },
+    );
     expect(slow.map((result) => result.ok)).toEqual([true, true, true, true]);
     const spun = await batch(handle, [{ tag: 't' }, { tag: 'u', do: 'spin' }, { tag: 'v' }], { timeoutMs: 500 });
     expect(spun).toHaveLength(2);
@@ -70,8 +82,16 @@ describe('batched invocations (invoke_batch)', () => {
 
   it(`refuses an empty batch and one over ${MAX_BATCH_ITEMS} items`, async () => {
     await expect(batch(handle, [])).rejects.toThrow(/1 to 64/);
-    await expect(batch(handle, Array.from({ length: MAX_BATCH_ITEMS + 1 }, (_, index) => ({ tag: `x${index}` })))).rejects.toThrow(/1 to 64/);
-    const full = await batch(handle, Array.from({ length: MAX_BATCH_ITEMS }, (_, index) => ({ tag: `y${index}` })));
+    await expect(
+      batch(
+        handle,
+        Array.from({ length: MAX_BATCH_ITEMS + 1 }, (_, index) => ({ tag: `x${index}` })),
+      ),
+    ).rejects.toThrow(/1 to 64/);
+    const full = await batch(
+      handle,
+      Array.from({ length: MAX_BATCH_ITEMS }, (_, index) => ({ tag: `y${index}` })),
+    );
     expect(full).toHaveLength(MAX_BATCH_ITEMS);
     expect(full.at(-1)?.state.db['n']).toBe(MAX_BATCH_ITEMS);
   });

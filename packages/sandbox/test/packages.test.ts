@@ -30,7 +30,10 @@ afterAll(async () => {
 
 const fixture = (name: string): string => path.join(FIXTURES, name);
 const imports = (...specifiers: string[]): PackageImport[] =>
-  specifiers.map((specifier) => ({ ...(parsePackageSpecifier(specifier) as NonNullable<ReturnType<typeof parsePackageSpecifier>>), importer: 'x.mjs' }));
+  specifiers.map((specifier) => ({
+    ...(parsePackageSpecifier(specifier) as NonNullable<ReturnType<typeof parsePackageSpecifier>>),
+    importer: 'x.mjs',
+  }));
 
 describe('planDependencies', () => {
   it('folds imports of one package, keeping an exact pin that satisfies a range', () => {
@@ -88,7 +91,9 @@ describe('npm packages a component imports', () => {
     expect(second.packageDir).toBe(first.packageDir);
     expect(second.lock).toEqual(first.lock);
     for (const [name, version] of Object.entries(first.lock)) {
-      const manifest = JSON.parse(readFileSync(path.join(first.packageDir ?? '', 'node_modules', name, 'package.json'), 'utf8')) as { version: string };
+      const manifest = JSON.parse(
+        readFileSync(path.join(first.packageDir ?? '', 'node_modules', name, 'package.json'), 'utf8'),
+      ) as { version: string };
       expect(manifest.version).toBe(version);
     }
   });

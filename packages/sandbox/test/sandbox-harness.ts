@@ -9,7 +9,11 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const FIXTURES = path.join(REPO, 'fixtures/components');
 
 /** A sandbox on its own cache folder, with limits small enough for tests to hit quickly. */
-export function testSandbox(options: Partial<SandboxOptions> = {}): { sandbox: Sandbox; cacheDir: string; dispose: () => Promise<void> } {
+export function testSandbox(options: Partial<SandboxOptions> = {}): {
+  sandbox: Sandbox;
+  cacheDir: string;
+  dispose: () => Promise<void>;
+} {
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-sandbox-test-'));
   const sandbox = new Sandbox({ cacheDir, memoryMb: 128, graceMs: 500, ...options });
   return {
@@ -29,7 +33,13 @@ export async function open(sandbox: Sandbox, file: string, key = file): Promise<
 
 export function invoke(
   handle: ComponentHandle,
-  options: { kind?: InvocationKind; configured?: Record<string, unknown>; state?: InvocationState; timeoutMs?: number; event?: unknown } = {},
+  options: {
+    kind?: InvocationKind;
+    configured?: Record<string, unknown>;
+    state?: InvocationState;
+    timeoutMs?: number;
+    event?: unknown;
+  } = {},
 ): Promise<InvocationResult> {
   return handle.invoke({
     kind: options.kind ?? 'run',

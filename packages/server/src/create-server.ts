@@ -47,7 +47,14 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   registerRequestLog(app);
   app.get('/healthz', () => ({ status: 'ok' }));
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
-  const routes = [...componentRoutes(engine), ...callRoutes(engine), ...sourceRoutes(engine), ...appRoutes(engine), ...accountRoutes(engine), ...apiKeyRoutes(engine)];
+  const routes = [
+    ...componentRoutes(engine),
+    ...callRoutes(engine),
+    ...sourceRoutes(engine),
+    ...appRoutes(engine),
+    ...accountRoutes(engine),
+    ...apiKeyRoutes(engine),
+  ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(
     route({

@@ -35,7 +35,13 @@ describe('app catalog', () => {
     const acme = await h.request('GET', '/v1/apps/acme');
     expect(acme.status).toBe(200);
     expect(acme.body.data).toMatchObject({ slug: 'acme', name: 'Acme', auth_type: 'keys' });
-    expect(acme.body.data.fields).toContainEqual({ name: 'api_key', label: 'API key', secret: true, optional: false, description: expect.any(String) });
+    expect(acme.body.data.fields).toContainEqual({
+      name: 'api_key',
+      label: 'API key',
+      secret: true,
+      optional: false,
+      description: expect.any(String),
+    });
   });
 
   it('adds an app with PUT (201), replaces it (200), and GET shows the new entry', async () => {
@@ -49,9 +55,14 @@ describe('app catalog', () => {
       auth_type: 'keys',
       fields: [{ name: 'token', label: 'Token', secret: true, optional: false, description: null }],
     });
-    const replaced = await h.request('PUT', '/v1/apps/widgets', { body: { ...body, name: 'Widgets Inc', description: 'v2' } });
+    const replaced = await h.request('PUT', '/v1/apps/widgets', {
+      body: { ...body, name: 'Widgets Inc', description: 'v2' },
+    });
     expect(replaced.status).toBe(200);
-    expect((await h.request('GET', '/v1/apps/widgets')).body.data).toMatchObject({ name: 'Widgets Inc', description: 'v2' });
+    expect((await h.request('GET', '/v1/apps/widgets')).body.data).toMatchObject({
+      name: 'Widgets Inc',
+      description: 'v2',
+    });
     const listed = await h.request('GET', '/v1/apps');
     expect(listed.body.data.map((app: { slug: string }) => app.slug)).toContain('widgets');
   });
@@ -62,8 +73,23 @@ describe('app catalog', () => {
       ['/v1/apps/Bad%20Slug', { name: 'x', auth_type: 'none', fields: [] }, 'VALIDATION_FAILED'],
       ['/v1/apps/ok', { name: 'x', auth_type: 'saml', fields: [] }, 'VALIDATION_FAILED'],
       ['/v1/apps/ok', { name: 'x', auth_type: 'none', fields: [], extra: 1 }, 'VALIDATION_FAILED'],
-      ['/v1/apps/ok', { name: 'x', auth_type: 'keys', fields: [{ name: 'a', label: 'A' }, { name: 'a', label: 'B' }] }, 'VALIDATION_FAILED'],
-      ['/v1/apps/ok', { name: 'x', auth_type: 'keys', fields: [{ name: 'not an identifier', label: 'A' }] }, 'VALIDATION_FAILED'],
+      [
+        '/v1/apps/ok',
+        {
+          name: 'x',
+          auth_type: 'keys',
+          fields: [
+            { name: 'a', label: 'A' },
+            { name: 'a', label: 'B' },
+          ],
+        },
+        'VALIDATION_FAILED',
+      ],
+      [
+        '/v1/apps/ok',
+        { name: 'x', auth_type: 'keys', fields: [{ name: 'not an identifier', label: 'A' }] },
+        'VALIDATION_FAILED',
+      ],
       ['/v1/apps/ok', { name: 42, auth_type: 'keys', fields: [] }, 'VALIDATION_FAILED'],
     ];
     for (const [url, body, code] of cases) {
@@ -88,7 +114,11 @@ describe('connected accounts', () => {
     expect(created.status).toBe(201);
     accountId = created.body.data.id;
     expect(accountId).toMatch(/^apn_/);
-    expect(created.body.data).toMatchObject({ app: 'acme', name: 'Acme prod', fields: { api_key: '[REDACTED]', base_url: 'http://acme.test' } });
+    expect(created.body.data).toMatchObject({
+      app: 'acme',
+      name: 'Acme prod',
+      fields: { api_key: '[REDACTED]', base_url: 'http://acme.test' },
+    });
     expect(created.body.data.created_at).toEqual(expect.any(Number));
     const one = await h.request('GET', `/v1/accounts/${accountId}`);
     expect(one.body.data).toEqual(created.body.data);
@@ -106,9 +136,15 @@ describe('connected accounts', () => {
   });
 
   it('names a default account after its app', async () => {
-    const created = await h.request('POST', '/v1/accounts', { body: { app: 'github', fields: { oauth_access_token: 'gh-token' } } });
+    const created = await h.request('POST', '/v1/accounts', {
+      body: { app: 'github', fields: { oauth_access_token: 'gh-token' } },
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data).toMatchObject({ app: 'github', name: 'GitHub account', fields: { oauth_access_token: '[REDACTED]' } });
+    expect(created.body.data).toMatchObject({
+      app: 'github',
+      name: 'GitHub account',
+      fields: { oauth_access_token: '[REDACTED]' },
+    });
   });
 
   it('refuses bad accounts naming what is wrong, and stores nothing', async () => {
@@ -125,7 +161,9 @@ describe('connected accounts', () => {
       const response = await h.request('POST', '/v1/accounts', { body });
       expect(response.status, JSON.stringify(body)).toBe(status);
       expect(response.body.error.code).toBe(code);
-      expect(`${response.body.error.message as string} ${JSON.stringify(response.body.error.details ?? {})}`).toContain(named);
+      expect(`${response.body.error.message as string} ${JSON.stringify(response.body.error.details ?? {})}`).toContain(
+        named,
+      );
     }
     const missing = await h.request('GET', '/v1/accounts/apn_missing');
     expect(missing.status).toBe(404);
@@ -137,7 +175,10 @@ describe('connected accounts', () => {
 
   it('gives a deployed app prop the credentials as this.<prop>.$auth, in hooks and runs', async () => {
     const deployed = await h.request('POST', '/v1/sources', {
-      body: { component_code: fixture('server/acme-auth-source.mjs'), configured_props: { acme: { authProvisionId: accountId } } },
+      body: {
+        component_code: fixture('server/acme-auth-source.mjs'),
+        configured_props: { acme: { authProvisionId: accountId } },
+      },
     });
     expect(deployed.status).toBe(200);
     const sourceId = deployed.body.data.id as string;
@@ -149,14 +190,19 @@ describe('connected accounts', () => {
       const events = await h.request('GET', `/v1/sources/${sourceId}/event_summaries?expand=event`);
       return events.body.data[0]?.event;
     }, 'the run to emit');
-    expect(event).toEqual({ auth: { api_key: SECRET, base_url: 'http://acme.test' }, deployedWithKeyLength: SECRET.length });
+    expect(event).toEqual({
+      auth: { api_key: SECRET, base_url: 'http://acme.test' },
+      deployedWithKeyLength: SECRET.length,
+    });
     await queueIdle(h, sourceId);
     // Runs queued together go to the worker as one batch: each still sees the account.
-    for (let i = 0; i < 6; i += 1) expect((await h.request('POST', `/v1/sources/${sourceId}/run`, { body: {} })).status).toBe(202);
+    for (let i = 0; i < 6; i += 1)
+      expect((await h.request('POST', `/v1/sources/${sourceId}/run`, { body: {} })).status).toBe(202);
     await queueIdle(h, sourceId);
     const all = await h.request('GET', `/v1/sources/${sourceId}/event_summaries?expand=event&limit=100`);
     expect(all.body.data).toHaveLength(7);
-    for (const entry of all.body.data) expect(entry.event.auth).toEqual({ api_key: SECRET, base_url: 'http://acme.test' });
+    for (const entry of all.body.data)
+      expect(entry.event.auth).toEqual({ api_key: SECRET, base_url: 'http://acme.test' });
 
     // Deleting the account says which sources used it; their next run lacks the account.
     const removed = await h.request('DELETE', `/v1/accounts/${accountId}`);
@@ -166,35 +212,56 @@ describe('connected accounts', () => {
     await h.request('POST', `/v1/sources/${sourceId}/run`, { body: {} });
     await queueIdle(h, sourceId);
     const logs = await h.request('GET', `/v1/sources/${sourceId}/logs?limit=100`);
-    expect(logs.body.data.map((entry: { message: string }) => entry.message).join('\n')).toContain('app prop "acme" needs a connected account');
+    expect(logs.body.data.map((entry: { message: string }) => entry.message).join('\n')).toContain(
+      'app prop "acme" needs a connected account',
+    );
   });
 
   it('refuses an account of another app, an unknown account, or a raw value for an app prop, changing nothing', async () => {
-    const github = await h.request('POST', '/v1/accounts', { body: { app: 'github', name: 'gh', fields: { oauth_access_token: 't' } } });
-    const acme = await h.request('POST', '/v1/accounts', { body: { app: 'acme', name: 'acme 2', fields: { api_key: SECRET } } });
+    const github = await h.request('POST', '/v1/accounts', {
+      body: { app: 'github', name: 'gh', fields: { oauth_access_token: 't' } },
+    });
+    const acme = await h.request('POST', '/v1/accounts', {
+      body: { app: 'acme', name: 'acme 2', fields: { api_key: SECRET } },
+    });
     const code = fixture('server/acme-auth-source.mjs');
     // Save the code first so a refused deploy cannot differ by a saved component.
     await h.request('POST', '/v1/components', { body: { component_code: code } });
     const before = await accountsSnapshot();
     const cases: [unknown, string][] = [
-      [{ authProvisionId: github.body.data.id }, `app prop "acme" needs an account of app "acme"; ${github.body.data.id as string} is an account of "github"`],
+      [
+        { authProvisionId: github.body.data.id },
+        `app prop "acme" needs an account of app "acme"; ${github.body.data.id as string} is an account of "github"`,
+      ],
       [{ authProvisionId: 'apn_unknown' }, 'app prop "acme": no connected account "apn_unknown"'],
       [{ api_key: 'raw' }, 'app prop "acme" takes { "authProvisionId": "apn_…" }'],
     ];
     for (const [value, message] of cases) {
-      const response = await h.request('POST', '/v1/sources', { body: { component_code: code, configured_props: { acme: value } } });
+      const response = await h.request('POST', '/v1/sources', {
+        body: { component_code: code, configured_props: { acme: value } },
+      });
       expect(response.status, JSON.stringify(value)).toBe(400);
-      expect(response.body.error).toMatchObject({ code: 'PROP_INVALID', message: expect.stringContaining(message), details: { prop: 'acme' } });
+      expect(response.body.error).toMatchObject({
+        code: 'PROP_INVALID',
+        message: expect.stringContaining(message),
+        details: { prop: 'acme' },
+      });
     }
     expect(await accountsSnapshot()).toEqual(before);
 
     // The same check guards an update: the source keeps its account.
-    const deployed = await h.request('POST', '/v1/sources', { body: { component_code: code, configured_props: { acme: { authProvisionId: acme.body.data.id } } } });
+    const deployed = await h.request('POST', '/v1/sources', {
+      body: { component_code: code, configured_props: { acme: { authProvisionId: acme.body.data.id } } },
+    });
     expect(deployed.status).toBe(200);
     const sourceId = deployed.body.data.id as string;
-    const refused = await h.request('PUT', `/v1/sources/${sourceId}`, { body: { configured_props: { acme: { authProvisionId: github.body.data.id } } } });
+    const refused = await h.request('PUT', `/v1/sources/${sourceId}`, {
+      body: { configured_props: { acme: { authProvisionId: github.body.data.id } } },
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.error.details).toMatchObject({ prop: 'acme' });
-    expect((await h.request('GET', `/v1/sources/${sourceId}`)).body.data.configured_props).toEqual({ acme: { authProvisionId: acme.body.data.id } });
+    expect((await h.request('GET', `/v1/sources/${sourceId}`)).body.data.configured_props).toEqual({
+      acme: { authProvisionId: acme.body.data.id },
+    });
   });
 });

@@ -27,17 +27,27 @@ beforeAll(async () => {
       return;
     }
     const page = new URL(request.url ?? '/', 'http://x').searchParams.get('page');
-    const boards = page === '0' ? [{ id: 'b1', name: 'Main' }, { id: 'b2', name: 'Ops' }] : [];
+    const boards =
+      page === '0'
+        ? [
+            { id: 'b1', name: 'Main' },
+            { id: 'b2', name: 'Ops' },
+          ]
+        : [];
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(boards));
   });
   acme.listen(0, '127.0.0.1');
   await once(acme, 'listening');
   acmeUrl = `http://127.0.0.1:${(acme.address() as AddressInfo).port}`;
   h = await startHarness();
-  const account = await h.request('POST', '/v1/accounts', { body: { app: 'acme', fields: { api_key: TOKEN, base_url: acmeUrl } } });
+  const account = await h.request('POST', '/v1/accounts', {
+    body: { app: 'acme', fields: { api_key: TOKEN, base_url: acmeUrl } },
+  });
   expect(account.status).toBe(201);
   accountId = account.body.data.id;
-  const saved = await h.request('POST', '/v1/components', { body: { component_code: fixture('server/acme-boards-action.mjs') } });
+  const saved = await h.request('POST', '/v1/components', {
+    body: { component_code: fixture('server/acme-boards-action.mjs') },
+  });
   expect(saved.status).toBe(200);
   actionId = saved.body.data.id;
 });
@@ -65,7 +75,13 @@ describe('POST /v1/components/configure', () => {
     });
     expect(seen.at(-1)).toEqual({ auth: `Bearer ${TOKEN}`, url: '/boards?page=0' });
     const next = await h.request('POST', '/v1/components/configure', {
-      body: { id: 't-acme-boards', prop_name: 'board', page: 1, prev_context: {}, configured_props: { acme: { authProvisionId: accountId } } },
+      body: {
+        id: 't-acme-boards',
+        prop_name: 'board',
+        page: 1,
+        prev_context: {},
+        configured_props: { acme: { authProvisionId: accountId } },
+      },
     });
     expect(next.status).toBe(200);
     expect(next.body.options).toEqual([]);
@@ -73,7 +89,9 @@ describe('POST /v1/components/configure', () => {
   });
 
   it('reports an options() failure in errors: a wrong token refused by the API, or no account at all', async () => {
-    const wrong = await h.request('POST', '/v1/accounts', { body: { app: 'acme', fields: { api_key: 'wrong-token', base_url: acmeUrl } } });
+    const wrong = await h.request('POST', '/v1/accounts', {
+      body: { app: 'acme', fields: { api_key: 'wrong-token', base_url: acmeUrl } },
+    });
     const refused = await h.request('POST', '/v1/components/configure', {
       body: { id: actionId, prop_name: 'board', configured_props: { acme: { authProvisionId: wrong.body.data.id } } },
     });
@@ -81,7 +99,9 @@ describe('POST /v1/components/configure', () => {
     expect(refused.body).toMatchObject({ options: [], errors: [expect.stringContaining('Acme answered 401')] });
     expect(seen.at(-1)?.auth).toBe('Bearer wrong-token');
     const calls = seen.length;
-    const response = await h.request('POST', '/v1/components/configure', { body: { id: actionId, prop_name: 'board' } });
+    const response = await h.request('POST', '/v1/components/configure', {
+      body: { id: actionId, prop_name: 'board' },
+    });
     expect(response.status).toBe(200);
     expect(response.body.options).toEqual([]);
     expect(response.body.errors).toHaveLength(1);
@@ -92,7 +112,11 @@ describe('POST /v1/components/configure', () => {
     const cases: [unknown, number, string][] = [
       [{ id: 'sc_missing', prop_name: 'board' }, 404, 'NOT_FOUND'],
       [{ id: actionId, prop_name: 'nope' }, 400, 'PROP_UNKNOWN'],
-      [{ id: actionId, prop_name: 'board', configured_props: { acme: { authProvisionId: 'apn_nope' } } }, 400, 'PROP_INVALID'],
+      [
+        { id: actionId, prop_name: 'board', configured_props: { acme: { authProvisionId: 'apn_nope' } } },
+        400,
+        'PROP_INVALID',
+      ],
       [{ id: actionId, prop_name: 'board', page: -1 }, 400, 'VALIDATION_FAILED'],
       [{ id: actionId, prop_name: 'board', color: 'red' }, 400, 'VALIDATION_FAILED'],
       [{ prop_name: 'board' }, 400, 'VALIDATION_FAILED'],
@@ -106,11 +130,13 @@ describe('POST /v1/components/configure', () => {
 });
 
 describe('POST /v1/components/props', () => {
-  it("answers the props after additionalProps() ran with the configured values", async () => {
+  it('answers the props after additionalProps() ran with the configured values', async () => {
     const saved = await h.request('POST', '/v1/components', { body: { component_code: fixture('f21-dynamic.mjs') } });
     expect(saved.status).toBe(200);
     const declared = saved.body.data.configurable_props.map((prop: { name: string }) => prop.name);
-    const response = await h.request('POST', '/v1/components/props', { body: { id: saved.body.data.id, configured_props: { mode: 'detailed' } } });
+    const response = await h.request('POST', '/v1/components/props', {
+      body: { id: saved.body.data.id, configured_props: { mode: 'detailed' } },
+    });
     expect(response.status).toBe(200);
     expect(response.body.errors).toEqual([]);
     expect(response.body.observations).toEqual([]);
@@ -119,7 +145,9 @@ describe('POST /v1/components/props', () => {
       expect.objectContaining({ name: 'mode', reloadProps: true }),
       expect.objectContaining({ name: 'depth', type: 'integer', min: 1 }),
     ]);
-    const simple = await h.request('POST', '/v1/components/props', { body: { id: saved.body.data.id, configured_props: { mode: 'simple' } } });
+    const simple = await h.request('POST', '/v1/components/props', {
+      body: { id: saved.body.data.id, configured_props: { mode: 'simple' } },
+    });
     expect(simple.body.dynamic_props.configurable_props.map((prop: { name: string }) => prop.name)).toEqual(['mode']);
   });
 
@@ -127,8 +155,13 @@ describe('POST /v1/components/props', () => {
     const empty = await h.request('POST', '/v1/components/props', { body: { id: actionId, configured_props: {} } });
     expect(empty.status).toBe(200);
     expect(empty.body.errors).toEqual([]);
-    expect(empty.body.dynamic_props.configurable_props.map((prop: { name: string }) => prop.name)).toEqual(['acme', 'board']);
-    const invalid = await h.request('POST', '/v1/components/props', { body: { id: 'fx-dynamic', configured_props: { mode: 'bogus' } } });
+    expect(empty.body.dynamic_props.configurable_props.map((prop: { name: string }) => prop.name)).toEqual([
+      'acme',
+      'board',
+    ]);
+    const invalid = await h.request('POST', '/v1/components/props', {
+      body: { id: 'fx-dynamic', configured_props: { mode: 'bogus' } },
+    });
     expect(invalid.status).toBe(200);
     expect(invalid.body.errors).toEqual([expect.stringContaining('"mode"')]);
     expect(invalid.body.dynamic_props.configurable_props.map((prop: { name: string }) => prop.name)).toEqual(['mode']);
@@ -157,18 +190,28 @@ describe('POST /v1/actions/run', () => {
 
   it('reports a failing action as ok: false with its error, and refuses bad requests', async () => {
     const failing = await h.request('POST', '/v1/components', {
-      body: { component_code: 'export default { name: "Boom", version: "0.0.1", key: "t-boom", type: "action", props: {}, async run() { throw new Error("boom"); } };' },
+      body: {
+        component_code:
+          'export default { name: "Boom", version: "0.0.1", key: "t-boom", type: "action", props: {}, async run() { throw new Error("boom"); } };',
+      },
     });
     const run = await h.request('POST', '/v1/actions/run', { body: { id: failing.body.data.id } });
     expect(run.status).toBe(200);
-    expect(run.body.data).toMatchObject({ ok: false, error: { code: 'COMPONENT_ERROR', message: expect.stringContaining('boom') } });
+    expect(run.body.data).toMatchObject({
+      ok: false,
+      error: { code: 'COMPONENT_ERROR', message: expect.stringContaining('boom') },
+    });
 
     const source = await h.request('POST', '/v1/components', { body: { component_code: fixture('f01-ping.mjs') } });
     const before = await snapshot(h);
     const cases: [unknown, number, string][] = [
       [{ id: source.body.data.id }, 400, 'WRONG_COMPONENT_TYPE'],
       [{ id: actionId, configured_props: { acme: { authProvisionId: accountId } } }, 400, 'PROP_REQUIRED'],
-      [{ id: actionId, configured_props: { acme: { authProvisionId: accountId }, board: 'b1', nope: 1 } }, 400, 'PROP_UNKNOWN'],
+      [
+        { id: actionId, configured_props: { acme: { authProvisionId: accountId }, board: 'b1', nope: 1 } },
+        400,
+        'PROP_UNKNOWN',
+      ],
       [{ id: actionId, timeout_seconds: 0 }, 400, 'VALIDATION_FAILED'],
       [{ id: actionId, timeout_seconds: 'soon' }, 400, 'VALIDATION_FAILED'],
       [{ id: 'no-such-key' }, 404, 'NOT_FOUND'],
@@ -194,9 +237,15 @@ describe('GET /v1/users/me/components', () => {
     expect(ids).toContain(actionId);
     const first = await h.request('GET', '/v1/users/me/components?limit=2');
     expect(first.body.data.map((row: { id: string }) => row.id)).toEqual(ids.slice(0, 2));
-    const second = await h.request('GET', `/v1/users/me/components?limit=2&after=${first.body.page_info.end_cursor as string}`);
+    const second = await h.request(
+      'GET',
+      `/v1/users/me/components?limit=2&after=${first.body.page_info.end_cursor as string}`,
+    );
     expect(second.body.data.map((row: { id: string }) => row.id)).toEqual(ids.slice(2, 4));
-    const back = await h.request('GET', `/v1/users/me/components?limit=2&before=${second.body.page_info.start_cursor as string}`);
+    const back = await h.request(
+      'GET',
+      `/v1/users/me/components?limit=2&before=${second.body.page_info.start_cursor as string}`,
+    );
     expect(back.body.data.map((row: { id: string }) => row.id)).toEqual(ids.slice(0, 2));
     expect((await h.request('GET', '/v1/users/me/components?limit=abc')).status).toBe(400);
     expect((await h.request('GET', '/v1/users/me/components?after=sc_nope')).body.error.code).toBe('NOT_FOUND');
@@ -207,7 +256,18 @@ describe('OpenAPI', () => {
   it('describes every new route', async () => {
     const doc = await h.request('GET', '/v1/openapi.json');
     const paths = Object.keys(doc.body.paths);
-    for (const route of ['/v1/apps', '/v1/apps/{slug}', '/v1/accounts', '/v1/accounts/{id}', '/v1/components/configure', '/v1/components/props', '/v1/actions/run', '/v1/users/me/components', '/v1/api_keys', '/v1/api_keys/{id}']) {
+    for (const route of [
+      '/v1/apps',
+      '/v1/apps/{slug}',
+      '/v1/accounts',
+      '/v1/accounts/{id}',
+      '/v1/components/configure',
+      '/v1/components/props',
+      '/v1/actions/run',
+      '/v1/users/me/components',
+      '/v1/api_keys',
+      '/v1/api_keys/{id}',
+    ]) {
       expect(paths, route).toContain(route);
     }
   });

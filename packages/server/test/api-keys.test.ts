@@ -21,7 +21,15 @@ describe('API keys', () => {
     expect(created.status).toBe(201);
     const key = created.body.data.key as string;
     expect(key).toMatch(/^trb_[0-9A-Za-z]{48}$/);
-    expect(created.body.data).toEqual({ id: expect.stringMatching(/^key_/), name: 'ci', prefix: key.slice(0, 8), created_at: expect.any(Number), last_used_at: null, revoked_at: null, key });
+    expect(created.body.data).toEqual({
+      id: expect.stringMatching(/^key_/),
+      name: 'ci',
+      prefix: key.slice(0, 8),
+      created_at: expect.any(Number),
+      last_used_at: null,
+      revoked_at: null,
+      key,
+    });
 
     const used = await h.request('GET', '/v1/users/me', { key });
     expect(used.status).toBe(200);
@@ -29,7 +37,14 @@ describe('API keys', () => {
     expect(listed.status).toBe(200);
     expect(listed.text).not.toContain(key);
     const entry = listed.body.data.find((row: { id: string }) => row.id === created.body.data.id);
-    expect(entry).toEqual({ id: created.body.data.id, name: 'ci', prefix: key.slice(0, 8), created_at: created.body.data.created_at, last_used_at: expect.any(Number), revoked_at: null });
+    expect(entry).toEqual({
+      id: created.body.data.id,
+      name: 'ci',
+      prefix: key.slice(0, 8),
+      created_at: created.body.data.created_at,
+      last_used_at: expect.any(Number),
+      revoked_at: null,
+    });
     expect(listed.body.page_info.total_count).toBe(2);
 
     const revoked = await h.request('DELETE', `/v1/api_keys/${created.body.data.id as string}`);
@@ -39,7 +54,9 @@ describe('API keys', () => {
     expect(refused.status).toBe(401);
     expect(refused.body.error.code).toBe('UNAUTHORIZED');
     const after = await h.request('GET', '/v1/api_keys');
-    expect(after.body.data.find((row: { id: string }) => row.id === created.body.data.id).revoked_at).toEqual(expect.any(Number));
+    expect(after.body.data.find((row: { id: string }) => row.id === created.body.data.id).revoked_at).toEqual(
+      expect.any(Number),
+    );
     // Revoking again is harmless.
     expect((await h.request('DELETE', `/v1/api_keys/${created.body.data.id as string}`)).status).toBe(200);
   });
@@ -50,7 +67,10 @@ describe('API keys', () => {
     expect(active).toHaveLength(1);
     const last = await h.request('DELETE', `/v1/api_keys/${active[0].id as string}`);
     expect(last.status).toBe(400);
-    expect(last.body.error).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('last active API key') });
+    expect(last.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: expect.stringContaining('last active API key'),
+    });
     expect((await h.request('GET', '/v1/users/me')).status).toBe(200);
     const unknown = await h.request('DELETE', '/v1/api_keys/key_nope');
     expect(unknown.status).toBe(404);

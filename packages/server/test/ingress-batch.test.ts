@@ -6,7 +6,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startTestServer, waitFor, waitForEvents, type DeployedSource, type TestServer } from './ingress-harness.js';
+import {
+  postJson,
+  startTestServer,
+  waitFor,
+  waitForEvents,
+  type DeployedSource,
+  type TestServer,
+} from './ingress-harness.js';
 
 const SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/batch-webhook.mjs');
 
@@ -31,7 +38,10 @@ describe('batched runs of a backlog (real engine and server)', () => {
   }
 
   async function logsOf(source: DeployedSource): Promise<LogLine[]> {
-    const { status, json } = await server.api.call<{ data: LogLine[] }>('GET', `/v1/sources/${source.id}/logs?limit=100`);
+    const { status, json } = await server.api.call<{ data: LogLine[] }>(
+      'GET',
+      `/v1/sources/${source.id}/logs?limit=100`,
+    );
     expect(status).toBe(200);
     return json.data.reverse();
   }
@@ -48,15 +58,23 @@ describe('batched runs of a backlog (real engine and server)', () => {
 
   it('runs every queued request once, in order, each from the state the previous one left, with its own start and end log lines', async () => {
     const source = await server.api.deploy(SOURCE, { name: 'batched' });
-    const bodies = Array.from({ length: 25 }, (_, index) => ({ n: index + 1, ...(index === 0 ? { sleepMs: 800 } : {}), ...(index === 12 ? { do: 'throw' } : {}) }));
+    const bodies = Array.from({ length: 25 }, (_, index) => ({
+      n: index + 1,
+      ...(index === 0 ? { sleepMs: 800 } : {}),
+      ...(index === 12 ? { do: 'throw' } : {}),
+    }));
     await backlog(source, bodies);
     const events = await waitForEvents(server.api, source.id, 25);
-    expect(events.map((record) => record.event)).toEqual(bodies.map((body, index) => ({ n: body.n, count: index + 1 })));
+    expect(events.map((record) => record.event)).toEqual(
+      bodies.map((body, index) => ({ n: body.n, count: index + 1 })),
+    );
     const groups = await waitFor(async () => {
       const grouped = byInvocation(await logsOf(source));
       return grouped.size >= 25 ? grouped : undefined;
     }, 'the log lines of 25 invocations');
-    const invocations = [...groups.values()].filter((messages) => messages.some((message) => message.startsWith('request ')));
+    const invocations = [...groups.values()].filter((messages) =>
+      messages.some((message) => message.startsWith('request ')),
+    );
     expect(invocations).toHaveLength(25);
     for (const [index, messages] of invocations.entries()) {
       expect(messages[0]).toBe('--- run started');
@@ -69,22 +87,37 @@ describe('batched runs of a backlog (real engine and server)', () => {
         expect(messages[2]).toMatch(/^--- run finished in \d+ ms$/);
       }
     }
-    const queued = await server.engine.db.selectFrom('invocations').select('id').where('source_id', '=', source.id).execute();
+    const queued = await server.engine.db
+      .selectFrom('invocations')
+      .select('id')
+      .where('source_id', '=', source.id)
+      .execute();
     expect(queued).toEqual([]);
   });
 
   it('when the worker dies in the middle of a batch, fails only that request and still runs the ones after it', async () => {
     const source = await server.api.deploy(SOURCE, { name: 'crashing', variant: 'crash' });
-    const bodies = Array.from({ length: 12 }, (_, index) => ({ n: index + 1, ...(index === 0 ? { sleepMs: 800 } : {}), ...(index === 5 ? { do: 'exit' } : {}) }));
+    const bodies = Array.from({ length: 12 }, (_, index) => ({
+      n: index + 1,
+      ...(index === 0 ? { sleepMs: 800 } : {}),
+      ...(index === 5 ? { do: 'exit' } : {}),
+    }));
     await backlog(source, bodies);
     const events = await waitForEvents(server.api, source.id, 12);
     // The crashing run emitted before it exited: the emit and its db write were streamed, so they are kept.
-    expect(events.map((record) => record.event)).toEqual(bodies.map((body, index) => ({ n: body.n, count: index + 1 })));
+    expect(events.map((record) => record.event)).toEqual(
+      bodies.map((body, index) => ({ n: body.n, count: index + 1 })),
+    );
     const grouped = await waitFor(async () => {
       const groups = byInvocation(await logsOf(source));
-      return [...groups.values()].filter((messages) => messages.some((message) => message.startsWith('--- run '))).length >= 12 ? groups : undefined;
+      return [...groups.values()].filter((messages) => messages.some((message) => message.startsWith('--- run ')))
+        .length >= 12
+        ? groups
+        : undefined;
     }, 'the log lines of 12 invocations');
-    const ends = [...grouped.values()].filter((messages) => messages[0] === '--- run started').map((messages) => messages.at(-1) ?? '');
+    const ends = [...grouped.values()]
+      .filter((messages) => messages[0] === '--- run started')
+      .map((messages) => messages.at(-1) ?? '');
     expect(ends).toHaveLength(12);
     expect(ends.filter((end) => end.includes('failed'))).toEqual([expect.stringMatching(/: CRASHED$/)]);
     expect(ends[5]).toMatch(/CRASHED$/);

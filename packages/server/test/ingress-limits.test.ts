@@ -49,10 +49,20 @@ describe('RateLimiter (token bucket)', () => {
 });
 
 /** An engine and server on temporary folders with the given endpoint rate limit. */
-async function startLimitedServer(rateLimit: RateLimit): Promise<{ engine: Engine; app: FastifyInstance; api: ApiClient; base: string; close: () => Promise<void> }> {
+async function startLimitedServer(
+  rateLimit: RateLimit,
+): Promise<{ engine: Engine; app: FastifyInstance; api: ApiClient; base: string; close: () => Promise<void> }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-limits-data-'));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-limits-cache-'));
-  const engine = await Engine.create({ dataDir, cacheDir, publicUrl: 'http://endpoints.test.invalid', allowPrivateUrls: false, concurrency: 4, sourceTimeoutMs: 20_000, log: () => undefined });
+  const engine = await Engine.create({
+    dataDir,
+    cacheDir,
+    publicUrl: 'http://endpoints.test.invalid',
+    allowPrivateUrls: false,
+    concurrency: 4,
+    sourceTimeoutMs: 20_000,
+    log: () => undefined,
+  });
   const { key } = await engine.apiKeys.create('test');
   const app = await createServer({ engine, version: '0.0.0-test', log: () => undefined, endpointRateLimit: rateLimit });
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -87,7 +97,11 @@ describe('HTTP endpoint rate limit (in-process server, real HTTP)', () => {
 
   const url = (source: DeployedSource): string => `${server.base}${new URL(source.endpoint_url ?? '').pathname}`;
   const post = (source: DeployedSource, n: number): Promise<Response> =>
-    fetch(url(source), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ n }) });
+    fetch(url(source), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ n }),
+    });
 
   it('answers the 51st request of a burst with 429, Retry-After and RATE_LIMITED, and queues nothing for it', async () => {
     const statuses: number[] = [];
@@ -102,15 +116,23 @@ describe('HTTP endpoint rate limit (in-process server, real HTTP)', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(100);
-    const body = (await refused.json()) as { error: { code: string; message: string; details: { retry_after_seconds: number } } };
+    const body = (await refused.json()) as {
+      error: { code: string; message: string; details: { retry_after_seconds: number } };
+    };
     expect(body.error.code).toBe('RATE_LIMITED');
     expect(body.error.details.retry_after_seconds).toBe(retryAfter);
     expect(body.error.message).toMatch(/bursts of 50/);
     // Exactly the 50 acknowledged requests run; the refused one was never queued.
     const events = await waitForEvents(server.api, limited.id, 50);
-    const queued = await server.engine.db.selectFrom('invocations').select('id').where('source_id', '=', limited.id).execute();
+    const queued = await server.engine.db
+      .selectFrom('invocations')
+      .select('id')
+      .where('source_id', '=', limited.id)
+      .execute();
     expect(queued).toEqual([]);
-    expect(events.map((record) => (record.event as { body: { n: number } }).body.n)).toEqual(Array.from({ length: 50 }, (_, index) => index + 1));
+    expect(events.map((record) => (record.event as { body: { n: number } }).body.n)).toEqual(
+      Array.from({ length: 50 }, (_, index) => index + 1),
+    );
   });
 
   it('limits each endpoint on its own, answers CORS preflights without a token, and 404s unknown endpoints', async () => {
@@ -130,7 +152,10 @@ function logEntries(stderr: readonly string[]): Record<string, unknown>[] {
 }
 
 /** `tributary start` with extra flags and variables; resolves once it printed its ready line. */
-async function startBinary(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; base: string; stderr: string[]; stop: () => Promise<void> }> {
+async function startBinary(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; base: string; stderr: string[]; stop: () => Promise<void> }> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-limits-bin-data-'));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-limits-bin-cache-'));
   const port = await freePort();
@@ -170,14 +195,22 @@ async function startBinary(args: string[], env: Record<string, string>): Promise
 
 describe('tributary start: rate-limit settings and the request log (real binary)', () => {
   it('takes the limit from TRIBUTARY_ENDPOINT_* and logs one JSON line per request at debug, 429 at warn, without bodies or keys', async () => {
-    const server = await startBinary([], { TRIBUTARY_ENDPOINT_RATE_PER_S: '0.01', TRIBUTARY_ENDPOINT_BURST: '3', TRIBUTARY_LOG_LEVEL: 'debug' });
+    const server = await startBinary([], {
+      TRIBUTARY_ENDPOINT_RATE_PER_S: '0.01',
+      TRIBUTARY_ENDPOINT_BURST: '3',
+      TRIBUTARY_LOG_LEVEL: 'debug',
+    });
     try {
       const api = new ApiClient(server.base, ADMIN_KEY);
       const source = await api.deploy(CAPTURE);
       const endpoint = `${server.base}${new URL(source.endpoint_url ?? '').pathname}`;
       const statuses: number[] = [];
       for (let n = 0; n < 4; n += 1) {
-        const response = await fetch(`${endpoint}?token=query-secret`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ secret: 'body-secret' }) });
+        const response = await fetch(`${endpoint}?token=query-secret`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ secret: 'body-secret' }),
+        });
         await response.text();
         statuses.push(response.status);
       }
@@ -188,7 +221,9 @@ describe('tributary start: rate-limit settings and the request log (real binary)
         const parsed = logEntries(server.stderr);
         return parsed.some((entry) => entry['status'] === 429) ? parsed : undefined;
       }, 'the 429 log line');
-      const ingress = entries.filter((entry) => typeof entry['path'] === 'string' && (entry['path'] as string).startsWith('/e/'));
+      const ingress = entries.filter(
+        (entry) => typeof entry['path'] === 'string' && (entry['path'] as string).startsWith('/e/'),
+      );
       expect(ingress.map((entry) => [entry['level'], entry['status']])).toEqual([
         [20, 200],
         [20, 200],
@@ -220,7 +255,9 @@ describe('tributary start: rate-limit settings and the request log (real binary)
         }),
       );
       expect(statuses.every((status) => status === 200)).toBe(true);
-      const missing = await fetch(`${server.base}/v1/sources/dc_missing`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+      const missing = await fetch(`${server.base}/v1/sources/dc_missing`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
       expect(missing.status).toBe(404);
       await missing.text();
       const entries = await waitFor(() => {
@@ -228,14 +265,22 @@ describe('tributary start: rate-limit settings and the request log (real binary)
         return parsed.some((entry) => entry['status'] === 404) ? parsed : undefined;
       }, 'the 404 log line');
       expect(entries.filter((entry) => entry['status'] === 200)).toEqual([]);
-      expect(entries.find((entry) => entry['status'] === 404)).toMatchObject({ level: 40, method: 'GET', path: '/v1/sources/dc_missing' });
+      expect(entries.find((entry) => entry['status'] === 404)).toMatchObject({
+        level: 40,
+        method: 'GET',
+        path: '/v1/sources/dc_missing',
+      });
     } finally {
       await server.stop();
     }
   });
 
   it('refuses a bad setting with one usage line', async () => {
-    const child = spawn(process.execPath, [BIN, 'start', '--endpoint-burst', '0', '--log-level', 'loud'], { cwd: REPO, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'start', '--endpoint-burst', '0', '--log-level', 'loud'], {
+      cwd: REPO,
+      env: { ...process.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -35,11 +35,15 @@ interface Started {
 
 /** Starts the binary on an ephemeral port; resolves when it is ready or has exited. */
 function start(args: string[], env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--data-dir', mkdtempSync(path.join(tmp, 'data-')), ...args], {
-    cwd: REPO,
-    env: { ...process.env, TRIBUTARY_ADMIN_KEY: ADMIN_KEY, TRIBUTARY_CACHE_DIR: path.join(tmp, 'cache'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'start', '--port', '0', '--data-dir', mkdtempSync(path.join(tmp, 'data-')), ...args],
+    {
+      cwd: REPO,
+      env: { ...process.env, TRIBUTARY_ADMIN_KEY: ADMIN_KEY, TRIBUTARY_CACHE_DIR: path.join(tmp, 'cache'), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -50,16 +54,41 @@ function start(args: string[], env: Record<string, string> = {}): Promise<Starte
   return new Promise((resolve) => {
     createInterface({ input: child.stdout }).on('line', (line) => {
       const match = /ready: API (http:\/\/[^\s]+)\/v1/.exec(line);
-      if (match?.[1]) resolve({ base: match[1], code: null, get stderr() { return stderr; }, stop });
+      if (match?.[1])
+        resolve({
+          base: match[1],
+          code: null,
+          get stderr() {
+            return stderr;
+          },
+          stop,
+        });
     });
-    void exited.then((code) => resolve({ base: null, code, get stderr() { return stderr; }, stop }));
+    void exited.then((code) =>
+      resolve({
+        base: null,
+        code,
+        get stderr() {
+          return stderr;
+        },
+        stop,
+      }),
+    );
   });
 }
 
-const api = async (base: string, method: string, url: string, body?: unknown): Promise<{ status: number; body: AnyJson }> => {
+const api = async (
+  base: string,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ status: number; body: AnyJson }> => {
   const response = await fetch(`${base}${url}`, {
     method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${ADMIN_KEY}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   return { status: response.status, body: await response.json() };
@@ -72,7 +101,15 @@ describe('tributary start --apps-file', () => {
       file,
       JSON.stringify({
         apps: [
-          { slug: 'acme', name: 'Acme (on-prem)', auth_type: 'keys', fields: [{ name: 'api_key', label: 'Key', secret: true }, { name: 'host', label: 'Host' }] },
+          {
+            slug: 'acme',
+            name: 'Acme (on-prem)',
+            auth_type: 'keys',
+            fields: [
+              { name: 'api_key', label: 'Key', secret: true },
+              { name: 'host', label: 'Host' },
+            ],
+          },
           { slug: 'intranet', name: 'Intranet', description: 'Internal API', auth_type: 'none', fields: [] },
         ],
       }),
@@ -108,14 +145,19 @@ describe('tributary start --apps-file', () => {
 
   it('also reads TRIBUTARY_APPS_FILE, and serves TRIBUTARY_WEB_DIR', async () => {
     const file = path.join(tmp, 'env-apps.json');
-    writeFileSync(file, JSON.stringify({ apps: [{ slug: 'from-env', name: 'From env', auth_type: 'none', fields: [] }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ apps: [{ slug: 'from-env', name: 'From env', auth_type: 'none', fields: [] }] }),
+    );
     const web = mkdtempSync(path.join(tmp, 'web-'));
     writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>from env</title>');
     const server = await start([], { TRIBUTARY_APPS_FILE: file, TRIBUTARY_WEB_DIR: web });
     try {
       const base = server.base as string;
       expect((await api(base, 'GET', '/v1/apps/from-env')).status).toBe(200);
-      expect(await (await fetch(`${base}/docs/props`, { headers: { accept: 'text/html' } })).text()).toBe('<!doctype html><title>from env</title>');
+      expect(await (await fetch(`${base}/docs/props`, { headers: { accept: 'text/html' } })).text()).toBe(
+        '<!doctype html><title>from env</title>',
+      );
     } finally {
       await server.stop();
     }
@@ -123,9 +165,23 @@ describe('tributary start --apps-file', () => {
 
   it('refuses a bad file with one error naming the file and the entry', async () => {
     const cases: [string, string][] = [
-      [JSON.stringify({ apps: [{ slug: 'ok', name: 'Ok', auth_type: 'none', fields: [] }, { slug: 'broken', name: 'Broken', auth_type: 'basic', fields: [] }] }), 'entry 1 ("broken"), auth_type'],
-      [JSON.stringify({ apps: [{ slug: 'Bad Slug', name: 'x', auth_type: 'none', fields: [] }] }), 'entry 0 ("Bad Slug"), slug'],
-      [JSON.stringify({ apps: [{ slug: 'x', name: 'x', auth_type: 'keys', fields: [{ label: 'no name' }] }] }), 'entry 0 ("x"), fields.0.name'],
+      [
+        JSON.stringify({
+          apps: [
+            { slug: 'ok', name: 'Ok', auth_type: 'none', fields: [] },
+            { slug: 'broken', name: 'Broken', auth_type: 'basic', fields: [] },
+          ],
+        }),
+        'entry 1 ("broken"), auth_type',
+      ],
+      [
+        JSON.stringify({ apps: [{ slug: 'Bad Slug', name: 'x', auth_type: 'none', fields: [] }] }),
+        'entry 0 ("Bad Slug"), slug',
+      ],
+      [
+        JSON.stringify({ apps: [{ slug: 'x', name: 'x', auth_type: 'keys', fields: [{ label: 'no name' }] }] }),
+        'entry 0 ("x"), fields.0.name',
+      ],
       ['{ not json', 'is not JSON'],
       [JSON.stringify([]), 'the top level'],
     ];
@@ -135,7 +191,10 @@ describe('tributary start --apps-file', () => {
       const server = await start(['--apps-file', file]);
       expect(server.base, text).toBeNull();
       expect(server.code).toBe(2);
-      const lines = server.stderr.trim().split('\n').filter((line) => !/sandbox .* is off/.test(line));
+      const lines = server.stderr
+        .trim()
+        .split('\n')
+        .filter((line) => !/sandbox .* is off/.test(line));
       expect(lines.at(-1)).toContain(`apps file ${file}`);
       expect(lines.at(-1)).toContain(named);
     }

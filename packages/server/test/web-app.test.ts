@@ -28,7 +28,8 @@ afterAll(async () => {
   rmSync(webDir, { recursive: true, force: true });
 });
 
-const get = (url: string, headers: Record<string, string> = {}): Promise<Response> => fetch(`${h.base}${url}`, { headers });
+const get = (url: string, headers: Record<string, string> = {}): Promise<Response> =>
+  fetch(`${h.base}${url}`, { headers });
 
 describe('serving the web app', () => {
   it('serves index.html at / and its files with their types', async () => {
@@ -45,7 +46,14 @@ describe('serving the web app', () => {
   });
 
   it('answers client-side routes that accept HTML with index.html, and no sign-in is needed', async () => {
-    for (const url of ['/sources', '/sources/dc_abc/events', '/sources/new?action=create&key=x', '/docs', '/docs/props', '/settings']) {
+    for (const url of [
+      '/sources',
+      '/sources/dc_abc/events',
+      '/sources/new?action=create&key=x',
+      '/docs',
+      '/docs/props',
+      '/settings',
+    ]) {
       const response = await get(url, HTML);
       expect(response.status, url).toBe(200);
       expect(await response.text()).toBe(INDEX);
@@ -69,7 +77,12 @@ describe('serving the web app', () => {
   });
 
   it('never serves files outside the folder', async () => {
-    for (const url of ['/../package.json', '/%2e%2e/package.json', '/assets/..%2f..%2fpackage.json', '/%00index.html']) {
+    for (const url of [
+      '/../package.json',
+      '/%2e%2e/package.json',
+      '/assets/..%2f..%2fpackage.json',
+      '/%00index.html',
+    ]) {
       const response = await get(url, { accept: 'application/json' });
       expect(response.status, url).toBe(404);
     }

@@ -84,7 +84,11 @@ export function createHttp(options: HttpOptions) {
         ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
       });
     } catch (error) {
-      throw new ApiError(0, 'NETWORK_ERROR', `Cannot reach the server: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ApiError(
+        0,
+        'NETWORK_ERROR',
+        `Cannot reach the server: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const text = await response.text();
     let json: unknown = null;
@@ -101,7 +105,11 @@ export function createHttp(options: HttpOptions) {
     }
     const parsed = spec.schema.safeParse(json ?? {});
     if (!parsed.success) {
-      throw new ApiError(response.status, 'BAD_RESPONSE', `Unexpected response from ${spec.method} ${spec.path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      throw new ApiError(
+        response.status,
+        'BAD_RESPONSE',
+        `Unexpected response from ${spec.method} ${spec.path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
+      );
     }
     return parsed.data;
   };

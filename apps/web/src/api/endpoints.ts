@@ -65,20 +65,38 @@ export function createApi(http: Http) {
     me: () => http({ method: 'GET', path: '/v1/users/me', schema: single(User) }).then((r) => r.data),
 
     // Sources
-    listSources: () => http({ method: 'GET', path: '/v1/users/me/sources', query: { limit: 100 }, schema: list(DeployedSource) }),
-    getSource: (id: string) => http({ method: 'GET', path: `/v1/sources/${enc(id)}`, schema: single(DeployedSource) }).then((r) => r.data),
-    deploySource: (input: { readonly ref: ComponentRef; readonly name?: string; readonly configuredProps: ConfiguredProps }) =>
+    listSources: () =>
+      http({ method: 'GET', path: '/v1/users/me/sources', query: { limit: 100 }, schema: list(DeployedSource) }),
+    getSource: (id: string) =>
+      http({ method: 'GET', path: `/v1/sources/${enc(id)}`, schema: single(DeployedSource) }).then((r) => r.data),
+    deploySource: (input: {
+      readonly ref: ComponentRef;
+      readonly name?: string;
+      readonly configuredProps: ConfiguredProps;
+    }) =>
       http({
         method: 'POST',
         path: '/v1/sources',
-        body: { ...refBody(input.ref), ...(input.name ? { name: input.name } : {}), configured_props: input.configuredProps },
+        body: {
+          ...refBody(input.ref),
+          ...(input.name ? { name: input.name } : {}),
+          configured_props: input.configuredProps,
+        },
         schema: single(DeployedSource),
       }).then((r) => r.data),
-    updateSource: (id: string, body: { name?: string; active?: boolean; configured_props?: ConfiguredProps; component_code?: string }) =>
+    updateSource: (
+      id: string,
+      body: { name?: string; active?: boolean; configured_props?: ConfiguredProps; component_code?: string },
+    ) =>
       http({ method: 'PUT', path: `/v1/sources/${enc(id)}`, body, schema: single(DeployedSource) }).then((r) => r.data),
     deleteSource: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}`, schema: Empty }),
     runSource: (id: string, event?: unknown) =>
-      http({ method: 'POST', path: `/v1/sources/${enc(id)}/run`, body: event === undefined ? {} : { event }, schema: single(Invocation) }).then((r) => r.data),
+      http({
+        method: 'POST',
+        path: `/v1/sources/${enc(id)}/run`,
+        body: event === undefined ? {} : { event },
+        schema: single(Invocation),
+      }).then((r) => r.data),
     /** `expand` returns whole events; without it events over 1 KB come back cut (contract §9.2). */
     listEvents: (id: string, options: { readonly limit?: number; readonly expand?: boolean } = {}) =>
       http({
@@ -87,24 +105,41 @@ export function createApi(http: Http) {
         query: { limit: options.limit ?? 100, expand: options.expand === false ? undefined : 'event' },
         schema: list(EventSummary),
       }),
-    listLogs: (id: string, limit = 100) => http({ method: 'GET', path: `/v1/sources/${enc(id)}/logs`, query: { limit }, schema: list(LogEntry) }),
+    listLogs: (id: string, limit = 100) =>
+      http({ method: 'GET', path: `/v1/sources/${enc(id)}/logs`, query: { limit }, schema: list(LogEntry) }),
     clearEvents: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}/events`, schema: z.unknown() }),
 
     // Components
-    getComponent: (idOrKey: string) => http({ method: 'GET', path: `/v1/components/${enc(idOrKey)}`, schema: single(SavedComponent) }).then((r) => r.data),
+    getComponent: (idOrKey: string) =>
+      http({ method: 'GET', path: `/v1/components/${enc(idOrKey)}`, schema: single(SavedComponent) }).then(
+        (r) => r.data,
+      ),
     getRegistryComponent: (key: string) =>
-      http({ method: 'GET', path: `/v1/components/registry/${enc(key)}`, schema: single(SavedComponent) }).then((r) => r.data),
+      http({ method: 'GET', path: `/v1/components/registry/${enc(key)}`, schema: single(SavedComponent) }).then(
+        (r) => r.data,
+      ),
     saveComponent: (input: { readonly code?: string; readonly url?: string }) =>
       http({
         method: 'POST',
         path: '/v1/components',
-        body: { ...(input.code !== undefined ? { component_code: input.code } : {}), ...(input.url !== undefined ? { component_url: input.url } : {}) },
+        body: {
+          ...(input.code !== undefined ? { component_code: input.code } : {}),
+          ...(input.url !== undefined ? { component_url: input.url } : {}),
+        },
         schema: single(SavedComponent),
       }).then((r) => r.data),
-    listRegistry: () => http({ method: 'GET', path: '/v1/components/registry', query: { limit: 100 }, schema: list(SavedComponent) }),
-    listSavedComponents: () => http({ method: 'GET', path: '/v1/users/me/components', query: { limit: 100 }, schema: list(SavedComponent) }),
-    configureProp: (body: { id: string; prop_name: string; configured_props: ConfiguredProps; page?: number; prev_context?: Record<string, unknown>; query?: string }) =>
-      http({ method: 'POST', path: '/v1/components/configure', body, schema: ConfigureComponentResult }),
+    listRegistry: () =>
+      http({ method: 'GET', path: '/v1/components/registry', query: { limit: 100 }, schema: list(SavedComponent) }),
+    listSavedComponents: () =>
+      http({ method: 'GET', path: '/v1/users/me/components', query: { limit: 100 }, schema: list(SavedComponent) }),
+    configureProp: (body: {
+      id: string;
+      prop_name: string;
+      configured_props: ConfiguredProps;
+      page?: number;
+      prev_context?: Record<string, unknown>;
+      query?: string;
+    }) => http({ method: 'POST', path: '/v1/components/configure', body, schema: ConfigureComponentResult }),
     reloadProps: (body: { id: string; configured_props: ConfiguredProps }) =>
       http({ method: 'POST', path: '/v1/components/props', body, schema: ReloadPropsResult }),
     runAction: (body: { id: string; configured_props: ConfiguredProps; timeout_seconds?: number }) =>
@@ -112,15 +147,19 @@ export function createApi(http: Http) {
 
     // Apps and connected accounts
     listApps: () => http({ method: 'GET', path: '/v1/apps', query: { limit: 100 }, schema: list(App) }),
-    getApp: (slug: string) => http({ method: 'GET', path: `/v1/apps/${enc(slug)}`, schema: single(App) }).then((r) => r.data),
-    listAccounts: (app?: string) => http({ method: 'GET', path: '/v1/accounts', query: { app, limit: 100 }, schema: list(Account) }),
+    getApp: (slug: string) =>
+      http({ method: 'GET', path: `/v1/apps/${enc(slug)}`, schema: single(App) }).then((r) => r.data),
+    listAccounts: (app?: string) =>
+      http({ method: 'GET', path: '/v1/accounts', query: { app, limit: 100 }, schema: list(Account) }),
     createAccount: (body: { app: string; name?: string; fields: Record<string, string> }) =>
       http({ method: 'POST', path: '/v1/accounts', body, schema: single(Account) }).then((r) => r.data),
-    deleteAccount: (id: string) => http({ method: 'DELETE', path: `/v1/accounts/${enc(id)}`, schema: single(DeletedAccount) }).then((r) => r.data),
+    deleteAccount: (id: string) =>
+      http({ method: 'DELETE', path: `/v1/accounts/${enc(id)}`, schema: single(DeletedAccount) }).then((r) => r.data),
 
     // API keys
     listApiKeys: () => http({ method: 'GET', path: '/v1/api_keys', query: { limit: 100 }, schema: list(ApiKey) }),
-    createApiKey: (name: string) => http({ method: 'POST', path: '/v1/api_keys', body: { name }, schema: single(CreatedApiKey) }).then((r) => r.data),
+    createApiKey: (name: string) =>
+      http({ method: 'POST', path: '/v1/api_keys', body: { name }, schema: single(CreatedApiKey) }).then((r) => r.data),
     revokeApiKey: (id: string) => http({ method: 'DELETE', path: `/v1/api_keys/${enc(id)}`, schema: Empty }),
   };
 }

@@ -38,7 +38,10 @@ export function SessionProvider({ children }: { readonly children: ReactNode }) 
     window.sessionStorage.setItem(STORAGE_KEY, value);
     setToken(value);
   }, []);
-  const api = useMemo(() => createApi(createHttp({ baseUrl: '', getToken: readStoredKey, onUnauthorized: signOut })), [signOut]);
+  const api = useMemo(
+    () => createApi(createHttp({ baseUrl: '', getToken: readStoredKey, onUnauthorized: signOut })),
+    [signOut],
+  );
   const value = useMemo(() => ({ token, api, signIn, signOut }), [token, api, signIn, signOut]);
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

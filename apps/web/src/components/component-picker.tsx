@@ -26,12 +26,25 @@ export function ComponentPicker({
   const [mode, setMode] = useState<PickMode>(initialMode);
   const [code, setCode] = useState('');
   const [url, setUrl] = useState(initialUrl);
-  const registry = useQuery({ queryKey: ['registry'], queryFn: () => api.listRegistry(), enabled: mode === 'registry' });
-  const saved = useQuery({ queryKey: ['saved-components'], queryFn: () => api.listSavedComponents(), enabled: mode === 'registry' });
-  const save = useMutation({ mutationFn: (input: { code?: string; url?: string }) => api.saveComponent(input), onSuccess: onPicked });
+  const registry = useQuery({
+    queryKey: ['registry'],
+    queryFn: () => api.listRegistry(),
+    enabled: mode === 'registry',
+  });
+  const saved = useQuery({
+    queryKey: ['saved-components'],
+    queryFn: () => api.listSavedComponents(),
+    enabled: mode === 'registry',
+  });
+  const save = useMutation({
+    mutationFn: (input: { code?: string; url?: string }) => api.saveComponent(input),
+    onSuccess: onPicked,
+  });
   const load = useMutation({ mutationFn: (idOrKey: string) => api.getComponent(idOrKey), onSuccess: onPicked });
   const choices = [
-    ...(registry.data?.data ?? []).filter((c) => c.component_type === type).map((c) => ({ value: c.key ?? c.id, label: `${c.name ?? c.key} — ${c.key}@${c.version ?? '?'} (registry)` })),
+    ...(registry.data?.data ?? [])
+      .filter((c) => c.component_type === type)
+      .map((c) => ({ value: c.key ?? c.id, label: `${c.name ?? c.key} — ${c.key}@${c.version ?? '?'} (registry)` })),
     ...(saved.data?.data ?? [])
       .filter((c) => c.component_type === type && !c.key)
       .map((c) => ({ value: c.id, label: `${c.name ?? c.id} — ${c.id} (saved)` })),
@@ -45,7 +58,13 @@ export function ComponentPicker({
     <div className="card">
       <div className="tabs" role="group" aria-label="Component from">
         {modes.map(([value, label]) => (
-          <button key={value} type="button" aria-pressed={mode === value} className="tab" onClick={() => setMode(value)}>
+          <button
+            key={value}
+            type="button"
+            aria-pressed={mode === value}
+            className="tab"
+            onClick={() => setMode(value)}
+          >
             {label}
           </button>
         ))}
@@ -57,7 +76,11 @@ export function ComponentPicker({
           </label>
           {registry.isPending || saved.isPending ? <p className="muted">Loading components…</p> : null}
           {registry.error ? <ErrorState error={registry.error} /> : null}
-          <select id={`${id}-pick`} defaultValue="" onChange={(event) => event.target.value && load.mutate(event.target.value)}>
+          <select
+            id={`${id}-pick`}
+            defaultValue=""
+            onChange={(event) => event.target.value && load.mutate(event.target.value)}
+          >
             <option value="">{choices.length === 0 ? `No ${type}s published or saved yet` : 'Choose…'}</option>
             {choices.map((choice) => (
               <option key={choice.value} value={choice.value}>
@@ -77,7 +100,15 @@ export function ComponentPicker({
             <label className="field-label" htmlFor={`${id}-code`}>
               Component code
             </label>
-            <textarea id={`${id}-code`} className="code-input" rows={14} spellCheck={false} value={code} onChange={(event) => setCode(event.target.value)} placeholder="export default defineComponent({ … })" />
+            <textarea
+              id={`${id}-code`}
+              className="code-input"
+              rows={14}
+              spellCheck={false}
+              value={code}
+              onChange={(event) => setCode(event.target.value)}
+              placeholder="export default defineComponent({ … })"
+            />
           </div>
           <button type="submit" className="button" disabled={!code.trim() || save.isPending}>
             {save.isPending ? 'Loading…' : 'Load props'}
@@ -94,7 +125,13 @@ export function ComponentPicker({
             <label className="field-label" htmlFor={`${id}-url`}>
               Component URL
             </label>
-            <input id={`${id}-url`} type="url" value={url} onChange={(event) => setUrl(event.target.value)} placeholder="https://…/my-source.mjs" />
+            <input
+              id={`${id}-url`}
+              type="url"
+              value={url}
+              onChange={(event) => setUrl(event.target.value)}
+              placeholder="https://…/my-source.mjs"
+            />
           </div>
           <button type="submit" className="button" disabled={!url.trim() || save.isPending}>
             {save.isPending ? 'Fetching…' : 'Fetch code'}

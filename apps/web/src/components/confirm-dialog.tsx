@@ -26,7 +26,15 @@ export function ConfirmDialog({
     if (!open && dialog.open) dialog.close();
   }, [open]);
   return (
-    <dialog ref={ref} className="dialog" aria-labelledby="confirm-title" onCancel={(event) => { event.preventDefault(); onCancel(); }}>
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby="confirm-title"
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
       <h2 id="confirm-title">{title}</h2>
       <div>{children}</div>
       <div className="form-actions">

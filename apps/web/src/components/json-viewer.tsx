@@ -1,5 +1,13 @@
 /** A collapsible JSON tree: objects and arrays fold with native <details>, so it works by keyboard. */
-export function JsonViewer({ value, label, openDepth = 2 }: { readonly value: unknown; readonly label?: string; readonly openDepth?: number }) {
+export function JsonViewer({
+  value,
+  label,
+  openDepth = 2,
+}: {
+  readonly value: unknown;
+  readonly label?: string;
+  readonly openDepth?: number;
+}) {
   return (
     <div className="json-viewer" aria-label={label}>
       <JsonNode value={value} name={null} depth={0} openDepth={openDepth} />
@@ -7,10 +15,22 @@ export function JsonViewer({ value, label, openDepth = 2 }: { readonly value: un
   );
 }
 
-function JsonNode({ value, name, depth, openDepth }: { value: unknown; name: string | null; depth: number; openDepth: number }) {
+function JsonNode({
+  value,
+  name,
+  depth,
+  openDepth,
+}: {
+  value: unknown;
+  name: string | null;
+  depth: number;
+  openDepth: number;
+}) {
   const key = name === null ? null : <span className="json-key">{name}: </span>;
   if (value !== null && typeof value === 'object') {
-    const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+    const entries = Array.isArray(value)
+      ? value.map((item, index) => [String(index), item] as const)
+      : Object.entries(value);
     const [open, close] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
     if (entries.length === 0) {
       return (
@@ -28,7 +48,10 @@ function JsonNode({ value, name, depth, openDepth }: { value: unknown; name: str
         <summary>
           {key}
           <span className="json-punct">{open}</span>
-          <span className="json-count"> {entries.length} {Array.isArray(value) ? 'items' : 'keys'} </span>
+          <span className="json-count">
+            {' '}
+            {entries.length} {Array.isArray(value) ? 'items' : 'keys'}{' '}
+          </span>
         </summary>
         <div className="json-children">
           {entries.map(([childName, child]) => (

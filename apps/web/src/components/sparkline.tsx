@@ -15,11 +15,27 @@ export function EventsChart({ times, now }: { readonly times: readonly number[];
   const total = counts.reduce((sum, count) => sum + count, 0);
   const max = Math.max(1, ...counts);
   return (
-    <svg className="sparkline" viewBox="0 0 96 24" width="96" height="24" role="img" aria-label={`${total} event${total === 1 ? '' : 's'} in the last 24 hours`}>
+    <svg
+      className="sparkline"
+      viewBox="0 0 96 24"
+      width="96"
+      height="24"
+      role="img"
+      aria-label={`${total} event${total === 1 ? '' : 's'} in the last 24 hours`}
+    >
       <title>{`${total} in the last 24 hours`}</title>
       {counts.map((count, index) => {
         const height = count === 0 ? 1 : Math.max(2, (count / max) * 22);
-        return <rect key={index} x={index * 4} y={24 - height} width={3} height={height} className={count === 0 ? 'bar-empty' : 'bar'} />;
+        return (
+          <rect
+            key={index}
+            x={index * 4}
+            y={24 - height}
+            width={3}
+            height={height}
+            className={count === 0 ? 'bar-empty' : 'bar'}
+          />
+        );
       })}
     </svg>
   );

@@ -42,11 +42,17 @@ export function QueryView<T>({
   children,
   loadingLabel,
 }: {
-  readonly query: { readonly isPending: boolean; readonly error: unknown; readonly data: T | undefined; readonly refetch: () => unknown };
+  readonly query: {
+    readonly isPending: boolean;
+    readonly error: unknown;
+    readonly data: T | undefined;
+    readonly refetch: () => unknown;
+  };
   readonly children: (data: T) => ReactNode;
   readonly loadingLabel?: string;
 }) {
   if (query.isPending) return <Loading {...(loadingLabel ? { label: loadingLabel } : {})} />;
-  if (query.error || query.data === undefined) return <ErrorState error={query.error ?? 'No data'} retry={() => void query.refetch()} />;
+  if (query.error || query.data === undefined)
+    return <ErrorState error={query.error ?? 'No data'} retry={() => void query.refetch()} />;
   return <>{children(query.data)}</>;
 }

@@ -1,6 +1,10 @@
 import type { StreamStatus } from '../api/sse.js';
 
-const TEXT: Record<StreamStatus, string> = { connecting: 'Connecting…', open: 'Live', reconnecting: 'Connection lost — reconnecting…' };
+const TEXT: Record<StreamStatus, string> = {
+  connecting: 'Connecting…',
+  open: 'Live',
+  reconnecting: 'Connection lost — reconnecting…',
+};
 
 /** Says whether the live stream is connected; a lost connection is announced, not hidden. */
 export function StreamBadge({ status }: { readonly status: StreamStatus }) {

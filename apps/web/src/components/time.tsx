@@ -14,7 +14,16 @@ export function formatRelative(ms: number, now: number): string {
   const seconds = Math.round((now - ms) / 1000);
   const future = seconds < 0;
   const abs = Math.abs(seconds);
-  const text = abs < 5 ? 'just now' : abs < 60 ? `${abs}s` : abs < 3600 ? `${Math.floor(abs / 60)}m` : abs < 86_400 ? `${Math.floor(abs / 3600)}h` : `${Math.floor(abs / 86_400)}d`;
+  const text =
+    abs < 5
+      ? 'just now'
+      : abs < 60
+        ? `${abs}s`
+        : abs < 3600
+          ? `${Math.floor(abs / 60)}m`
+          : abs < 86_400
+            ? `${Math.floor(abs / 3600)}h`
+            : `${Math.floor(abs / 86_400)}d`;
   if (text === 'just now') return text;
   return future ? `in ${text}` : `${text} ago`;
 }

@@ -4,7 +4,12 @@ import type { DeployedSourceT } from '../api/endpoints.js';
 
 export type Trigger =
   | { readonly kind: 'http'; readonly url: string }
-  | { readonly kind: 'timer'; readonly prop: string; readonly cron: string | null; readonly intervalSeconds: number | null }
+  | {
+      readonly kind: 'timer';
+      readonly prop: string;
+      readonly cron: string | null;
+      readonly intervalSeconds: number | null;
+    }
   | { readonly kind: 'none' };
 
 export function triggerOf(source: DeployedSourceT): Trigger {
@@ -23,7 +28,11 @@ export function triggerOf(source: DeployedSourceT): Trigger {
  * moment has passed and the list has not been refetched yet, the schedule carries it forward:
  * cron in UTC, an interval in steps from the server's time.
  */
-export function nextRun(trigger: Extract<Trigger, { kind: 'timer' }>, nextRunAtSeconds: number | null, now: number): number | null {
+export function nextRun(
+  trigger: Extract<Trigger, { kind: 'timer' }>,
+  nextRunAtSeconds: number | null,
+  now: number,
+): number | null {
   if (nextRunAtSeconds === null) return null;
   const scheduled = nextRunAtSeconds * 1000;
   if (scheduled > now) return scheduled;

@@ -5,7 +5,10 @@
  */
 import { renderDoc, textOf, type Heading } from '../markdown/render.js';
 
-const files = import.meta.glob('../../../../docs/*.md', { query: '?raw', import: 'default', eager: true }) as Record<string, string>;
+const files = import.meta.glob('../../../../docs/*.md', { query: '?raw', import: 'default', eager: true }) as Record<
+  string,
+  string
+>;
 
 export const HOME_SLUG = 'component-api';
 
@@ -25,7 +28,17 @@ export const DOC_PAGES: readonly DocPage[] = Object.entries(files)
     const slug = file.slice(file.lastIndexOf('/') + 1).replace(/\.md$/, '');
     return { slug, title: titleOf(markdown, slug), markdown };
   })
-  .sort((a, b) => (a.slug === HOME_SLUG ? -1 : b.slug === HOME_SLUG ? 1 : a.slug === 'README' ? -1 : b.slug === 'README' ? 1 : a.title.localeCompare(b.title)));
+  .sort((a, b) =>
+    a.slug === HOME_SLUG
+      ? -1
+      : b.slug === HOME_SLUG
+        ? 1
+        : a.slug === 'README'
+          ? -1
+          : b.slug === 'README'
+            ? 1
+            : a.title.localeCompare(b.title),
+  );
 
 export function findPage(slug: string | undefined): DocPage | null {
   return DOC_PAGES.find((page) => page.slug === (slug ?? HOME_SLUG)) ?? null;
@@ -73,7 +86,16 @@ function allSections(): Section[] {
     const chunks = page.markdown.split(/^#{1,6}\s+.*$/m);
     // chunks[0] is before the first heading; chunks[i + 1] is the text under headings[i].
     headings.forEach((heading, index) => {
-      sections?.push({ slug: page.slug, pageTitle: page.title, id: heading.id, heading: heading.text, text: (chunks[index + 1] ?? '').replace(/```[\s\S]*?```/g, ' ').replace(/\s+/g, ' ').trim() });
+      sections?.push({
+        slug: page.slug,
+        pageTitle: page.title,
+        id: heading.id,
+        heading: heading.text,
+        text: (chunks[index + 1] ?? '')
+          .replace(/```[\s\S]*?```/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim(),
+      });
     });
   }
   return sections;
@@ -87,11 +109,20 @@ export function searchDocs(query: string, limit = 12): SearchHit[] {
     const heading = section.heading.toLowerCase();
     const text = section.text.toLowerCase();
     if (!terms.every((term) => heading.includes(term) || text.includes(term))) continue;
-    const score = terms.reduce((sum, term) => sum + (heading.includes(term) ? 10 : 0) + (text.split(term).length - 1), 0);
+    const score = terms.reduce(
+      (sum, term) => sum + (heading.includes(term) ? 10 : 0) + (text.split(term).length - 1),
+      0,
+    );
     const first = text.indexOf(terms[0] ?? '');
     const start = Math.max(0, first - 40);
     const snippet = `${start > 0 ? '…' : ''}${section.text.slice(start, start + 140)}${section.text.length > start + 140 ? '…' : ''}`;
-    scored.push({ hit: { slug: section.slug, pageTitle: section.pageTitle, id: section.id, heading: section.heading, snippet }, score });
+    scored.push({
+      hit: { slug: section.slug, pageTitle: section.pageTitle, id: section.id, heading: section.heading, snippet },
+      score,
+    });
   }
-  return scored.sort((a, b) => b.score - a.score).slice(0, limit).map((entry) => entry.hit);
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, limit)
+    .map((entry) => entry.hit);
 }

@@ -19,7 +19,12 @@ export interface RenderedDoc {
 }
 
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" };
@@ -30,7 +35,9 @@ export function textOf(html: string): string {
 }
 
 function safeHref(href: string): string | null {
-  return /^(https?:|mailto:|\/|#|\.{0,2}\/|[\w.-]+(\.md)?(#|$))/i.test(href) && !/^\s*javascript:/i.test(href) ? href : null;
+  return /^(https?:|mailto:|\/|#|\.{0,2}\/|[\w.-]+(\.md)?(#|$))/i.test(href) && !/^\s*javascript:/i.test(href)
+    ? href
+    : null;
 }
 
 /** `x.md#y` → `/docs/x#y`; the reference page itself is `/docs`. Other links are left alone. */
@@ -73,7 +80,8 @@ export function renderDoc(markdown: string): RenderedDoc {
         const inner = this.parser.parseInline(token.tokens);
         const file = repoPath(token.href);
         // A file of the repository (code, a decision record) has no page in the app: name it instead.
-        if (file !== null) return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${inner} <span class="muted small">(${escapeHtml(file)})</span></span>`;
+        if (file !== null)
+          return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${inner} <span class="muted small">(${escapeHtml(file)})</span></span>`;
         const href = docHref(token.href);
         const external = /^https?:/i.test(href);
         return `<a href="${escapeHtml(href)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}${external ? ' rel="noreferrer" target="_blank"' : ''}>${inner}</a>`;

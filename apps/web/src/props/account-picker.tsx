@@ -19,19 +19,37 @@ export function AccountPicker(props: Common & { app: string; value: unknown; onC
   const api = useApi();
   const accounts = useQuery({ queryKey: ['accounts', app], queryFn: () => api.listAccounts(app) });
   const [connecting, setConnecting] = useState(false);
-  const current = value && typeof value === 'object' && 'authProvisionId' in value ? String((value as { authProvisionId: unknown }).authProvisionId) : '';
+  const current =
+    value && typeof value === 'object' && 'authProvisionId' in value
+      ? String((value as { authProvisionId: unknown }).authProvisionId)
+      : '';
   return (
     <div className="account-picker">
       <div className="inline-form">
-        <select {...common} value={current} onChange={(event) => onChange(event.target.value ? { authProvisionId: event.target.value } : undefined)}>
-          <option value="">{accounts.isPending ? 'Loading accounts…' : accounts.data?.data.length ? 'Choose an account…' : `No ${app} accounts yet`}</option>
+        <select
+          {...common}
+          value={current}
+          onChange={(event) => onChange(event.target.value ? { authProvisionId: event.target.value } : undefined)}
+        >
+          <option value="">
+            {accounts.isPending
+              ? 'Loading accounts…'
+              : accounts.data?.data.length
+                ? 'Choose an account…'
+                : `No ${app} accounts yet`}
+          </option>
           {accounts.data?.data.map((account) => (
             <option key={account.id} value={account.id}>
               {account.name} ({account.id})
             </option>
           ))}
         </select>
-        <button type="button" className="button button-small" aria-expanded={connecting} onClick={() => setConnecting(!connecting)}>
+        <button
+          type="button"
+          className="button button-small"
+          aria-expanded={connecting}
+          onClick={() => setConnecting(!connecting)}
+        >
           {connecting ? 'Cancel' : 'Connect account'}
         </button>
       </div>
@@ -50,7 +68,13 @@ export function AccountPicker(props: Common & { app: string; value: unknown; onC
 }
 
 /** The form for a new connected account of one app, from its catalog entry. */
-export function ConnectAccount({ app, onConnected }: { readonly app: string; readonly onConnected: (id: string) => void }) {
+export function ConnectAccount({
+  app,
+  onConnected,
+}: {
+  readonly app: string;
+  readonly onConnected: (id: string) => void;
+}) {
   const api = useApi();
   const entry = useQuery({ queryKey: ['app', app], queryFn: () => api.getApp(app) });
   if (entry.isPending) return <p className="muted">Loading {app}…</p>;
@@ -65,7 +89,12 @@ export function AccountForm({ app, onConnected }: { readonly app: AppT; readonly
   const [name, setName] = useState('');
   const [fields, setFields] = useState<Record<string, string>>({});
   const create = useMutation({
-    mutationFn: () => api.createAccount({ app: app.slug, ...(name ? { name } : {}), fields: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '')) }),
+    mutationFn: () =>
+      api.createAccount({
+        app: app.slug,
+        ...(name ? { name } : {}),
+        fields: Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== '')),
+      }),
     onSuccess: async (account) => {
       await queryClient.invalidateQueries({ queryKey: ['accounts'] });
       onConnected(account.id);
@@ -110,7 +139,12 @@ export function AccountForm({ app, onConnected }: { readonly app: AppT; readonly
           {create.error.message}
         </p>
       ) : null}
-      <button type="button" className="button button-primary" disabled={create.isPending} onClick={() => create.mutate()}>
+      <button
+        type="button"
+        className="button button-primary"
+        disabled={create.isPending}
+        onClick={() => create.mutate()}
+      >
         {create.isPending ? 'Connecting…' : `Connect ${app.name}`}
       </button>
     </div>

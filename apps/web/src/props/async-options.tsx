@@ -46,7 +46,9 @@ export function AsyncOptions(props: {
         ...(prop.useQuery && input.query ? { query: input.query } : {}),
       }),
     onSuccess: (result, input) => {
-      const fresh: PropOption[] = result.string_options ? result.string_options.map((text) => ({ label: text, value: text })) : result.options;
+      const fresh: PropOption[] = result.string_options
+        ? result.string_options.map((text) => ({ label: text, value: text }))
+        : result.options;
       setOptions((previous) => (input.page === 0 ? fresh : [...previous, ...fresh]));
       setContext(result.context);
       setPage(input.page);
@@ -62,8 +64,13 @@ export function AsyncOptions(props: {
 
   const multiple = prop.type.endsWith('[]');
   const all = withCurrent(options, value, multiple);
-  const indexOf = (candidate: unknown) => all.findIndex((option) => JSON.stringify(option.value) === JSON.stringify(candidate));
-  const selected = multiple ? (Array.isArray(value) ? value : []).map((item) => String(indexOf(item))) : value === undefined ? '' : String(indexOf(value));
+  const indexOf = (candidate: unknown) =>
+    all.findIndex((option) => JSON.stringify(option.value) === JSON.stringify(candidate));
+  const selected = multiple
+    ? (Array.isArray(value) ? value : []).map((item) => String(indexOf(item)))
+    : value === undefined
+      ? ''
+      : String(indexOf(value));
 
   return (
     <div className="async-options">
@@ -82,7 +89,11 @@ export function AsyncOptions(props: {
             }}
             placeholder="Search…"
           />
-          <button type="button" className="button button-small" onClick={() => load.mutate({ page: 0, prevContext: null, query })}>
+          <button
+            type="button"
+            className="button button-small"
+            onClick={() => load.mutate({ page: 0, prevContext: null, query })}
+          >
             Search
           </button>
         </div>
@@ -96,7 +107,9 @@ export function AsyncOptions(props: {
           onChange(multiple ? picked : event.target.value === '' ? undefined : picked[0]);
         }}
       >
-        {multiple ? null : <option value="">{load.isPending && options.length === 0 ? 'Loading options…' : 'Choose…'}</option>}
+        {multiple ? null : (
+          <option value="">{load.isPending && options.length === 0 ? 'Loading options…' : 'Choose…'}</option>
+        )}
         {all.map((option, index) => (
           <option key={index} value={String(index)}>
             {option.label}
@@ -107,10 +120,20 @@ export function AsyncOptions(props: {
         <span className="muted small" aria-live="polite">
           {load.isPending ? 'Loading…' : `${options.length} option${options.length === 1 ? '' : 's'} loaded`}
         </span>
-        <button type="button" className="button button-small" disabled={load.isPending || exhausted} onClick={() => load.mutate({ page: page + 1, prevContext: context, query })}>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={load.isPending || exhausted}
+          onClick={() => load.mutate({ page: page + 1, prevContext: context, query })}
+        >
           Load more
         </button>
-        <button type="button" className="button button-small" disabled={load.isPending} onClick={() => load.mutate({ page: 0, prevContext: null, query })}>
+        <button
+          type="button"
+          className="button button-small"
+          disabled={load.isPending}
+          onClick={() => load.mutate({ page: 0, prevContext: null, query })}
+        >
           Refresh
         </button>
       </div>
@@ -133,6 +156,8 @@ function otherProps(values: Record<string, unknown>, name: string): Record<strin
 /** Keeps a saved value visible even before the page that lists it has loaded. */
 function withCurrent(options: PropOption[], value: unknown, multiple: boolean): PropOption[] {
   const wanted = multiple ? (Array.isArray(value) ? value : []) : value === undefined ? [] : [value];
-  const extra = wanted.filter((item) => !options.some((option) => JSON.stringify(option.value) === JSON.stringify(item))).map((item) => ({ label: typeof item === 'string' ? item : JSON.stringify(item), value: item }));
+  const extra = wanted
+    .filter((item) => !options.some((option) => JSON.stringify(option.value) === JSON.stringify(item)))
+    .map((item) => ({ label: typeof item === 'string' ? item : JSON.stringify(item), value: item }));
   return [...extra, ...options];
 }

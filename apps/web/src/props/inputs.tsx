@@ -9,7 +9,14 @@ interface CommonInput {
 }
 
 /** One text box per item, with add and remove buttons, for string[] and integer[]. */
-export function ListInput(props: CommonInput & { itemType: 'string' | 'integer'; value: unknown[]; onChange: (value: unknown[]) => void; label: string }) {
+export function ListInput(
+  props: CommonInput & {
+    itemType: 'string' | 'integer';
+    value: unknown[];
+    onChange: (value: unknown[]) => void;
+    label: string;
+  },
+) {
   const { id, itemType, value, onChange, label, disabled } = props;
   const items = value.length === 0 ? [''] : value;
   const update = (index: number, text: string) => {
@@ -30,12 +37,23 @@ export function ListInput(props: CommonInput & { itemType: 'string' | 'integer';
             value={String(item ?? '')}
             onChange={(event) => update(index, event.target.value)}
           />
-          <button type="button" className="button button-small" aria-label={`Remove ${label} item ${index + 1}`} disabled={disabled} onClick={() => onChange(items.filter((_, i) => i !== index).filter((v) => v !== ''))}>
+          <button
+            type="button"
+            className="button button-small"
+            aria-label={`Remove ${label} item ${index + 1}`}
+            disabled={disabled}
+            onClick={() => onChange(items.filter((_, i) => i !== index).filter((v) => v !== ''))}
+          >
             Remove
           </button>
         </div>
       ))}
-      <button type="button" className="button button-small" disabled={disabled} onClick={() => onChange([...items.filter((v) => v !== ''), itemType === 'integer' ? 0 : ''])}>
+      <button
+        type="button"
+        className="button button-small"
+        disabled={disabled}
+        onClick={() => onChange([...items.filter((v) => v !== ''), itemType === 'integer' ? 0 : ''])}
+      >
         Add item
       </button>
     </div>
@@ -84,18 +102,46 @@ export function TimerInput(props: CommonInput & { value: unknown; onChange: (val
     <div className="timer-input" role="group" aria-describedby={props['aria-describedby']}>
       <div className="segmented" role="radiogroup" aria-label="Schedule kind">
         <label>
-          <input type="radio" name={`${id}-mode`} checked={mode === 'interval'} disabled={disabled} onChange={() => onChange({ intervalSeconds: 3600 })} />
+          <input
+            type="radio"
+            name={`${id}-mode`}
+            checked={mode === 'interval'}
+            disabled={disabled}
+            onChange={() => onChange({ intervalSeconds: 3600 })}
+          />
           Every N seconds
         </label>
         <label>
-          <input type="radio" name={`${id}-mode`} checked={mode === 'cron'} disabled={disabled} onChange={() => onChange({ cron: '0 * * * *' })} />
+          <input
+            type="radio"
+            name={`${id}-mode`}
+            checked={mode === 'cron'}
+            disabled={disabled}
+            onChange={() => onChange({ cron: '0 * * * *' })}
+          />
           Cron (UTC)
         </label>
       </div>
       {mode === 'interval' ? (
-        <input id={id} aria-label="Interval in seconds" type="number" min={15} step={1} disabled={disabled} value={current.intervalSeconds ?? ''} onChange={(event) => onChange({ intervalSeconds: Number(event.target.value) })} />
+        <input
+          id={id}
+          aria-label="Interval in seconds"
+          type="number"
+          min={15}
+          step={1}
+          disabled={disabled}
+          value={current.intervalSeconds ?? ''}
+          onChange={(event) => onChange({ intervalSeconds: Number(event.target.value) })}
+        />
       ) : (
-        <input id={id} aria-label="Cron expression" type="text" disabled={disabled} value={current.cron ?? ''} onChange={(event) => onChange({ cron: event.target.value })} />
+        <input
+          id={id}
+          aria-label="Cron expression"
+          type="text"
+          disabled={disabled}
+          value={current.cron ?? ''}
+          onChange={(event) => onChange({ cron: event.target.value })}
+        />
       )}
     </div>
   );

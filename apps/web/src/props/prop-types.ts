@@ -29,7 +29,9 @@ export interface FormProp {
 }
 
 export function toFormProps(raw: readonly Record<string, unknown>[]): FormProp[] {
-  return raw.filter((entry) => typeof entry['name'] === 'string' && typeof entry['type'] === 'string') as unknown as FormProp[];
+  return raw.filter(
+    (entry) => typeof entry['name'] === 'string' && typeof entry['type'] === 'string',
+  ) as unknown as FormProp[];
 }
 
 /** Static options may be plain values or `{ label, value }` (contract §2.5). */
@@ -58,13 +60,17 @@ export const REDACTED = '[REDACTED]';
  * The initial value of each prop: the configured value when editing (timers converted back from
  * the API's snake_case echo), else the default.
  */
-export function initialValues(props: readonly FormProp[], configured: Record<string, unknown> = {}): Record<string, unknown> {
+export function initialValues(
+  props: readonly FormProp[],
+  configured: Record<string, unknown> = {},
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const prop of props) {
     if (!isInputProp(prop)) continue;
     const current = configured[prop.name];
     if (prop.type === '$.interface.timer') {
-      const timer = (current ?? prop.default) as { cron?: string | null; interval_seconds?: number | null; intervalSeconds?: number } | undefined;
+      const timer = (current ?? prop.default) as
+        { cron?: string | null; interval_seconds?: number | null; intervalSeconds?: number } | undefined;
       if (timer?.cron) values[prop.name] = { cron: timer.cron };
       else values[prop.name] = { intervalSeconds: timer?.intervalSeconds ?? timer?.interval_seconds ?? 3600 };
       continue;
@@ -76,7 +82,11 @@ export function initialValues(props: readonly FormProp[], configured: Record<str
 }
 
 /** What is sent: empty optional values are left out so the server applies its defaults. */
-export function wireValues(props: readonly FormProp[], values: Record<string, unknown>, only?: ReadonlySet<string>): Record<string, unknown> {
+export function wireValues(
+  props: readonly FormProp[],
+  values: Record<string, unknown>,
+  only?: ReadonlySet<string>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const prop of props) {
     if (!isInputProp(prop) || (only && !only.has(prop.name))) continue;

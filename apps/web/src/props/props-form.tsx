@@ -25,7 +25,14 @@ export function PropsForm({ componentId, props, values, onChange, errors = {} }:
   return (
     <div className="props-form">
       {visible.map((prop) => (
-        <PropField key={prop.name} componentId={componentId} prop={prop} values={values} onChange={onChange} error={errors[prop.name]} />
+        <PropField
+          key={prop.name}
+          componentId={componentId}
+          prop={prop}
+          values={values}
+          onChange={onChange}
+          error={errors[prop.name]}
+        />
       ))}
     </div>
   );
@@ -65,7 +72,12 @@ function PropField({
   const value = values[prop.name];
   const set = (next: unknown) => onChange(prop.name, next);
   const describedBy = `${id}-desc ${id}-err`;
-  const common = { id, 'aria-describedby': describedBy, 'aria-invalid': error ? true : undefined, disabled: prop.disabled } as const;
+  const common = {
+    id,
+    'aria-describedby': describedBy,
+    'aria-invalid': error ? true : undefined,
+    disabled: prop.disabled,
+  } as const;
   const control = renderControl({ componentId, prop, value, set, values, common, id });
   return (
     <div className={`field${error ? ' field-invalid' : ''}`} data-prop={prop.name}>
@@ -87,7 +99,12 @@ function PropField({
   );
 }
 
-type Common = { id: string; 'aria-describedby': string; 'aria-invalid': true | undefined; disabled: boolean | undefined };
+type Common = {
+  id: string;
+  'aria-describedby': string;
+  'aria-invalid': true | undefined;
+  disabled: boolean | undefined;
+};
 
 function renderControl(input: {
   componentId: string;
@@ -100,12 +117,22 @@ function renderControl(input: {
 }): ReactNode {
   const { componentId, prop, value, set, values, common } = input;
   if (prop.remoteOptions) {
-    return <AsyncOptions componentId={componentId} prop={prop} value={value} onChange={set} configuredProps={values} common={common} />;
+    return (
+      <AsyncOptions
+        componentId={componentId}
+        prop={prop}
+        value={value}
+        onChange={set}
+        configuredProps={values}
+        common={common}
+      />
+    );
   }
   if (prop.options && prop.options.length > 0) {
     const options = normalizeOptions(prop.options);
     const multiple = prop.type.endsWith('[]');
-    const index = (candidate: unknown) => options.findIndex((option) => JSON.stringify(option.value) === JSON.stringify(candidate));
+    const index = (candidate: unknown) =>
+      options.findIndex((option) => JSON.stringify(option.value) === JSON.stringify(candidate));
     if (multiple) {
       const selected = Array.isArray(value) ? value : [];
       return (
@@ -113,7 +140,9 @@ function renderControl(input: {
           {...common}
           multiple
           value={selected.map((item) => String(index(item)))}
-          onChange={(event) => set([...event.target.selectedOptions].map((option) => options[Number(option.value)]?.value))}
+          onChange={(event) =>
+            set([...event.target.selectedOptions].map((option) => options[Number(option.value)]?.value))
+          }
         >
           {options.map((option, i) => (
             <option key={i} value={String(i)}>
@@ -124,7 +153,11 @@ function renderControl(input: {
       );
     }
     return (
-      <select {...common} value={value === undefined ? '' : String(index(value))} onChange={(event) => set(event.target.value === '' ? undefined : options[Number(event.target.value)]?.value)}>
+      <select
+        {...common}
+        value={value === undefined ? '' : String(index(value))}
+        onChange={(event) => set(event.target.value === '' ? undefined : options[Number(event.target.value)]?.value)}
+      >
         <option value="">Choose…</option>
         {options.map((option, i) => (
           <option key={i} value={String(i)}>
@@ -142,7 +175,15 @@ function renderControl(input: {
           type={prop.secret ? 'password' : 'text'}
           autoComplete={prop.secret ? 'new-password' : 'off'}
           placeholder={prop.secret && value === REDACTED ? 'Saved; type to replace' : undefined}
-          value={prop.secret && value === REDACTED ? '' : typeof value === 'string' ? value : value === undefined ? '' : String(value)}
+          value={
+            prop.secret && value === REDACTED
+              ? ''
+              : typeof value === 'string'
+                ? value
+                : value === undefined
+                  ? ''
+                  : String(value)
+          }
           onChange={(event) => set(event.target.value)}
         />
       );
@@ -173,7 +214,15 @@ function renderControl(input: {
       );
     case 'string[]':
     case 'integer[]':
-      return <ListInput {...common} itemType={prop.type === 'integer[]' ? 'integer' : 'string'} value={Array.isArray(value) ? value : []} onChange={set} label={labelOf(prop)} />;
+      return (
+        <ListInput
+          {...common}
+          itemType={prop.type === 'integer[]' ? 'integer' : 'string'}
+          value={Array.isArray(value) ? value : []}
+          onChange={set}
+          label={labelOf(prop)}
+        />
+      );
     case '$.interface.timer':
       return <TimerInput {...common} value={value} onChange={set} />;
     case 'app':

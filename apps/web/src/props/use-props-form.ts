@@ -33,7 +33,9 @@ export function usePropsForm(input: {
   const api = useApi();
   const { componentId, configurableProps, configured } = input;
   const [props, setProps] = useState<readonly FormProp[]>(() => toFormProps(configurableProps));
-  const [values, setValues] = useState<Record<string, unknown>>(() => initialValues(toFormProps(configurableProps), configured));
+  const [values, setValues] = useState<Record<string, unknown>>(() =>
+    initialValues(toFormProps(configurableProps), configured),
+  );
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [touched, setTouched] = useState<ReadonlySet<string>>(new Set());
   const [reloading, setReloading] = useState(false);

@@ -21,7 +21,11 @@ export function ActionsScreen() {
   const [params] = useSearchParams();
   const key = params.get('key');
   const [picked, setPicked] = useState<SavedComponentT | null>(null);
-  const fromKey = useQuery({ queryKey: ['component', key], queryFn: () => api.getComponent(key ?? ''), enabled: Boolean(key) && !picked });
+  const fromKey = useQuery({
+    queryKey: ['component', key],
+    queryFn: () => api.getComponent(key ?? ''),
+    enabled: Boolean(key) && !picked,
+  });
   const component = picked ?? fromKey.data ?? null;
   return (
     <section className="page">
@@ -35,7 +39,11 @@ export function ActionsScreen() {
       </div>
       {key && !picked && fromKey.isPending ? <Loading label={`Loading ${key}…`} /> : null}
       {key && !picked && fromKey.error ? <ErrorState error={fromKey.error} /> : null}
-      {component ? <RunForm key={component.id} component={component} /> : <ComponentPicker type="action" onPicked={setPicked} />}
+      {component ? (
+        <RunForm key={component.id} component={component} />
+      ) : (
+        <ComponentPicker type="action" onPicked={setPicked} />
+      )}
     </section>
   );
 }
@@ -72,10 +80,17 @@ function RunForm({ component }: { readonly component: SavedComponentT }) {
         }}
       >
         <h2>
-          {component.name ?? component.key ?? component.id} {component.version ? <span className="muted small">v{component.version}</span> : null}
+          {component.name ?? component.key ?? component.id}{' '}
+          {component.version ? <span className="muted small">v{component.version}</span> : null}
         </h2>
         {component.description ? <Markdown text={component.description} /> : null}
-        <PropsForm componentId={component.id} props={form.props} values={form.values} onChange={form.setValue} errors={form.errors} />
+        <PropsForm
+          componentId={component.id}
+          props={form.props}
+          values={form.values}
+          onChange={form.setValue}
+          errors={form.errors}
+        />
         {topError ? <ErrorState error={topError} /> : null}
         <div className="form-actions">
           <button type="submit" className="button button-primary" disabled={run.isPending}>
@@ -84,7 +99,13 @@ function RunForm({ component }: { readonly component: SavedComponentT }) {
         </div>
       </form>
       <div className="card run-result" aria-live="polite" aria-label="Result">
-        {run.isPending ? <Loading label="Running the action…" /> : run.data ? <RunResult report={run.data} /> : <p className="muted">Fill the props and press Run; the result appears here.</p>}
+        {run.isPending ? (
+          <Loading label="Running the action…" />
+        ) : run.data ? (
+          <RunResult report={run.data} />
+        ) : (
+          <p className="muted">Fill the props and press Run; the result appears here.</p>
+        )}
       </div>
     </div>
   );
@@ -111,7 +132,13 @@ export function RunResult({ report }: { readonly report: RunReportT }) {
       <h3>Return value</h3>
       <JsonViewer value={report.return_value} label="Return value" />
       <h3>Exports</h3>
-      {Object.keys(report.exports).length === 0 ? <p className="muted">No exports.</p> : <div data-testid="run-exports"><JsonViewer value={report.exports} label="Exports" /></div>}
+      {Object.keys(report.exports).length === 0 ? (
+        <p className="muted">No exports.</p>
+      ) : (
+        <div data-testid="run-exports">
+          <JsonViewer value={report.exports} label="Exports" />
+        </div>
+      )}
       <h3>Logs</h3>
       {report.logs.length === 0 ? (
         <p className="muted">No logs.</p>

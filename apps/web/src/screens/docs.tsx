@@ -16,8 +16,14 @@ export function DocsScreen() {
   const navigate = useNavigate();
   const content = useRef<HTMLDivElement>(null);
   const rendered = useMemo(() => (page ? renderPage(page) : null), [page]);
-  const tocHeadings = useMemo(() => rendered?.headings.filter((heading) => heading.depth === 2 || heading.depth === 3) ?? [], [rendered]);
-  const active = useActiveHeading(tocHeadings.map((heading) => heading.id), page?.slug ?? '');
+  const tocHeadings = useMemo(
+    () => rendered?.headings.filter((heading) => heading.depth === 2 || heading.depth === 3) ?? [],
+    [rendered],
+  );
+  const active = useActiveHeading(
+    tocHeadings.map((heading) => heading.id),
+    page?.slug ?? '',
+  );
   // On a phone the page list folds away, so the page itself comes first.
   const narrow = useMediaQuery('(max-width: 760px)');
   const pages = (
@@ -83,11 +89,17 @@ export function DocsScreen() {
       </aside>
       <article className="docs-content">
         {page && rendered ? (
-          <div ref={content} className="markdown doc" onClick={onClick} dangerouslySetInnerHTML={{ __html: rendered.html }} />
+          <div
+            ref={content}
+            className="markdown doc"
+            onClick={onClick}
+            dangerouslySetInnerHTML={{ __html: rendered.html }}
+          />
         ) : (
           <Empty title="No such page">
             <p>
-              There is no <code>docs/{slug ?? 'component-api'}.md</code>. Pick a page on the left, or start at <Link to="/docs">the component API reference</Link>.
+              There is no <code>docs/{slug ?? 'component-api'}.md</code>. Pick a page on the left, or start at{' '}
+              <Link to="/docs">the component API reference</Link>.
             </p>
           </Empty>
         )}
@@ -98,7 +110,11 @@ export function DocsScreen() {
           <ul>
             {tocHeadings.map((heading) => (
               <li key={heading.id} className={`toc-depth-${heading.depth}`}>
-                <Link to={{ hash: heading.id }} aria-current={active === heading.id ? 'location' : undefined} className={active === heading.id ? 'active' : undefined}>
+                <Link
+                  to={{ hash: heading.id }}
+                  aria-current={active === heading.id ? 'location' : undefined}
+                  className={active === heading.id ? 'active' : undefined}
+                >
                   {heading.text}
                 </Link>
               </li>
@@ -158,7 +174,14 @@ function DocsSearch() {
       <label className="field-label" htmlFor="docs-search">
         Search the docs
       </label>
-      <input id="docs-search" type="search" value={query} onChange={(event) => setQuery(event.target.value)} placeholder="e.g. dedupe, $auth, timer" autoComplete="off" />
+      <input
+        id="docs-search"
+        type="search"
+        value={query}
+        onChange={(event) => setQuery(event.target.value)}
+        placeholder="e.g. dedupe, $auth, timer"
+        autoComplete="off"
+      />
       {query.trim() ? (
         <div className="search-results" aria-live="polite">
           {hits.length === 0 ? (

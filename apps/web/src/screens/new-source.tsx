@@ -21,8 +21,17 @@ export function NewSourceScreen() {
   const key = params.get('key');
   const url = params.get('url');
   const [picked, setPicked] = useState<SavedComponentT | null>(null);
-  const fromKey = useQuery({ queryKey: ['component', key], queryFn: () => api.getComponent(key ?? ''), enabled: Boolean(key) && !picked });
-  const fromUrl = useQuery({ queryKey: ['component-url', url], queryFn: () => api.saveComponent({ url: url ?? '' }), enabled: Boolean(url) && !key && !picked, staleTime: Infinity });
+  const fromKey = useQuery({
+    queryKey: ['component', key],
+    queryFn: () => api.getComponent(key ?? ''),
+    enabled: Boolean(key) && !picked,
+  });
+  const fromUrl = useQuery({
+    queryKey: ['component-url', url],
+    queryFn: () => api.saveComponent({ url: url ?? '' }),
+    enabled: Boolean(url) && !key && !picked,
+    staleTime: Infinity,
+  });
   const component = picked ?? fromKey.data ?? fromUrl.data ?? null;
   const pending = !picked && ((Boolean(key) && fromKey.isPending) || (Boolean(url) && !key && fromUrl.isPending));
   const linkError = !picked ? (fromKey.error ?? fromUrl.error) : null;
@@ -46,7 +55,12 @@ export function NewSourceScreen() {
           <DeployForm component={component} />
         </>
       ) : pending ? null : (
-        <ComponentPicker type="source" initialMode={url ? 'url' : 'registry'} initialUrl={url ?? ''} onPicked={setPicked} />
+        <ComponentPicker
+          type="source"
+          initialMode={url ? 'url' : 'registry'}
+          initialUrl={url ?? ''}
+          onPicked={setPicked}
+        />
       )}
     </section>
   );
@@ -60,7 +74,12 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
   const [name, setName] = useState('');
   const [topError, setTopError] = useState<unknown>(null);
   const deploy = useMutation({
-    mutationFn: () => api.deploySource({ ref: { kind: 'id', id: component.id }, ...(name.trim() ? { name: name.trim() } : {}), configuredProps: form.wire() }),
+    mutationFn: () =>
+      api.deploySource({
+        ref: { kind: 'id', id: component.id },
+        ...(name.trim() ? { name: name.trim() } : {}),
+        configuredProps: form.wire(),
+      }),
     onMutate: () => {
       form.clearErrors();
       setTopError(null);
@@ -76,7 +95,8 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
   if (component.component_type !== 'source') {
     return (
       <div className="notice notice-warning" role="alert">
-        <strong>{component.name ?? component.id}</strong> is an action. Actions are run, not deployed: open it under <Link to="/actions">Actions</Link>.
+        <strong>{component.name ?? component.id}</strong> is an action. Actions are run, not deployed: open it under{' '}
+        <Link to="/actions">Actions</Link>.
       </div>
     );
   }
@@ -90,7 +110,8 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
       }}
     >
       <h2>
-        {component.name ?? component.key ?? component.id} {component.version ? <span className="muted small">v{component.version}</span> : null}
+        {component.name ?? component.key ?? component.id}{' '}
+        {component.version ? <span className="muted small">v{component.version}</span> : null}
       </h2>
       {component.key ? <p className="muted small mono">{component.key}</p> : null}
       {component.description ? <Markdown text={component.description} /> : null}
@@ -101,7 +122,13 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
         <input id="source-name" value={name} onChange={(event) => setName(event.target.value)} />
       </div>
       <h3>Props</h3>
-      <PropsForm componentId={component.id} props={form.props} values={form.values} onChange={form.setValue} errors={form.errors} />
+      <PropsForm
+        componentId={component.id}
+        props={form.props}
+        values={form.values}
+        onChange={form.setValue}
+        errors={form.errors}
+      />
       {form.reloadErrors.map((error) => (
         <p key={error} className="field-error">
           {error}

@@ -22,18 +22,26 @@ export function RegistryScreen() {
         <label className="field-label" htmlFor="registry-search">
           Search components
         </label>
-        <input id="registry-search" type="search" value={query} onChange={(event) => setQuery(event.target.value)} placeholder="Name, key or description" />
+        <input
+          id="registry-search"
+          type="search"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          placeholder="Name, key or description"
+        />
       </div>
       <QueryView query={registry} loadingLabel="Loading the registry…">
         {(page) => {
           const needle = query.trim().toLowerCase();
-          const found = page.data.filter((c) => !needle || [c.key, c.name, c.description].some((text) => text?.toLowerCase().includes(needle)));
+          const found = page.data.filter(
+            (c) => !needle || [c.key, c.name, c.description].some((text) => text?.toLowerCase().includes(needle)),
+          );
           if (page.data.length === 0) {
             return (
               <Empty title="Nothing published yet">
                 <p>
-                  Publish a component with <code>tributary publish my-source.mjs</code> (it needs a <code>key</code> and a semver <code>version</code>); it then appears here for
-                  anyone on this server to deploy.
+                  Publish a component with <code>tributary publish my-source.mjs</code> (it needs a <code>key</code> and
+                  a semver <code>version</code>); it then appears here for anyone on this server to deploy.
                 </p>
               </Empty>
             );
@@ -108,13 +116,22 @@ export function RegistryItemScreen() {
                     {toFormProps(c.configurable_props).map((prop) => (
                       <tr key={prop.name}>
                         <td>
-                          <code>{prop.name}</code> {prop.label && prop.label !== prop.name ? <span className="muted">({labelOf(prop)})</span> : null}
+                          <code>{prop.name}</code>{' '}
+                          {prop.label && prop.label !== prop.name ? (
+                            <span className="muted">({labelOf(prop)})</span>
+                          ) : null}
                           {prop.optional ? <span className="muted small"> optional</span> : null}
                         </td>
                         <td>
                           <code>{prop.type}</code>
                         </td>
-                        <td>{prop.description ? <Markdown text={prop.description} /> : prop.content ? <Markdown text={prop.content} /> : null}</td>
+                        <td>
+                          {prop.description ? (
+                            <Markdown text={prop.description} />
+                          ) : prop.content ? (
+                            <Markdown text={prop.content} />
+                          ) : null}
+                        </td>
                       </tr>
                     ))}
                   </tbody>

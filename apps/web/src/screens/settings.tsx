@@ -56,7 +56,12 @@ function ApiKeys() {
         <label className="field-label" htmlFor="new-key-name">
           New key name
         </label>
-        <input id="new-key-name" value={name} onChange={(event) => setName(event.target.value)} placeholder="ci, laptop…" />
+        <input
+          id="new-key-name"
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          placeholder="ci, laptop…"
+        />
         <button type="submit" className="button button-primary" disabled={!name.trim() || create.isPending}>
           Create key
         </button>
@@ -99,12 +104,22 @@ function ApiKeys() {
                       <td>
                         <RelativeTime ms={key.created_at * 1000} />
                       </td>
-                      <td>{key.last_used_at ? <RelativeTime ms={key.last_used_at * 1000} /> : <span className="muted">never</span>}</td>
+                      <td>
+                        {key.last_used_at ? (
+                          <RelativeTime ms={key.last_used_at * 1000} />
+                        ) : (
+                          <span className="muted">never</span>
+                        )}
+                      </td>
                       <td>
                         {key.revoked_at ? (
                           <span className="muted">revoked</span>
                         ) : (
-                          <button type="button" className="button button-small button-danger" onClick={() => setRevoking(key)}>
+                          <button
+                            type="button"
+                            className="button button-small button-danger"
+                            onClick={() => setRevoking(key)}
+                          >
                             Revoke<span className="visually-hidden"> {key.name}</span>
                           </button>
                         )}
@@ -153,7 +168,8 @@ function Accounts() {
     <section className="card settings-section" aria-labelledby="accounts-title">
       <h2 id="accounts-title">Connected accounts</h2>
       <p className="muted small">
-        An app prop is configured with one of these accounts; the component reads its credentials as <code>this.&lt;prop&gt;.$auth</code>.
+        An app prop is configured with one of these accounts; the component reads its credentials as{' '}
+        <code>this.&lt;prop&gt;.$auth</code>.
       </p>
       <div className="field">
         <label className="field-label" htmlFor="connect-app">
@@ -173,14 +189,18 @@ function Accounts() {
       {removed ? (
         <p className="muted small" role="status">
           Removed {removed.id}.{' '}
-          {removed.used_by.length > 0 ? `Sources that used it: ${removed.used_by.map((source) => source.name).join(', ')}.` : 'No source used it.'}
+          {removed.used_by.length > 0
+            ? `Sources that used it: ${removed.used_by.map((source) => source.name).join(', ')}.`
+            : 'No source used it.'}
         </p>
       ) : null}
       <QueryView query={accounts} loadingLabel="Loading accounts…">
         {(page) =>
           page.data.length === 0 ? (
             <Empty title="No connected accounts">
-              <p className="muted">Connect one above, or with <code>tributary accounts create APP --field NAME=VALUE</code>.</p>
+              <p className="muted">
+                Connect one above, or with <code>tributary accounts create APP --field NAME=VALUE</code>.
+              </p>
             </Empty>
           ) : (
             <div className="table-wrap">
@@ -213,7 +233,11 @@ function Accounts() {
                         <RelativeTime ms={account.created_at * 1000} />
                       </td>
                       <td>
-                        <button type="button" className="button button-small button-danger" onClick={() => setRemoving(account)}>
+                        <button
+                          type="button"
+                          className="button button-small button-danger"
+                          onClick={() => setRemoving(account)}
+                        >
                           Remove<span className="visually-hidden"> {account.name}</span>
                         </button>
                       </td>
@@ -233,7 +257,9 @@ function Accounts() {
         onCancel={() => setRemoving(null)}
         onConfirm={() => removing && remove.mutate(removing.id)}
       >
-        <p>Its credentials are deleted. Sources whose app prop uses it will fail until they are given another account.</p>
+        <p>
+          Its credentials are deleted. Sources whose app prop uses it will fail until they are given another account.
+        </p>
         {remove.error ? <p className="field-error">{remove.error.message}</p> : null}
       </ConfirmDialog>
     </section>

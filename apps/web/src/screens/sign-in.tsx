@@ -36,15 +36,24 @@ export function SignInScreen() {
     <section className="page page-narrow">
       <h1>Sign in</h1>
       <p className="muted">
-        Use an API key of this server: the admin key <code>tributary start</code> printed on first start (or <code>TRIBUTARY_ADMIN_KEY</code>), or one made under Settings. It is
-        kept in this tab only.
+        Use an API key of this server: the admin key <code>tributary start</code> printed on first start (or{' '}
+        <code>TRIBUTARY_ADMIN_KEY</code>), or one made under Settings. It is kept in this tab only.
       </p>
       <form onSubmit={(event) => void submit(event)} className="card form">
         <div className="field">
           <label className="field-label" htmlFor="api-key">
             API key
           </label>
-          <input id="api-key" name="api-key" type="password" autoComplete="current-password" required value={key} onChange={(event) => setKey(event.target.value)} aria-describedby="sign-in-error" />
+          <input
+            id="api-key"
+            name="api-key"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={key}
+            onChange={(event) => setKey(event.target.value)}
+            aria-describedby="sign-in-error"
+          />
           <p id="sign-in-error" className="field-error" role={error ? 'alert' : undefined}>
             {error ?? ''}
           </p>

@@ -10,14 +10,26 @@ import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
 
-export function ConfigurationTab({ source, onSaved }: { readonly source: DeployedSourceT; readonly onSaved: (source: DeployedSourceT) => void }) {
+export function ConfigurationTab({
+  source,
+  onSaved,
+}: {
+  readonly source: DeployedSourceT;
+  readonly onSaved: (source: DeployedSourceT) => void;
+}) {
   const api = useApi();
   // Saving new code gives the source a new component id; the form stays up while it loads.
-  const component = useQuery({ queryKey: ['component', source.component_id], queryFn: () => api.getComponent(source.component_id), placeholderData: keepPreviousData });
+  const component = useQuery({
+    queryKey: ['component', source.component_id],
+    queryFn: () => api.getComponent(source.component_id),
+    placeholderData: keepPreviousData,
+  });
   const [saved, setSaved] = useState(false);
   return (
     <QueryView query={component} loadingLabel="Loading configuration…">
-      {(data) => <ConfigurationForm source={source} component={data} onSaved={onSaved} saved={saved} setSaved={setSaved} />}
+      {(data) => (
+        <ConfigurationForm source={source} component={data} onSaved={onSaved} saved={saved} setSaved={setSaved} />
+      )}
     </QueryView>
   );
 }
@@ -36,7 +48,11 @@ function ConfigurationForm({
   setSaved: (saved: boolean) => void;
 }) {
   const api = useApi();
-  const form = usePropsForm({ componentId: component.id, configurableProps: component.configurable_props, configured: source.configured_props });
+  const form = usePropsForm({
+    componentId: component.id,
+    configurableProps: component.configurable_props,
+    configured: source.configured_props,
+  });
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
@@ -76,13 +92,26 @@ function ConfigurationForm({
         <input id="config-name" value={name} onChange={(event) => setName(event.target.value)} />
       </div>
       <h3>Props</h3>
-      <PropsForm componentId={component.id} props={form.props} values={form.values} onChange={form.setValue} errors={form.errors} />
+      <PropsForm
+        componentId={component.id}
+        props={form.props}
+        values={form.values}
+        onChange={form.setValue}
+        errors={form.errors}
+      />
       <details className="code-editor">
         <summary>Code {component.key ? <span className="muted small">({component.key})</span> : null}</summary>
         <label className="field-label" htmlFor="config-code">
           Component code
         </label>
-        <textarea id="config-code" className="code-input" rows={18} spellCheck={false} value={code} onChange={(event) => setCode(event.target.value)} />
+        <textarea
+          id="config-code"
+          className="code-input"
+          rows={18}
+          spellCheck={false}
+          value={code}
+          onChange={(event) => setCode(event.target.value)}
+        />
       </details>
       {topError ? <ErrorState error={topError} /> : null}
       <div className="form-actions">

@@ -54,8 +54,15 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
     <div className="events-tab">
       <div className="tab-toolbar">
         <StreamBadge status={status} />
-        <span className="muted small">{events.data ? `${events.data.data.length} of the last ${BIN_SIZE} events` : ''}</span>
-        <button type="button" className="button button-small toolbar-end" disabled={!events.data?.data.length} onClick={() => setConfirmingClear(true)}>
+        <span className="muted small">
+          {events.data ? `${events.data.data.length} of the last ${BIN_SIZE} events` : ''}
+        </span>
+        <button
+          type="button"
+          className="button button-small toolbar-end"
+          disabled={!events.data?.data.length}
+          onClick={() => setConfirmingClear(true)}
+        >
           Clear events
         </button>
       </div>
@@ -79,7 +86,11 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
                 <p>
                   {source.endpoint_url ? (
                     <>
-                      Send a request to <code>{source.endpoint_url}</code>, e.g. <code>curl -d '{'{"hello":"world"}'}' {source.endpoint_url}</code>; its events appear here as they arrive.
+                      Send a request to <code>{source.endpoint_url}</code>, e.g.{' '}
+                      <code>
+                        curl -d '{'{"hello":"world"}'}' {source.endpoint_url}
+                      </code>
+                      ; its events appear here as they arrive.
                     </>
                   ) : (
                     <>Events appear here as the source emits them. Press Run now to run it once.</>

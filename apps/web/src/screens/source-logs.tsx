@@ -43,7 +43,11 @@ export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
     path: `/sources/${encodeURIComponent(source.id)}/logs/sse`,
     token,
     onMessage: (record) =>
-      queryClient.setQueryData<LogPage>(key, (page) => (!page || page.data.some((entry) => entry.id === record.id) ? page : { ...page, data: [record, ...page.data].slice(0, 100) })),
+      queryClient.setQueryData<LogPage>(key, (page) =>
+        !page || page.data.some((entry) => entry.id === record.id)
+          ? page
+          : { ...page, data: [record, ...page.data].slice(0, 100) },
+      ),
     onReopen: () => void queryClient.invalidateQueries({ queryKey: key }),
   });
   return (
@@ -56,7 +60,8 @@ export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
           page.data.length === 0 ? (
             <Empty title="No logs yet">
               <p>
-                What the source prints with <code>console.log</code> or <code>console.error</code>, and the errors it throws, appear here per invocation.
+                What the source prints with <code>console.log</code> or <code>console.error</code>, and the errors it
+                throws, appear here per invocation.
               </p>
             </Empty>
           ) : (
@@ -64,11 +69,13 @@ export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
               {groupLogs(page.data).map((group) => (
                 <section key={group.invocation ?? group.entries[0]?.id} className="log-group">
                   <h3 className="log-marker mono small">
-                    {group.invocation ? `Invocation ${group.invocation}` : 'Platform'} · {new Date(group.entries[0]?.ts ?? 0).toISOString()}
+                    {group.invocation ? `Invocation ${group.invocation}` : 'Platform'} ·{' '}
+                    {new Date(group.entries[0]?.ts ?? 0).toISOString()}
                   </h3>
                   {group.entries.map((entry) => (
                     <pre key={entry.id} className={`log-line log-${entry.level}`} data-level={entry.level}>
-                      <span className="log-time">{new Date(entry.ts).toISOString().slice(11, 23)}</span> <span className="log-level">{entry.level}</span> {entry.message}
+                      <span className="log-time">{new Date(entry.ts).toISOString().slice(11, 23)}</span>{' '}
+                      <span className="log-level">{entry.level}</span> {entry.message}
                     </pre>
                   ))}
                 </section>

@@ -20,7 +20,8 @@ export function SourceScreen() {
   const { id = '', tab } = useParams();
   const api = useApi();
   const source = useQuery({ queryKey: ['source', id], queryFn: () => api.getSource(id) });
-  if (!tab || !(TABS as readonly string[]).includes(tab)) return <Navigate to={`/sources/${encodeURIComponent(id)}/events`} replace />;
+  if (!tab || !(TABS as readonly string[]).includes(tab))
+    return <Navigate to={`/sources/${encodeURIComponent(id)}/events`} replace />;
   return (
     <section className="page">
       <p className="breadcrumb">
@@ -44,8 +45,14 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
     queryClient.setQueryData(['source', source.id], updated);
     void queryClient.invalidateQueries({ queryKey: ['sources'] });
   };
-  const toggle = useMutation({ mutationFn: () => api.updateSource(source.id, { active: !source.active }), onSuccess: refresh });
-  const run = useMutation({ mutationFn: () => api.runSource(source.id), onSuccess: (result) => setNotice(`Queued invocation ${result.invocation_id}`) });
+  const toggle = useMutation({
+    mutationFn: () => api.updateSource(source.id, { active: !source.active }),
+    onSuccess: refresh,
+  });
+  const run = useMutation({
+    mutationFn: () => api.runSource(source.id),
+    onSuccess: (result) => setNotice(`Queued invocation ${result.invocation_id}`),
+  });
   const remove = useMutation({
     mutationFn: () => api.deleteSource(source.id),
     onSuccess: async () => {
@@ -79,11 +86,16 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
       </div>
       {trigger.kind === 'http' ? (
         <p className="endpoint">
-          <span className="badge">HTTP</span> <code>{trigger.url}</code> <CopyButton value={trigger.url} label="Copy URL" />
+          <span className="badge">HTTP</span> <code>{trigger.url}</code>{' '}
+          <CopyButton value={trigger.url} label="Copy URL" />
         </p>
       ) : null}
       <div className="notice-slot" aria-live="polite">
-        {error ? <p className="field-error">{error.message}</p> : notice ? <p className="muted small">{notice}</p> : null}
+        {error ? (
+          <p className="field-error">{error.message}</p>
+        ) : notice ? (
+          <p className="muted small">{notice}</p>
+        ) : null}
       </div>
       <nav className="tabs" aria-label="Source">
         {TABS.map((name) => (
@@ -94,7 +106,13 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
         ))}
       </nav>
       <div className="tab-panel">
-        {tab === 'events' ? <EventsTab source={source} /> : tab === 'logs' ? <LogsTab source={source} /> : <ConfigurationTab source={source} onSaved={refresh} />}
+        {tab === 'events' ? (
+          <EventsTab source={source} />
+        ) : tab === 'logs' ? (
+          <LogsTab source={source} />
+        ) : (
+          <ConfigurationTab source={source} onSaved={refresh} />
+        )}
       </div>
       <ConfirmDialog
         open={confirming}
@@ -104,7 +122,10 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
         onCancel={() => setConfirming(false)}
         onConfirm={() => remove.mutate()}
       >
-        <p>Its deactivate hook runs, then the source is removed with its events, logs and state. Its endpoint URL stops answering. This cannot be undone.</p>
+        <p>
+          Its deactivate hook runs, then the source is removed with its events, logs and state. Its endpoint URL stops
+          answering. This cannot be undone.
+        </p>
         {remove.error ? <p className="field-error">{remove.error.message}</p> : null}
       </ConfirmDialog>
     </>

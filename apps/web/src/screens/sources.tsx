@@ -29,10 +29,13 @@ export function SourcesScreen() {
         {(page) =>
           page.data.length === 0 ? (
             <Empty title="No sources yet">
-              <p>A source runs your component on a trigger (an HTTP request or a timer) and keeps the events it emits.</p>
               <p>
-                <Link to="/sources/new">Create one</Link> from a registry component, pasted code or a URL, browse the <Link to="/registry">registry</Link>, or run{' '}
-                <code>tributary deploy my-source.mjs</code>. The <Link to="/docs/quickstart-source">source quickstart</Link> walks through it.
+                A source runs your component on a trigger (an HTTP request or a timer) and keeps the events it emits.
+              </p>
+              <p>
+                <Link to="/sources/new">Create one</Link> from a registry component, pasted code or a URL, browse the{' '}
+                <Link to="/registry">registry</Link>, or run <code>tributary deploy my-source.mjs</code>. The{' '}
+                <Link to="/docs/quickstart-source">source quickstart</Link> walks through it.
               </p>
             </Empty>
           ) : (
@@ -66,7 +69,11 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
   const queryClient = useQueryClient();
   const now = useNow(1000);
   // Only times are needed here, so the payloads stay cut; refreshed every half minute.
-  const events = useQuery({ queryKey: ['event-times', source.id], queryFn: () => api.listEvents(source.id, { expand: false }), refetchInterval: 30_000 });
+  const events = useQuery({
+    queryKey: ['event-times', source.id],
+    queryFn: () => api.listEvents(source.id, { expand: false }),
+    refetchInterval: 30_000,
+  });
   const toggle = useMutation({
     mutationFn: (active: boolean) => api.updateSource(source.id, { active }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sources'] }),
@@ -99,19 +106,41 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
       <td data-label="Trigger" className="trigger-cell">
         {trigger.kind === 'http' ? (
           <span className="endpoint">
-            <span className="badge">HTTP</span> <code className="truncate" title={trigger.url}>{trigger.url}</code> <CopyButton value={trigger.url} label="Copy URL" />
+            <span className="badge">HTTP</span>{' '}
+            <code className="truncate" title={trigger.url}>
+              {trigger.url}
+            </code>{' '}
+            <CopyButton value={trigger.url} label="Copy URL" />
           </span>
         ) : trigger.kind === 'timer' ? (
           <span>
             <span className="badge">Timer</span> {describeSchedule(trigger)}
-            {source.active ? <NextRun next={nextRun(trigger, source.next_run_at, now)} now={now} /> : <span className="muted"> · paused</span>}
+            {source.active ? (
+              <NextRun next={nextRun(trigger, source.next_run_at, now)} now={now} />
+            ) : (
+              <span className="muted"> · paused</span>
+            )}
           </span>
         ) : (
           <span className="muted">Manual</span>
         )}
       </td>
-      <td data-label="Last event">{events.isPending ? <span className="muted">…</span> : last ? <RelativeTime ms={last} /> : <span className="muted">none yet</span>}</td>
-      <td data-label="Last 24 h">{events.error ? <span className="field-error">{events.error.message}</span> : <EventsChart times={times} now={now} />}</td>
+      <td data-label="Last event">
+        {events.isPending ? (
+          <span className="muted">…</span>
+        ) : last ? (
+          <RelativeTime ms={last} />
+        ) : (
+          <span className="muted">none yet</span>
+        )}
+      </td>
+      <td data-label="Last 24 h">
+        {events.error ? (
+          <span className="field-error">{events.error.message}</span>
+        ) : (
+          <EventsChart times={times} now={now} />
+        )}
+      </td>
     </tr>
   );
 }

@@ -27,8 +27,17 @@ Examples:
   $ tributary accounts delete apn_AbC123xyz`,
     );
 
-  addRemoteOptions(accounts.command('create').description("Connect an account of an app (the fields come from the server's app catalog)").argument('<app>', 'app slug'))
-    .option('--field <NAME=VALUE>', 'a credential field (repeatable); on a terminal, missing fields are asked for (secrets without echo)', collect)
+  addRemoteOptions(
+    accounts
+      .command('create')
+      .description("Connect an account of an app (the fields come from the server's app catalog)")
+      .argument('<app>', 'app slug'),
+  )
+    .option(
+      '--field <NAME=VALUE>',
+      'a credential field (repeatable); on a terminal, missing fields are asked for (secrets without echo)',
+      collect,
+    )
     .option('--name <NAME>', 'account name (default: chosen by the server)')
     .addHelpText(
       'after',
@@ -45,7 +54,8 @@ Exit codes: 0 ok, 1 unknown app or refused fields, 2 server or network error.`,
           const fields: Record<string, string> = {};
           for (const pair of flags.field ?? []) {
             const at = pair.indexOf('=');
-            if (at <= 0) throw new AppError('USAGE_ERROR', `--field expects NAME=VALUE, got "${pair}"`, { field: '--field' });
+            if (at <= 0)
+              throw new AppError('USAGE_ERROR', `--field expects NAME=VALUE, got "${pair}"`, { field: '--field' });
             fields[pair.slice(0, at)] = pair.slice(at + 1);
           }
           if (process.stdin.isTTY && output.isTty && flags.json !== true) {
@@ -56,9 +66,16 @@ Exit codes: 0 ok, 1 unknown app or refused fields, 2 server or network error.`,
               fields[field.name] = field.secret ? await password({ message }) : await input({ message });
             }
           }
-          const created = await client.post('/v1/accounts', { app, fields, ...(flags.name !== undefined ? { name: flags.name } : {}) }, single(Account));
+          const created = await client.post(
+            '/v1/accounts',
+            { app, fields, ...(flags.name !== undefined ? { name: flags.name } : {}) },
+            single(Account),
+          );
           if (flags.json) output.json(created.data);
-          else output.out(`Created account ${created.data.id} (${created.data.app}, ${created.data.name}); use it with --prop <app prop>=${created.data.id}`);
+          else
+            output.out(
+              `Created account ${created.data.id} (${created.data.app}, ${created.data.name}); use it with --prop <app prop>=${created.data.id}`,
+            );
         }),
       ),
     );
@@ -78,13 +95,23 @@ Examples:
           const found = await allPages(client, '/v1/accounts', Account, flags.app ? { app: flags.app } : {});
           if (flags.json) return output.json(found);
           if (found.length === 0) return output.out('No connected accounts.');
-          const rows = found.map((account) => [account.id, account.app, account.name, relativeTime(account.created_at)]);
+          const rows = found.map((account) => [
+            account.id,
+            account.app,
+            account.name,
+            relativeTime(account.created_at),
+          ]);
           for (const line of formatTable(['ID', 'APP', 'NAME', 'CREATED'], rows)) output.out(line);
         }),
       ),
     );
 
-  addRemoteOptions(accounts.command('delete').description('Delete a connected account; prints the sources that used it').argument('<id>', 'apn_ id'))
+  addRemoteOptions(
+    accounts
+      .command('delete')
+      .description('Delete a connected account; prints the sources that used it')
+      .argument('<id>', 'apn_ id'),
+  )
     .addHelpText(
       'after',
       `
@@ -98,7 +125,9 @@ Examples:
           if (flags.json) return output.json(deleted.data);
           output.out(`Deleted account ${deleted.data.id}`);
           if (deleted.data.used_by.length > 0) {
-            output.out(`It was used by ${deleted.data.used_by.length} source${deleted.data.used_by.length === 1 ? '' : 's'}; their app props need another account:`);
+            output.out(
+              `It was used by ${deleted.data.used_by.length} source${deleted.data.used_by.length === 1 ? '' : 's'}; their app props need another account:`,
+            );
             for (const source of deleted.data.used_by) output.out(`  ${source.id}  ${source.name}`);
           }
         }),

@@ -8,7 +8,11 @@ export function addPropOptions(command: Command): Command {
   return command
     .option('--prop <NAME=VALUE>', 'set a prop; non-string props parse VALUE as JSON (repeatable)', collect)
     .option('--props <JSON>', 'set several props from one JSON object')
-    .option('--auth <APP=JSON>', "credentials for an app prop, by app slug or prop name, seen as this.<app>.$auth (repeatable)", collect);
+    .option(
+      '--auth <APP=JSON>',
+      'credentials for an app prop, by app slug or prop name, seen as this.<app>.$auth (repeatable)',
+      collect,
+    );
 }
 
 export function parseSeconds(value: string, flag: string): number {

@@ -25,7 +25,10 @@ export function registerDeployCommand(program: Command, output: Output, setExit:
       program
         .command('deploy')
         .description('Deploy a source to the server from a local file, a registry key or a URL, then follow its events')
-        .argument('[file|key|url]', 'component file (bundled with its relative imports), published key, or http(s) URL; on a terminal, omit it to pick a published source'),
+        .argument(
+          '[file|key|url]',
+          'component file (bundled with its relative imports), published key, or http(s) URL; on a terminal, omit it to pick a published source',
+        ),
     ),
   )
     .option('--name <NAME>', 'name of the source (default: the component name)')
@@ -48,17 +51,33 @@ Exit codes: 0 ok, 1 refused (usage, validation, a prop; the message has the code
     .action(async (target: string | undefined, flags: DeployFlags) => setExit(await runDeploy(target, flags, output)));
 }
 
-export async function runDeploy(target: string | undefined, flags: DeployFlags, output: Output, signal?: AbortSignal): Promise<number> {
+export async function runDeploy(
+  target: string | undefined,
+  flags: DeployFlags,
+  output: Output,
+  signal?: AbortSignal,
+): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const json = flags.json === true;
     const ref = await resolveComponentRef(target ?? (await pickPublishedSource(client, output, json)));
     if (!json) output.out('Deploying...');
     const component = await withSpinner(output, 'Saving the component…', () => savedComponentFor(client, ref));
-    const configured = await configureProps({ client, output, json, componentId: component.id, props: configurableProps(component), flags });
+    const configured = await configureProps({
+      client,
+      output,
+      json,
+      componentId: component.id,
+      props: configurableProps(component),
+      flags,
+    });
     const source = await withSpinner(output, 'Deploying…', () =>
       client.post(
         '/v1/sources',
-        { component_id: component.id, configured_props: configured, ...(flags.name !== undefined ? { name: flags.name } : {}) },
+        {
+          component_id: component.id,
+          configured_props: configured,
+          ...(flags.name !== undefined ? { name: flags.name } : {}),
+        },
         single(DeployedSource),
       ),
     );
@@ -71,12 +90,22 @@ export async function runDeploy(target: string | undefined, flags: DeployFlags, 
 /** `pd deploy` without arguments: pick one of the published sources. */
 async function pickPublishedSource(client: ApiClient, output: Output, json: boolean): Promise<string> {
   if (!canPrompt(output, json)) {
-    throw new AppError('USAGE_ERROR', 'deploy what? give a file, a published key or a URL (the registry is only offered on a terminal)', { field: 'file' });
+    throw new AppError(
+      'USAGE_ERROR',
+      'deploy what? give a file, a published key or a URL (the registry is only offered on a terminal)',
+      { field: 'file' },
+    );
   }
-  const published = (await withSpinner(output, 'Loading the registry…', () => allPages(client, '/v1/components/registry', SavedComponent))).filter(
-    (component) => component.component_type === 'source' && component.key !== null,
-  );
-  if (published.length === 0) throw new AppError('NOT_FOUND', 'no source is published on this server; deploy a file, or publish one with: tributary publish FILE');
+  const published = (
+    await withSpinner(output, 'Loading the registry…', () =>
+      allPages(client, '/v1/components/registry', SavedComponent),
+    )
+  ).filter((component) => component.component_type === 'source' && component.key !== null);
+  if (published.length === 0)
+    throw new AppError(
+      'NOT_FOUND',
+      'no source is published on this server; deploy a file, or publish one with: tributary publish FILE',
+    );
   return select({
     message: 'Source to deploy',
     choices: published.map((component) => ({
@@ -99,7 +128,13 @@ export function printDeployed(output: Output, source: DeployedSourceT, json: boo
   if (source.endpoint_url) output.out(`Endpoint: ${source.endpoint_url}`);
 }
 
-async function followEvents(client: ApiClient, output: Output, source: DeployedSourceT, json: boolean, signal?: AbortSignal): Promise<void> {
+async function followEvents(
+  client: ApiClient,
+  output: Output,
+  source: DeployedSourceT,
+  json: boolean,
+  signal?: AbortSignal,
+): Promise<void> {
   const stop = untilInterrupted(signal);
   const follow = followSource({
     client,
@@ -109,7 +144,9 @@ async function followEvents(client: ApiClient, output: Output, source: DeployedS
     signal: stop.signal,
     onOpen: () => {
       if (json) return;
-      output.out(`Listening for new events on the SSE stream for this source: ${client.url(`/sources/${source.id}/sse`)}`);
+      output.out(
+        `Listening for new events on the SSE stream for this source: ${client.url(`/sources/${source.id}/sse`)}`,
+      );
       output.out('Press Ctrl + C to terminate.');
     },
   });

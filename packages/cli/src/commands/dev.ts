@@ -29,10 +29,15 @@ export function registerDevCommand(program: Command, output: Output, setExit: (c
   addPropOptions(
     program
       .command('dev')
-      .description('Run a source on this machine (local HTTP endpoint, timers, live logs and events, reload on save), or with --dc update a deployed source on every save')
+      .description(
+        'Run a source on this machine (local HTTP endpoint, timers, live logs and events, reload on save), or with --dc update a deployed source on every save',
+      )
       .argument('<file>', 'source file'),
   )
-    .option('--dc <SOURCE>', 'attach to this deployed source (dc_ id or name slug) on the server instead of running locally')
+    .option(
+      '--dc <SOURCE>',
+      'attach to this deployed source (dc_ id or name slug) on the server instead of running locally',
+    )
     .option('-p, --profile <NAME>', 'with --dc: profile of the config file (TRIBUTARY_PROFILE)')
     .option('--api-url <URL>', 'with --dc: server URL (TRIBUTARY_API_URL)')
     .option('--api-key <KEY>', 'with --dc: API key (TRIBUTARY_API_KEY)')
@@ -60,17 +65,37 @@ the source's logs and events stream until Ctrl+C. Exit codes with --dc: 0 stoppe
 1 refused (usage, validation, unknown source), 2 server or network error.`,
     )
     .action(async (file: string, options: DevCommandOptions) => {
-      setExit(options.dc !== undefined ? await runDevAttached(file, options, output) : await runDev(file, options, output));
+      setExit(
+        options.dc !== undefined ? await runDevAttached(file, options, output) : await runDev(file, options, output),
+      );
     });
 }
 
-export async function runDevAttached(file: string, options: DevCommandOptions, output: Output, signal?: AbortSignal): Promise<number> {
+export async function runDevAttached(
+  file: string,
+  options: DevCommandOptions,
+  output: Output,
+  signal?: AbortSignal,
+): Promise<number> {
   return runRemote(options, output, (client) =>
-    devAttach({ client, output, sourceRef: options.dc ?? '', file, flags: options, json: options.json === true, ...(signal ? { signal } : {}) }),
+    devAttach({
+      client,
+      output,
+      sourceRef: options.dc ?? '',
+      file,
+      flags: options,
+      json: options.json === true,
+      ...(signal ? { signal } : {}),
+    }),
   );
 }
 
-export async function runDev(file: string, options: DevCommandOptions, output: Output, signal?: AbortSignal): Promise<number> {
+export async function runDev(
+  file: string,
+  options: DevCommandOptions,
+  output: Output,
+  signal?: AbortSignal,
+): Promise<number> {
   const json = options.json === true;
   const sandbox = createSandbox(output);
   try {
@@ -87,9 +112,20 @@ export async function runDev(file: string, options: DevCommandOptions, output: O
       ...(options.timeout ? { timeoutMs: parseSeconds(options.timeout, '--timeout') } : {}),
     });
     if (instance.component.type !== 'source') {
-      throw new AppError('USAGE_ERROR', `${file} is an action; dev runs sources. Run an action with: tributary run ${file}`);
+      throw new AppError(
+        'USAGE_ERROR',
+        `${file} is an action; dev runs sources. Run an action with: tributary run ${file}`,
+      );
     }
-    const session = new DevSession({ instance, sandbox, file, stateDir, host, port, printer: new DevPrinter(output, json) });
+    const session = new DevSession({
+      instance,
+      sandbox,
+      file,
+      stateDir,
+      host,
+      port,
+      printer: new DevPrinter(output, json),
+    });
     // Listen for Ctrl+C before anything is printed, so a stop right after "ready" is never lost.
     const stopRequested = new Promise<void>((resolve) => {
       const finish = (): void => resolve();
@@ -102,7 +138,9 @@ export async function runDev(file: string, options: DevCommandOptions, output: O
     } catch (error) {
       await session.stop();
       if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new AppError('USAGE_ERROR', `port ${port} is in use; pick another with --port (0 picks a free one)`, { field: '--port' });
+        throw new AppError('USAGE_ERROR', `port ${port} is in use; pick another with --port (0 picks a free one)`, {
+          field: '--port',
+        });
       }
       throw error;
     }

@@ -47,18 +47,30 @@ export function runInit(kindText: string, name: string, flags: InitFlags, output
   try {
     const kind = parseKind(kindText);
     const slug = slugify(name);
-    if (slug === '') throw new AppError('USAGE_ERROR', `"${name}" has no letters or digits to make a key from`, { field: 'name' });
+    if (slug === '')
+      throw new AppError('USAGE_ERROR', `"${name}" has no letters or digits to make a key from`, { field: 'name' });
     if ((flags.http || flags.timer || flags.db) && kind !== 'source') {
       throw new AppError('USAGE_ERROR', '--http, --timer and --db are for sources', { field: '--http' });
     }
     const folder = path.resolve(flags.dir ?? '.', slug);
-    if (existsSync(folder)) throw new AppError('NAME_CONFLICT', `${path.relative(process.cwd(), folder) || folder} already exists; pick another name or --dir`, { file: folder });
+    if (existsSync(folder))
+      throw new AppError(
+        'NAME_CONFLICT',
+        `${path.relative(process.cwd(), folder) || folder} already exists; pick another name or --dir`,
+        { file: folder },
+      );
     const files: [string, string][] = [];
     switch (kind) {
       case 'source':
         files.push([
           `${slug}.mjs`,
-          sourceTemplate({ key: slug, name: titleOf(name), http: flags.http === true, timer: flags.timer === true, db: flags.db === true }),
+          sourceTemplate({
+            key: slug,
+            name: titleOf(name),
+            http: flags.http === true,
+            timer: flags.timer === true,
+            db: flags.db === true,
+          }),
         ]);
         break;
       case 'action':
@@ -66,7 +78,10 @@ export function runInit(kindText: string, name: string, flags: InitFlags, output
         break;
       case 'app':
         files.push([`${slug}.app.mjs`, appTemplate({ slug })]);
-        files.push([path.join('actions', `get-${slug}-item`, `get-${slug}-item.mjs`), appActionTemplate({ slug, key: `${slug}-get-item` })]);
+        files.push([
+          path.join('actions', `get-${slug}-item`, `get-${slug}-item.mjs`),
+          appActionTemplate({ slug, key: `${slug}-get-item` }),
+        ]);
         break;
     }
     const created: string[] = [];

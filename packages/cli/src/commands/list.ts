@@ -43,13 +43,20 @@ Exit codes: 0 ok, 1 usage, 2 server or network error.`,
     .action(async (what: string | undefined, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const resource = what === undefined ? await chooseResource(output, flags.json === true) : ALIASES[what.toLowerCase()];
-          if (!resource) throw new AppError('USAGE_ERROR', `list what? "${what}" is not one of sources, components, accounts`, { field: 'what' });
+          const resource =
+            what === undefined ? await chooseResource(output, flags.json === true) : ALIASES[what.toLowerCase()];
+          if (!resource)
+            throw new AppError('USAGE_ERROR', `list what? "${what}" is not one of sources, components, accounts`, {
+              field: 'what',
+            });
           switch (resource) {
             case 'sources': {
-              const sources = await withSpinner(output, 'Loading sources…', () => allPages(client, '/v1/users/me/sources', DeployedSource));
+              const sources = await withSpinner(output, 'Loading sources…', () =>
+                allPages(client, '/v1/users/me/sources', DeployedSource),
+              );
               if (flags.json) return output.json(sources);
-              if (sources.length === 0) return output.out('No sources deployed. Deploy one with: tributary deploy FILE');
+              if (sources.length === 0)
+                return output.out('No sources deployed. Deploy one with: tributary deploy FILE');
               const rows = sources.map((source) => [
                 source.id,
                 source.name_slug,
@@ -58,21 +65,36 @@ Exit codes: 0 ok, 1 usage, 2 server or network error.`,
                 relativeTime(source.updated_at),
                 source.endpoint_url ?? '',
               ]);
-              for (const line of formatTable(['ID', 'NAME', 'COMPONENT', 'STATE', 'UPDATED', 'ENDPOINT'], rows)) output.out(line);
+              for (const line of formatTable(['ID', 'NAME', 'COMPONENT', 'STATE', 'UPDATED', 'ENDPOINT'], rows))
+                output.out(line);
               return;
             }
             case 'components': {
-              const components = await withSpinner(output, 'Loading components…', () => allPages(client, '/v1/users/me/components', SavedComponent));
+              const components = await withSpinner(output, 'Loading components…', () =>
+                allPages(client, '/v1/users/me/components', SavedComponent),
+              );
               if (flags.json) return output.json(components.map(withoutCode));
-              if (components.length === 0) return output.out('No components saved. Publish one with: tributary publish FILE');
-              for (const line of formatTable(['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'], components.map(componentRow))) output.out(line);
+              if (components.length === 0)
+                return output.out('No components saved. Publish one with: tributary publish FILE');
+              for (const line of formatTable(['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'], components.map(componentRow)))
+                output.out(line);
               return;
             }
             case 'accounts': {
-              const accounts = await withSpinner(output, 'Loading accounts…', () => allPages(client, '/v1/accounts', Account));
+              const accounts = await withSpinner(output, 'Loading accounts…', () =>
+                allPages(client, '/v1/accounts', Account),
+              );
               if (flags.json) return output.json(accounts);
-              if (accounts.length === 0) return output.out('No connected accounts. Add one with: tributary accounts create APP --field NAME=VALUE');
-              const rows = accounts.map((account) => [account.id, account.app, account.name, relativeTime(account.created_at)]);
+              if (accounts.length === 0)
+                return output.out(
+                  'No connected accounts. Add one with: tributary accounts create APP --field NAME=VALUE',
+                );
+              const rows = accounts.map((account) => [
+                account.id,
+                account.app,
+                account.name,
+                relativeTime(account.created_at),
+              ]);
               for (const line of formatTable(['ID', 'APP', 'NAME', 'CREATED'], rows)) output.out(line);
               return;
             }
@@ -84,7 +106,8 @@ Exit codes: 0 ok, 1 usage, 2 server or network error.`,
 
 /** `pd list` without arguments asks which kind of resource. */
 async function chooseResource(output: Output, json: boolean): Promise<Resource> {
-  if (!canPrompt(output, json)) throw new AppError('USAGE_ERROR', 'list what? give sources, components or accounts', { field: 'what' });
+  if (!canPrompt(output, json))
+    throw new AppError('USAGE_ERROR', 'list what? give sources, components or accounts', { field: 'what' });
   return select<Resource>({
     message: 'List',
     choices: [
@@ -97,7 +120,13 @@ async function chooseResource(output: Output, json: boolean): Promise<Resource> 
 
 /** `<sc_id>  <name>  <version>  <relative time>  <key>`, the row `pd publish` prints. */
 export function componentRow(component: SavedComponentT): string[] {
-  return [component.id, component.name ?? '', component.version ?? '', relativeTime(component.updated_at), component.key ?? ''];
+  return [
+    component.id,
+    component.name ?? '',
+    component.version ?? '',
+    relativeTime(component.updated_at),
+    component.key ?? '',
+  ];
 }
 
 export function withoutCode(component: SavedComponentT): Omit<SavedComponentT, 'code'> {

@@ -11,7 +11,11 @@ import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-c
 
 export function registerLoginCommands(program: Command, output: Output, setExit: (code: number) => void): void {
   addRemoteOptions(
-    program.command('login').description('Store the API key (and server URL) of a profile in the config file, after checking it with the server'),
+    program
+      .command('login')
+      .description(
+        'Store the API key (and server URL) of a profile in the config file, after checking it with the server',
+      ),
   )
     .addHelpText(
       'after',
@@ -66,19 +70,33 @@ async function runLogin(flags: RemoteCommandFlags, output: Output): Promise<numb
     let apiKey = flags.apiKey ?? process.env['TRIBUTARY_API_KEY'] ?? null;
     if (!apiKey) {
       if (!process.stdin.isTTY) {
-        throw new AppError('USAGE_ERROR', 'no API key: give --api-key or TRIBUTARY_API_KEY (the key is only asked for on a terminal)', { field: '--api-key' });
+        throw new AppError(
+          'USAGE_ERROR',
+          'no API key: give --api-key or TRIBUTARY_API_KEY (the key is only asked for on a terminal)',
+          { field: '--api-key' },
+        );
       }
       apiKey = (await password({ message: `API key for ${resolved.apiUrl}:`, mask: false })).trim();
       if (apiKey === '') throw new AppError('USAGE_ERROR', 'no API key given', { field: '--api-key' });
     }
     const client = new ApiClient({ ...resolved, apiKey });
-    const me = await withSpinner(output, `Checking the key with ${resolved.apiUrl}…`, () => client.get('/v1/users/me', single(User)));
+    const me = await withSpinner(output, `Checking the key with ${resolved.apiUrl}…`, () =>
+      client.get('/v1/users/me', single(User)),
+    );
     const file = configPath();
     const profiles = readConfig(file);
-    profiles.set(resolved.profile, { ...(profiles.get(resolved.profile) ?? {}), api_url: resolved.apiUrl, api_key: apiKey });
+    profiles.set(resolved.profile, {
+      ...(profiles.get(resolved.profile) ?? {}),
+      api_url: resolved.apiUrl,
+      api_key: apiKey,
+    });
     writeConfig(file, profiles);
-    if (json) output.json({ ok: true, profile: resolved.profile, api_url: resolved.apiUrl, user: me.data, config: file });
-    else output.out(`Logged in as ${describeUser(me.data)} on ${resolved.apiUrl} (profile ${resolved.profile}, saved in ${file})`);
+    if (json)
+      output.json({ ok: true, profile: resolved.profile, api_url: resolved.apiUrl, user: me.data, config: file });
+    else
+      output.out(
+        `Logged in as ${describeUser(me.data)} on ${resolved.apiUrl} (profile ${resolved.profile}, saved in ${file})`,
+      );
     return REMOTE_EXIT_OK;
   } catch (error) {
     return reportRemoteFailure(output, error, json);

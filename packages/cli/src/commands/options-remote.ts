@@ -14,18 +14,40 @@ import { runRemote } from './remote-command.js';
  * `options --remote FILE|KEY PROP`: one page of a prop's options from the server, which runs
  * options() in the sandbox with the connected accounts of the configured app props.
  */
-export async function runRemoteOptions(target: string, prop: string, options: OptionsCommandOptions, output: Output): Promise<number> {
+export async function runRemoteOptions(
+  target: string,
+  prop: string,
+  options: OptionsCommandOptions,
+  output: Output,
+): Promise<number> {
   return runRemote(options, output, async (client) => {
     if (options.auth !== undefined) {
-      throw new AppError('USAGE_ERROR', '--auth is for local runs; with --remote, app props take a connected account (--prop app=apn_…)', { field: '--auth' });
+      throw new AppError(
+        'USAGE_ERROR',
+        '--auth is for local runs; with --remote, app props take a connected account (--prop app=apn_…)',
+        { field: '--auth' },
+      );
     }
     const page = parseCount(options.page ?? '0', '--page');
-    const prevContext = options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
-    if (prevContext !== undefined && (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))) {
+    const prevContext =
+      options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
+    if (
+      prevContext !== undefined &&
+      (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))
+    ) {
       throw new AppError('USAGE_ERROR', '--prev-context must be a JSON object', { field: '--prev-context' });
     }
-    const component = await withSpinner(output, 'Saving the component…', async () => savedComponentFor(client, await resolveComponentRef(target)));
-    const configured = await configureProps({ client, output, json: true, componentId: component.id, props: configurableProps(component), flags: options });
+    const component = await withSpinner(output, 'Saving the component…', async () =>
+      savedComponentFor(client, await resolveComponentRef(target)),
+    );
+    const configured = await configureProps({
+      client,
+      output,
+      json: true,
+      componentId: component.id,
+      props: configurableProps(component),
+      flags: options,
+    });
     const result = await withSpinner(output, `Loading options of ${prop}…`, () =>
       client.post(
         '/v1/components/configure',

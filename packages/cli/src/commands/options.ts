@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
 import { createSandbox } from '../local/create-sandbox.js';
 import { loadCode } from '../local/local-instance.js';
-import { accountsFromFlags, configuredFromFlags, parseJson, type PropFlags, type PropShape } from '../local/prop-flags.js';
+import {
+  accountsFromFlags,
+  configuredFromFlags,
+  parseJson,
+  type PropFlags,
+  type PropShape,
+} from '../local/prop-flags.js';
 import { compact, type Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { addPropOptions, parseCount, parseSeconds } from './common-options.js';
@@ -32,7 +38,10 @@ export function registerOptionsCommand(program: Command, output: Output, setExit
     .option('--query <TEXT>', 'search text, for props with useQuery: true')
     .option('--timeout <SECONDS>', 'deadline of the options() call', '30')
     .option('--json', 'print the page as JSON: { options, stringOptions, context, errors, observations }')
-    .option('--remote', 'ask the server (POST /v1/components/configure); FILE may then be a published key, and app props take a connected account (--prop app=apn_…)')
+    .option(
+      '--remote',
+      'ask the server (POST /v1/components/configure); FILE may then be a published key, and app props take a connected account (--prop app=apn_…)',
+    )
     .option('-p, --profile <NAME>', 'with --remote: profile of the config file (TRIBUTARY_PROFILE)')
     .option('--api-url <URL>', 'with --remote: server URL (TRIBUTARY_API_URL)')
     .option('--api-key <KEY>', 'with --remote: API key (TRIBUTARY_API_KEY)')
@@ -50,17 +59,30 @@ Exit codes: 0 ok, 1 options() threw, 2 usage or load error. With --remote: 0 ok,
 or the request was refused, 2 server or network error.`,
     )
     .action(async (file: string, prop: string, options: OptionsCommandOptions) => {
-      setExit(options.remote ? await runRemoteOptions(file, prop, options, output) : await runOptions(file, prop, options, output));
+      setExit(
+        options.remote
+          ? await runRemoteOptions(file, prop, options, output)
+          : await runOptions(file, prop, options, output),
+      );
     });
 }
 
-export async function runOptions(file: string, prop: string, options: OptionsCommandOptions, output: Output): Promise<number> {
+export async function runOptions(
+  file: string,
+  prop: string,
+  options: OptionsCommandOptions,
+  output: Output,
+): Promise<number> {
   const json = options.json === true;
   const sandbox = createSandbox(output);
   try {
     const page = parseCount(options.page ?? '0', '--page');
-    const prevContext = options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
-    if (prevContext !== undefined && (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))) {
+    const prevContext =
+      options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
+    if (
+      prevContext !== undefined &&
+      (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))
+    ) {
       throw new AppError('USAGE_ERROR', '--prev-context must be a JSON object', { field: '--prev-context' });
     }
     const { handle, info } = await loadCode(sandbox, file);
@@ -99,7 +121,10 @@ export function printOptionsPage(output: Output, result: OptionsPage, page: numb
   for (const line of result.observations) output.err(`${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
   const rows = result.options ?? (result.stringOptions ?? []).map((value) => ({ label: value, value }));
   if (rows.length === 0 && result.errors.length === 0) output.out('(no options on this page)');
-  for (const row of rows) output.out(row.label === row.value ? String(row.label) : `${String(row.label)}  ${output.style('dim', compact(row.value))}`);
+  for (const row of rows)
+    output.out(
+      row.label === row.value ? String(row.label) : `${String(row.label)}  ${output.style('dim', compact(row.value))}`,
+    );
   for (const message of result.errors) output.err(`${output.style('red', 'error')} options(): ${message}`);
   const token = result.context?.['nextPageToken'];
   if (result.context && token !== null && token !== undefined) {

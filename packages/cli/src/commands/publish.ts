@@ -32,16 +32,27 @@ Exit codes: 0 ok, 1 refused (validation or rule, e.g. C7 VERSION_CONFLICT), 2 se
       setExit(
         await runRemote(flags, output, async (client) => {
           const ref = await resolveComponentRef(target, { allowKey: false });
-          const body = ref.kind === 'code' ? { component_code: ref.code } : ref.kind === 'url' ? { component_url: ref.url } : {};
+          const body =
+            ref.kind === 'code' ? { component_code: ref.code } : ref.kind === 'url' ? { component_url: ref.url } : {};
           // Saving first reads the key from the code, which the publish route is addressed by.
-          const saved = await withSpinner(output, 'Checking…', () => client.post('/v1/components', body, single(SavedComponent)));
+          const saved = await withSpinner(output, 'Checking…', () =>
+            client.post('/v1/components', body, single(SavedComponent)),
+          );
           const key = saved.data.key;
-          if (!key) throw new AppError('COMPONENT_INVALID', `C5: ${target} has no key; a published component needs one`, { rule: 'C5' });
+          if (!key)
+            throw new AppError('COMPONENT_INVALID', `C5: ${target} has no key; a published component needs one`, {
+              rule: 'C5',
+            });
           const published = await withSpinner(output, 'Publishing…', () =>
             client.put(`/v1/components/${encodeURIComponent(key)}`, body, single(SavedComponent)),
           );
           if (flags.json) output.json(withoutCode(published.data));
-          else for (const line of formatTable(['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'], [componentRow(published.data)]).slice(1)) output.out(line);
+          else
+            for (const line of formatTable(
+              ['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'],
+              [componentRow(published.data)],
+            ).slice(1))
+              output.out(line);
         }),
       ),
     );
@@ -67,7 +78,9 @@ Exit codes: 0 ok, 1 unknown key or usage, 2 server or network error.`,
         await runRemote(flags, output, async (client) => {
           const key = second !== undefined && first === 'component' ? second : second === undefined ? first : null;
           if (key === null) throw new AppError('USAGE_ERROR', 'unpublish takes one KEY (or: unpublish component KEY)');
-          await withSpinner(output, 'Unpublishing…', () => client.delete(`/v1/components/${encodeURIComponent(key)}`, z.object({})));
+          await withSpinner(output, 'Unpublishing…', () =>
+            client.delete(`/v1/components/${encodeURIComponent(key)}`, z.object({})),
+          );
           if (flags.json) output.json({ ok: true, key });
           else output.out(`Unpublished ${key}`);
         }),

@@ -23,18 +23,34 @@ export async function runRemoteAction(target: string, options: RunCommandOptions
       ['--auth', options.auth],
     ] as const) {
       if (value !== undefined) {
-        throw new AppError('USAGE_ERROR', `${flag} is for local runs; with --remote, app props take a connected account (--prop app=apn_…)`, { field: flag });
+        throw new AppError(
+          'USAGE_ERROR',
+          `${flag} is for local runs; with --remote, app props take a connected account (--prop app=apn_…)`,
+          { field: flag },
+        );
       }
     }
     const ref = await resolveComponentRef(target);
     const component = await withSpinner(output, 'Saving the component…', () => savedComponentFor(client, ref));
     const json = options.json === true;
-    const configured = await configureProps({ client, output, json, componentId: component.id, props: configurableProps(component), flags: options });
-    const timeout = options.timeout === undefined ? undefined : Math.ceil(parseSeconds(options.timeout, '--timeout') / 1000);
+    const configured = await configureProps({
+      client,
+      output,
+      json,
+      componentId: component.id,
+      props: configurableProps(component),
+      flags: options,
+    });
+    const timeout =
+      options.timeout === undefined ? undefined : Math.ceil(parseSeconds(options.timeout, '--timeout') / 1000);
     const result = await withSpinner(output, 'Running…', () =>
       client.post(
         '/v1/actions/run',
-        { id: component.id, configured_props: configured, ...(timeout !== undefined ? { timeout_seconds: timeout } : {}) },
+        {
+          id: component.id,
+          configured_props: configured,
+          ...(timeout !== undefined ? { timeout_seconds: timeout } : {}),
+        },
         single(RunReportSchema),
       ),
     );

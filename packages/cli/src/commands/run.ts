@@ -28,7 +28,9 @@ export function registerRunCommand(program: Command, output: Output, setExit: (c
   addPropOptions(
     program
       .command('run')
-      .description('Run an action once, or a source once (its deploy and activate hooks run first when the state is new)')
+      .description(
+        'Run an action once, or a source once (its deploy and activate hooks run first when the state is new)',
+      )
       .argument('<file>', 'component file (.mjs, .js, .cjs or .ts); with --remote also a published key'),
   )
     .option('--event <JSON>', 'the event a source run receives (default: a timer event for timer sources, else {})')
@@ -76,7 +78,9 @@ export async function runRun(file: string, options: RunCommandOptions, output: O
     const results: InvocationResult[] = await instance.deployIfNew();
     if (results.every((result) => result.ok)) {
       const timer = instance.props.timer;
-      const runEvent = event ?? (instance.component.type === 'source' ? (timer ? timerEvent(timer.schedule, Date.now()) : {}) : undefined);
+      const runEvent =
+        event ??
+        (instance.component.type === 'source' ? (timer ? timerEvent(timer.schedule, Date.now()) : {}) : undefined);
       results.push(await instance.invoke('run', { event: runEvent }));
     }
     const report = buildRunReport({ type: instance.component.type, results, warnings: instance.code.issues });
@@ -95,7 +99,8 @@ export async function runRun(file: string, options: RunCommandOptions, output: O
 }
 
 export function printReport(output: Output, report: RunReport, name: string): void {
-  for (const warning of report.warnings) output.err(`${output.style('yellow', 'warning')} ${warning.rule}: ${warning.message}`);
+  for (const warning of report.warnings)
+    output.err(`${output.style('yellow', 'warning')} ${warning.rule}: ${warning.message}`);
   const status = report.ok ? output.style('green', 'ok') : output.style('red', 'failed');
   output.out(`${output.style('bold', name)} (${report.type ?? 'component'}) ${status}`);
   if (report.hooks.length > 0) {
@@ -104,7 +109,8 @@ export function printReport(output: Output, report: RunReport, name: string): vo
   if (report.logs.length > 0) {
     output.out('  logs');
     for (const entry of report.logs) {
-      const level = entry.level === 'info' ? '' : `${output.style(entry.level === 'error' ? 'red' : 'yellow', entry.level)} `;
+      const level =
+        entry.level === 'info' ? '' : `${output.style(entry.level === 'error' ? 'red' : 'yellow', entry.level)} `;
       output.out(`    ${level}${entry.message.split('\n').join('\n    ')}`);
     }
   }
@@ -114,7 +120,8 @@ export function printReport(output: Output, report: RunReport, name: string): vo
       const id = emit.metadata.id === undefined ? '' : ` id=${String(emit.metadata.id)}`;
       output.out(`    [${emit.metadata.name}${id}] ${emit.metadata.summary}`);
     }
-    for (const dropped of report.deduped) output.out(`    ${output.style('dim', `deduped: ${dropped.metadata.summary} (${dropped.reason})`)}`);
+    for (const dropped of report.deduped)
+      output.out(`    ${output.style('dim', `deduped: ${dropped.metadata.summary} (${dropped.reason})`)}`);
   }
   if (report.summary !== null) output.out(`  summary  ${report.summary}`);
   const exports = Object.entries(report.exports).filter(([name]) => name !== '$summary');
@@ -124,10 +131,10 @@ export function printReport(output: Output, report: RunReport, name: string): vo
   }
   if (report.exit) output.out(`  exit     ${report.exit.reason ?? '(no reason)'}`);
   if (report.response) output.out(`  response ${report.response.status} ${compact(report.response.body)}`);
-  for (const send of report.sends) output.out(`  send     $.send.${send.kind} ${compact(send.config)} (recorded, not delivered)`);
+  for (const send of report.sends)
+    output.out(`  send     $.send.${send.kind} ${compact(send.config)} (recorded, not delivered)`);
   if (report.type === 'action' && report.exit === null) output.out(`  return   ${compact(report.return_value)}`);
   if (report.error) {
     output.err(`${output.style('red', 'error')} ${report.error.code}: ${report.error.message}`);
   }
 }
-

@@ -16,7 +16,8 @@ import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-c
 
 type SetExit = (code: number) => void;
 
-const EXIT_NOTE = 'Exit codes: 0 ok, 1 refused (usage, validation, unknown or ambiguous source), 2 server or network error.';
+const EXIT_NOTE =
+  'Exit codes: 0 ok, 1 refused (usage, validation, unknown or ambiguous source), 2 server or network error.';
 
 /** describe, events, logs, update, delete and run-now: the commands that take a SOURCE. */
 export function registerSourceCommands(program: Command, output: Output, setExit: SetExit): void {
@@ -31,7 +32,12 @@ export function registerSourceCommands(program: Command, output: Output, setExit
 const SOURCE_ARG = ['<source>', 'dc_ id or name slug of a deployed source'] as const;
 
 function registerDescribe(program: Command, output: Output, setExit: SetExit): void {
-  addRemoteOptions(program.command('describe').description("Show a deployed source's details, or print its code").argument(...SOURCE_ARG))
+  addRemoteOptions(
+    program
+      .command('describe')
+      .description("Show a deployed source's details, or print its code")
+      .argument(...SOURCE_ARG),
+  )
     .option('--code', 'print the code of the source (pipe it to a file to edit it)')
     .addHelpText(
       'after',
@@ -66,7 +72,12 @@ interface EventsFlags extends RemoteCommandFlags {
 }
 
 function registerEvents(program: Command, output: Output, setExit: SetExit): void {
-  addRemoteOptions(program.command('events').description("Print a source's most recent events, newest last, and optionally follow new ones").argument(...SOURCE_ARG))
+  addRemoteOptions(
+    program
+      .command('events')
+      .description("Print a source's most recent events, newest last, and optionally follow new ones")
+      .argument(...SOURCE_ARG),
+  )
     .option('-n <N>', 'how many recent events to print (default 10, max 100)')
     .option('-f, --follow', 'keep printing new events as they arrive (Ctrl+C stops)')
     .addHelpText(
@@ -85,27 +96,46 @@ ${EXIT_NOTE}`,
     .action(async (ref: string, flags: EventsFlags) => setExit(await runEvents(ref, flags, output)));
 }
 
-export async function runEvents(ref: string, flags: EventsFlags, output: Output, signal?: AbortSignal): Promise<number> {
+export async function runEvents(
+  ref: string,
+  flags: EventsFlags,
+  output: Output,
+  signal?: AbortSignal,
+): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const json = flags.json === true;
     const count = flags.n !== undefined ? parseCount(flags.n, '-n', 1) : flags.follow ? 0 : 10;
-    if (count > 100) throw new AppError('USAGE_ERROR', `-n must be at most 100 (the event bin keeps the last 100), got ${count}`, { field: '-n' });
+    if (count > 100)
+      throw new AppError('USAGE_ERROR', `-n must be at most 100 (the event bin keeps the last 100), got ${count}`, {
+        field: '-n',
+      });
     const source = await getSource(client, ref);
     let newest: string | null = null;
     if (count > 0) {
-      const page = await client.get(`/v1/sources/${source.id}/event_summaries`, list(EventSummary), { limit: count, expand: 'event' });
+      const page = await client.get(`/v1/sources/${source.id}/event_summaries`, list(EventSummary), {
+        limit: count,
+        expand: 'event',
+      });
       const events = [...page.data].reverse();
       for (const record of events) printEvent(output, record, json);
       newest = page.data[0]?.id ?? null;
     }
     if (!flags.follow) return;
     const stop = untilInterrupted(signal);
-    await Promise.race([followSource({ client, output, sourceId: source.id, json, signal: stop.signal, lastEventId: newest }), stop.done]);
+    await Promise.race([
+      followSource({ client, output, sourceId: source.id, json, signal: stop.signal, lastEventId: newest }),
+      stop.done,
+    ]);
   });
 }
 
 function registerLogs(program: Command, output: Output, setExit: SetExit): void {
-  addRemoteOptions(program.command('logs').description("Print a source's recent logs (including errors), and optionally follow new ones").argument(...SOURCE_ARG))
+  addRemoteOptions(
+    program
+      .command('logs')
+      .description("Print a source's recent logs (including errors), and optionally follow new ones")
+      .argument(...SOURCE_ARG),
+  )
     .option('-n <N>', 'how many recent log entries to print (default 100, max 100)')
     .option('-f, --follow', 'keep printing new log entries as they arrive (Ctrl+C stops)')
     .addHelpText(
@@ -148,7 +178,12 @@ interface UpdateFlags extends RemoteCommandFlags, PropFlags {
 
 function registerUpdate(program: Command, output: Output, setExit: SetExit): void {
   addRemotePropOptions(
-    addRemoteOptions(program.command('update').description("Update a deployed source's code, name, props or active state").argument(...SOURCE_ARG)),
+    addRemoteOptions(
+      program
+        .command('update')
+        .description("Update a deployed source's code, name, props or active state")
+        .argument(...SOURCE_ARG),
+    ),
   )
     .option('--code <FILE|URL>', 'new code: a local file (bundled with its relative imports) or a URL')
     .option('--name <NAME>', 'new name')
@@ -197,9 +232,14 @@ ${EXIT_NOTE}`,
             });
           }
           if (Object.keys(body).length === 0) {
-            throw new AppError('USAGE_ERROR', 'nothing to update: give --code, --name, --prop/--props, --activate or --deactivate');
+            throw new AppError(
+              'USAGE_ERROR',
+              'nothing to update: give --code, --name, --prop/--props, --activate or --deactivate',
+            );
           }
-          const updated = await withSpinner(output, 'Updating…', () => client.put(`/v1/sources/${source.id}`, body, single(DeployedSource)));
+          const updated = await withSpinner(output, 'Updating…', () =>
+            client.put(`/v1/sources/${source.id}`, body, single(DeployedSource)),
+          );
           if (flags.json) output.json(updated.data);
           else describeSource(output, updated.data, client.baseUrl);
         }),
@@ -208,10 +248,13 @@ ${EXIT_NOTE}`,
 }
 
 function activeFlag(flags: UpdateFlags): boolean | undefined {
-  const given = [flags.activate ? true : undefined, flags.deactivate ? false : undefined, flags.active === undefined ? undefined : flags.active].filter(
-    (value) => value !== undefined,
-  );
-  if (given.length > 1) throw new AppError('USAGE_ERROR', 'give only one of --activate, --deactivate and --active', { field: '--active' });
+  const given = [
+    flags.activate ? true : undefined,
+    flags.deactivate ? false : undefined,
+    flags.active === undefined ? undefined : flags.active,
+  ].filter((value) => value !== undefined);
+  if (given.length > 1)
+    throw new AppError('USAGE_ERROR', 'give only one of --activate, --deactivate and --active', { field: '--active' });
   const [value] = given;
   if (value === undefined || typeof value === 'boolean') return value;
   if (value === 'true' || value === 'false') return value === 'true';
@@ -219,7 +262,12 @@ function activeFlag(flags: UpdateFlags): boolean | undefined {
 }
 
 function registerDelete(program: Command, output: Output, setExit: SetExit): void {
-  addRemoteOptions(program.command('delete').description('Delete a source with its events, logs and state (its deactivate hook runs first)').argument(...SOURCE_ARG))
+  addRemoteOptions(
+    program
+      .command('delete')
+      .description('Delete a source with its events, logs and state (its deactivate hook runs first)')
+      .argument(...SOURCE_ARG),
+  )
     .addHelpText(
       'after',
       `
@@ -242,7 +290,12 @@ ${EXIT_NOTE}`,
 }
 
 function registerRunNow(program: Command, output: Output, setExit: SetExit): void {
-  addRemoteOptions(program.command('run-now').description('Queue one invocation of a deployed source now (RUN NOW), with an optional event').argument(...SOURCE_ARG))
+  addRemoteOptions(
+    program
+      .command('run-now')
+      .description('Queue one invocation of a deployed source now (RUN NOW), with an optional event')
+      .argument(...SOURCE_ARG),
+  )
     .option('--event <JSON>', "the event the source's run receives (default: a timer event for timer sources, else {})")
     .addHelpText(
       'after',
@@ -258,9 +311,16 @@ ${EXIT_NOTE}`,
         await runRemote(flags, output, async (client) => {
           const event = flags.event === undefined ? undefined : parseJson(flags.event, '--event');
           const source = await getSource(client, ref);
-          const queued = await client.post(`/v1/sources/${source.id}/run`, event === undefined ? {} : { event }, single(Invocation));
+          const queued = await client.post(
+            `/v1/sources/${source.id}/run`,
+            event === undefined ? {} : { event },
+            single(Invocation),
+          );
           if (flags.json) output.json({ ok: true, source_id: source.id, invocation_id: queued.data.invocation_id });
-          else output.out(`Queued invocation ${queued.data.invocation_id} of ${source.id}; see it with: tributary events ${source.name_slug}`);
+          else
+            output.out(
+              `Queued invocation ${queued.data.invocation_id} of ${source.id}; see it with: tributary events ${source.name_slug}`,
+            );
         }),
       ),
     );

@@ -16,10 +16,26 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
     .option('--port <PORT>', 'port to listen on (TRIBUTARY_PORT)', undefined)
     .option('--host <HOST>', 'address to listen on (TRIBUTARY_HOST)', undefined)
     .option('--data-dir <DIR>', 'database, master key and saved code (TRIBUTARY_DATA_DIR)', undefined)
-    .option('--apps-file <FILE>', 'JSON file of app catalog entries, see docs/accounts.md (TRIBUTARY_APPS_FILE)', undefined)
-    .option('--endpoint-rate-per-s <N>', 'requests per second each HTTP endpoint takes, 0 = no limit (TRIBUTARY_ENDPOINT_RATE_PER_S, default 10)', undefined)
-    .option('--endpoint-burst <N>', 'requests an HTTP endpoint takes at once (TRIBUTARY_ENDPOINT_BURST, default 50)', undefined)
-    .option('--log-level <LEVEL>', 'server log on stderr: fatal, error, warn, info, debug, trace or silent (TRIBUTARY_LOG_LEVEL, default info)', undefined)
+    .option(
+      '--apps-file <FILE>',
+      'JSON file of app catalog entries, see docs/accounts.md (TRIBUTARY_APPS_FILE)',
+      undefined,
+    )
+    .option(
+      '--endpoint-rate-per-s <N>',
+      'requests per second each HTTP endpoint takes, 0 = no limit (TRIBUTARY_ENDPOINT_RATE_PER_S, default 10)',
+      undefined,
+    )
+    .option(
+      '--endpoint-burst <N>',
+      'requests an HTTP endpoint takes at once (TRIBUTARY_ENDPOINT_BURST, default 50)',
+      undefined,
+    )
+    .option(
+      '--log-level <LEVEL>',
+      'server log on stderr: fatal, error, warn, info, debug, trace or silent (TRIBUTARY_LOG_LEVEL, default info)',
+      undefined,
+    )
     .addHelpText(
       'after',
       `
@@ -78,7 +94,9 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     await app.listen({ port, host: config.host });
     const base = publicUrl;
     await engine.start();
-    output.out(`Tributary ${VERSION} ready: API ${base}/v1, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`);
+    output.out(
+      `Tributary ${VERSION} ready: API ${base}/v1, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`,
+    );
     const reason = await stopRequested;
     log(`${reason}: stopping; finishing requests and invocations in flight`);
     await app.close();

@@ -37,7 +37,10 @@ export async function runValidate(file: string, options: ValidateCommandOptions,
   const sandbox = createSandbox(output);
   try {
     const prepared = await sandbox.prepare(file);
-    const handle = await sandbox.open(prepared, { key: path.resolve(file), purpose: options.publish ? 'publish' : 'deploy' });
+    const handle = await sandbox.open(prepared, {
+      key: path.resolve(file),
+      purpose: options.publish ? 'publish' : 'deploy',
+    });
     const errors = handle.loaded.issues.filter((issue) => issue.level === 'error');
     const warnings = handle.loaded.issues.filter((issue) => issue.level === 'warning');
     const component = handle.loaded.info;
@@ -57,11 +60,15 @@ export async function runValidate(file: string, options: ValidateCommandOptions,
         packages: prepared.lock,
       });
     } else {
-      const title = component ? `${component.type} "${component.name ?? '(no name)'}" ${component.version ?? ''}`.trim() : 'component';
+      const title = component
+        ? `${component.type} "${component.name ?? '(no name)'}" ${component.version ?? ''}`.trim()
+        : 'component';
       output.out(`${path.relative(process.cwd(), prepared.entry) || file}: ${title}`);
       for (const issue of [...errors, ...warnings]) output.out(`  ${formatIssue(output, issue)}`);
       const summary = `${errors.length} error${errors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
-      output.out(errors.length === 0 ? output.style('green', `valid (${summary})`) : output.style('red', `invalid (${summary})`));
+      output.out(
+        errors.length === 0 ? output.style('green', `valid (${summary})`) : output.style('red', `invalid (${summary})`),
+      );
     }
     return errors.length === 0 ? EXIT_OK : EXIT_USAGE;
   } catch (error) {

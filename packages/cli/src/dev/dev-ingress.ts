@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { buildHttpEvent, CUSTOM_RESPONSE_DEADLINE_MS, ENDPOINT_REPLIES, MAX_ENDPOINT_BODY_BYTES, type HttpResponse } from '@tributary/runtime';
-
+import {
+  buildHttpEvent,
+  CUSTOM_RESPONSE_DEADLINE_MS,
+  ENDPOINT_REPLIES,
+  MAX_ENDPOINT_BODY_BYTES,
+  type HttpResponse,
+} from '@tributary/runtime';
 
 /** What the ingress hands to the dev session for each accepted request. */
 export interface IngressDelivery {
@@ -53,7 +58,11 @@ export class DevIngress {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const prefix = `/e/${this.options.endpointId()}`;
     if (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`)) {
-      send(response, { status: 404, headers: { 'content-type': 'text/plain' }, body: `No endpoint at ${url.pathname}; this source listens at ${prefix}\n` });
+      send(response, {
+        status: 404,
+        headers: { 'content-type': 'text/plain' },
+        body: `No endpoint at ${url.pathname}; this source listens at ${prefix}\n`,
+      });
       return;
     }
     if (request.method === 'OPTIONS') {
@@ -62,7 +71,11 @@ export class DevIngress {
     }
     const body = await readBody(request);
     if (body === null) {
-      send(response, { status: 413, headers: { 'content-type': 'text/plain' }, body: `Payload Too Large: the limit is ${MAX_ENDPOINT_BODY_BYTES / 1024} KB\n` });
+      send(response, {
+        status: 413,
+        headers: { 'content-type': 'text/plain' },
+        body: `Payload Too Large: the limit is ${MAX_ENDPOINT_BODY_BYTES / 1024} KB\n`,
+      });
       return;
     }
     const host = request.headers.host ?? 'localhost';

@@ -3,7 +3,15 @@ import { clock, type Output } from '../ui/output.js';
 
 /** Everything `dev` reports, as human lines or (with --json) one JSON object per line. */
 export type DevNotice =
-  | { type: 'ready'; file: string; name: string | null; state_dir: string; endpoint_url: string | null; timer: string | null; watching: string[] }
+  | {
+      type: 'ready';
+      file: string;
+      name: string | null;
+      state_dir: string;
+      endpoint_url: string | null;
+      timer: string | null;
+      watching: string[];
+    }
   | { type: 'invocation'; kind: string; trigger: string }
   | { type: 'log'; kind: string; level: string; message: string }
   | { type: 'result'; result: InvocationResult; trigger: string }
@@ -12,7 +20,10 @@ export type DevNotice =
   | { type: 'stopped' };
 
 export class DevPrinter {
-  constructor(private readonly output: Output, private readonly json: boolean) {}
+  constructor(
+    private readonly output: Output,
+    private readonly json: boolean,
+  ) {}
 
   notice(notice: DevNotice): void {
     if (this.json) {
@@ -33,19 +44,28 @@ export class DevPrinter {
         this.output.out(`${at} ${this.output.style('bold', notice.kind)} ${this.output.style('dim', notice.trigger)}`);
         return;
       case 'log': {
-        const level = notice.level === 'info' ? '' : `${this.output.style(notice.level === 'error' ? 'red' : 'yellow', notice.level)} `;
+        const level =
+          notice.level === 'info'
+            ? ''
+            : `${this.output.style(notice.level === 'error' ? 'red' : 'yellow', notice.level)} `;
         this.output.out(`${at}   ${level}${notice.message.split('\n').join('\n           ')}`);
         return;
       }
       case 'result': {
         const { result } = notice;
         for (const emit of result.emits) {
-          this.output.out(`${at}   ${this.output.style('green', 'emit')} [${emit.metadata.name}] ${emit.metadata.summary}`);
+          this.output.out(
+            `${at}   ${this.output.style('green', 'emit')} [${emit.metadata.name}] ${emit.metadata.summary}`,
+          );
         }
         for (const dropped of result.deduped) {
-          this.output.out(`${at}   ${this.output.style('dim', `deduped ${dropped.metadata.summary} (${dropped.reason})`)}`);
+          this.output.out(
+            `${at}   ${this.output.style('dim', `deduped ${dropped.metadata.summary} (${dropped.reason})`)}`,
+          );
         }
-        const status = result.ok ? this.output.style('green', 'ok') : this.output.style('red', `failed ${result.error?.code ?? ''}`);
+        const status = result.ok
+          ? this.output.style('green', 'ok')
+          : this.output.style('red', `failed ${result.error?.code ?? ''}`);
         this.output.out(`${at}   ${result.kind} ${status} ${this.output.style('dim', `${result.durationMs} ms`)}`);
         return;
       }

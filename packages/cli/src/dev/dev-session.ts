@@ -1,4 +1,10 @@
-import { describeTimer, timerEvent, type InvocationKind, type InvocationResult, type TimerSchedule } from '@tributary/runtime';
+import {
+  describeTimer,
+  timerEvent,
+  type InvocationKind,
+  type InvocationResult,
+  type TimerSchedule,
+} from '@tributary/runtime';
 import { isAppError } from '@tributary/contracts';
 import type { Sandbox } from '@tributary/sandbox';
 import { loadCode, type LocalInstance } from '../local/local-instance.js';
@@ -38,7 +44,8 @@ export class DevSession {
     });
     this.timer = new DevTimer((at) => {
       const schedule = this.options.instance.props.timer?.schedule;
-      if (schedule) void this.enqueue('run', `timer ${describeSchedule(schedule)}`, { event: timerEvent(schedule, at) });
+      if (schedule)
+        void this.enqueue('run', `timer ${describeSchedule(schedule)}`, { event: timerEvent(schedule, at) });
     });
     this.watcher = new FileWatcher({ debounceMs: 150, onChange: (file) => void this.reload(file) });
   }
@@ -48,9 +55,16 @@ export class DevSession {
     const fresh = !instance.isDeployed;
     const endpoint = instance.props.http ? `${await this.listen()}/e/${instance.endpointId}` : null;
     await this.serial(async () => {
-      printer.notice({ type: 'invocation', kind: fresh ? 'deploy, activate' : 'activate', trigger: fresh ? 'first start' : 'start' });
-      const results = fresh ? await instance.deployIfNew({ onLog: (entry) => printer.log('deploy', entry) }) : [await instance.invoke('activate', { onLog: (entry) => printer.log('activate', entry) })];
-      for (const result of results) printer.notice({ type: 'result', result, trigger: fresh ? 'first start' : 'start' });
+      printer.notice({
+        type: 'invocation',
+        kind: fresh ? 'deploy, activate' : 'activate',
+        trigger: fresh ? 'first start' : 'start',
+      });
+      const results = fresh
+        ? await instance.deployIfNew({ onLog: (entry) => printer.log('deploy', entry) })
+        : [await instance.invoke('activate', { onLog: (entry) => printer.log('activate', entry) })];
+      for (const result of results)
+        printer.notice({ type: 'result', result, trigger: fresh ? 'first start' : 'start' });
     });
     this.startTimer();
     this.watcher.watch(instance.code.prepared.files);
@@ -79,7 +93,9 @@ export class DevSession {
     this.watcher.close();
     await this.ingress.close();
     await this.serial(async () => {
-      const result = await this.options.instance.invoke('deactivate', { onLog: (entry) => this.options.printer.log('deactivate', entry) });
+      const result = await this.options.instance.invoke('deactivate', {
+        onLog: (entry) => this.options.printer.log('deactivate', entry),
+      });
       this.options.printer.notice({ type: 'result', result, trigger: 'stop' });
     });
     this.options.printer.notice({ type: 'stopped' });
@@ -147,5 +163,7 @@ export class DevSession {
 
 function describeSchedule(schedule: TimerSchedule): string {
   const { cron, interval_seconds } = describeTimer(schedule);
-  return cron === null ? `every ${interval_seconds}s` : `cron "${cron}" (${schedule.kind === 'cron' ? schedule.timezone : 'UTC'})`;
+  return cron === null
+    ? `every ${interval_seconds}s`
+    : `cron "${cron}" (${schedule.kind === 'cron' ? schedule.timezone : 'UTC'})`;
 }

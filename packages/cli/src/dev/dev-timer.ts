@@ -11,10 +11,13 @@ export class DevTimer {
     this.stop();
     const at = nextTimerFire(schedule, now);
     this.nextAt = at;
-    this.handle = setTimeout(() => {
-      this.onTick(at);
-      this.start(schedule, Math.max(Date.now(), at));
-    }, Math.max(0, at - now));
+    this.handle = setTimeout(
+      () => {
+        this.onTick(at);
+        this.start(schedule, Math.max(Date.now(), at));
+      },
+      Math.max(0, at - now),
+    );
   }
 
   get next(): number | null {

@@ -25,7 +25,10 @@ export class FileWatcher {
       const watcher = watch(dir, (_event, filename) => {
         if (filename === null || !names.has(filename.toString())) return;
         clearTimeout(this.timer);
-        this.timer = setTimeout(() => this.options.onChange(path.join(dir, filename.toString())), this.options.debounceMs);
+        this.timer = setTimeout(
+          () => this.options.onChange(path.join(dir, filename.toString())),
+          this.options.debounceMs,
+        );
       });
       this.watchers.push(watcher);
     }

@@ -10,7 +10,7 @@ export interface SourceTemplateOptions {
 
 export function sourceTemplate(options: SourceTemplateOptions): string {
   const props: string[] = [];
-  if (options.http) props.push('    http: { type: \'$.interface.http\', customResponse: true },');
+  if (options.http) props.push("    http: { type: '$.interface.http', customResponse: true },");
   if (options.timer) props.push("    timer: { type: '$.interface.timer', default: { intervalSeconds: 15 * 60 } },");
   if (options.db) props.push("    db: '$.service.db',");
   const body: string[] = [];
@@ -22,11 +22,13 @@ export function sourceTemplate(options: SourceTemplateOptions): string {
   if (options.http) {
     body.push(
       '    // HTTP requests arrive as the event; answer the caller, then emit the request.',
-      "    this.http.respond({ status: 200, body: { ok: true } });",
-      "    this.$emit({ body: event.body ?? null, count }, { summary: `request ${count}`, id: `${Date.now()}-${count}` });",
+      '    this.http.respond({ status: 200, body: { ok: true } });',
+      '    this.$emit({ body: event.body ?? null, count }, { summary: `request ${count}`, id: `${Date.now()}-${count}` });',
     );
   } else {
-    body.push("    this.$emit({ count, at: new Date().toISOString() }, { summary: `run ${count}`, id: `${Date.now()}-${count}` });");
+    body.push(
+      '    this.$emit({ count, at: new Date().toISOString() }, { summary: `run ${count}`, id: `${Date.now()}-${count}` });',
+    );
   }
   return `export default {
   key: '${options.key}',

@@ -23,7 +23,8 @@ export function createSandbox(output: Output): Sandbox {
     onInstallProgress: (progress) => reportProgress(output, progress),
   });
   for (const layer of sandbox.isolation.layers) {
-    if (!layer.active) output.err(`${output.style('yellow', 'sandbox')} ${layer.name} is off: ${layer.note ?? 'not available here'}`);
+    if (!layer.active)
+      output.err(`${output.style('yellow', 'sandbox')} ${layer.name} is off: ${layer.note ?? 'not available here'}`);
   }
   return sandbox;
 }
@@ -34,7 +35,9 @@ function reportProgress(output: Output, progress: InstallProgress): void {
       output.err(`${output.style('cyan', 'npm')} installing ${progress.packages.join(', ')} …`);
       return;
     case 'installed':
-      output.err(`${output.style('cyan', 'npm')} installed ${progress.packages.join(', ')} in ${(progress.durationMs / 1000).toFixed(1)} s`);
+      output.err(
+        `${output.style('cyan', 'npm')} installed ${progress.packages.join(', ')} in ${(progress.durationMs / 1000).toFixed(1)} s`,
+      );
       return;
     case 'cached':
       return;

@@ -41,12 +41,15 @@ export interface LoadedCode {
   readonly issues: readonly ValidationIssue[];
 }
 
-
 /**
  * Prepares a file (bundle + npm packages) and loads it in a sandbox worker; throws
  * COMPONENT_INVALID with the rule id of the first error.
  */
-export async function loadCode(sandbox: Sandbox, file: string, purpose: ValidationPurpose = 'run'): Promise<LoadedCode> {
+export async function loadCode(
+  sandbox: Sandbox,
+  file: string,
+  purpose: ValidationPurpose = 'run',
+): Promise<LoadedCode> {
   const prepared = await sandbox.prepare(file);
   const handle = await sandbox.open(prepared, { key: path.resolve(file), purpose });
   const first = handle.loaded.issues.find((issue) => issue.level === 'error');
@@ -158,7 +161,10 @@ export class LocalInstance {
    * Swaps in new code as an update does (contract §5.3): deactivate with the old code, activate
    * with the new; if the new activate fails, the old code is restored and activated again.
    */
-  async update(next: LoadedCode, options: InvokeOptions = {}): Promise<{ results: InvocationResult[]; applied: boolean }> {
+  async update(
+    next: LoadedCode,
+    options: InvokeOptions = {},
+  ): Promise<{ results: InvocationResult[]; applied: boolean }> {
     const { configured, info } = await LocalInstance.configure(this.options, next, this.accounts);
     const results: InvocationResult[] = [];
     const previous = { loaded: this.loaded, configured: this.configured, info: this.propsInfo };
@@ -179,7 +185,9 @@ export class LocalInstance {
 
   private invokeRaw(kind: InvocationKind, options: InvokeOptions, state: LocalState): Promise<InvocationResult> {
     if (options.event !== undefined && this.component.type === 'action') {
-      throw new AppError('EVENT_INVALID', 'actions take no event; give their input with --prop or --props', { field: '--event' });
+      throw new AppError('EVENT_INVALID', 'actions take no event; give their input with --prop or --props', {
+        field: '--event',
+      });
     }
     return this.loaded.handle.invoke(
       {
@@ -203,7 +211,6 @@ export class LocalInstance {
     if (this.options.stateDir) writeState(this.options.stateDir, state);
   }
 }
-
 
 function timeoutFor(info: ComponentInfo, options: Pick<LocalInstanceOptions, 'timeoutMs'>): number {
   if (options.timeoutMs !== undefined) return options.timeoutMs;

@@ -27,7 +27,9 @@ export function configuredFromFlags(flags: PropFlags, specs: readonly PropShape[
   if (flags.props !== undefined) {
     const parsed = parseJson(flags.props, '--props');
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      throw new AppError('USAGE_ERROR', '--props must be a JSON object, e.g. --props \'{"name":"World"}\'', { field: '--props' });
+      throw new AppError('USAGE_ERROR', '--props must be a JSON object, e.g. --props \'{"name":"World"}\'', {
+        field: '--props',
+      });
     }
     Object.assign(configured, parsed);
   }

@@ -24,7 +24,8 @@ export class ApiClient {
 
   url(pathname: string, query: Query = {}): string {
     const url = new URL(`${this.connection.apiUrl}${pathname}`);
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(query))
+      if (value !== undefined) url.searchParams.set(name, String(value));
     return url.toString();
   }
 
@@ -55,7 +56,11 @@ export class ApiClient {
     return this.request('DELETE', pathname, { schema, ...(query ? { query } : {}) });
   }
 
-  async request<T extends z.ZodType>(method: string, pathname: string, options: RequestOptions<T>): Promise<z.infer<T>> {
+  async request<T extends z.ZodType>(
+    method: string,
+    pathname: string,
+    options: RequestOptions<T>,
+  ): Promise<z.infer<T>> {
     const url = this.url(pathname, options.query);
     const headers = this.headers();
     const response = await this.fetch(url, {
@@ -68,7 +73,10 @@ export class ApiClient {
     if (!response.ok) throw errorFromResponse(response.status, parsed, `${method} ${url}`);
     const checked = options.schema.safeParse(parsed);
     if (!checked.success) {
-      throw new AppError('INTERNAL', `${method} ${url} answered a body the CLI does not understand (is the server another version?): ${checked.error.message}`);
+      throw new AppError(
+        'INTERNAL',
+        `${method} ${url} answered a body the CLI does not understand (is the server another version?): ${checked.error.message}`,
+      );
     }
     return checked.data as z.infer<T>;
   }
@@ -87,9 +95,14 @@ export class ApiClient {
 export function unreachable(url: string, error: unknown): AppError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
-  return new AppError('SERVER_UNREACHABLE', `cannot reach the Tributary server at ${new URL(url).origin} (${reason}); is it running? (tributary start, or set --api-url)`, {
-    url,
-  }, { cause: error });
+  return new AppError(
+    'SERVER_UNREACHABLE',
+    `cannot reach the Tributary server at ${new URL(url).origin} (${reason}); is it running? (tributary start, or set --api-url)`,
+    {
+      url,
+    },
+    { cause: error },
+  );
 }
 
 function parseBody(text: string): unknown {
@@ -106,10 +119,20 @@ function errorFromResponse(status: number, body: unknown, what: string): AppErro
   if (parsed.success) {
     const { code, message, details } = parsed.data.error;
     if (isErrorCode(code)) return new AppError(code, message, { ...(details ?? {}), status });
-    return new AppError(status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED', `${code}: ${message}`, { ...(details ?? {}), status });
+    return new AppError(status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED', `${code}: ${message}`, {
+      ...(details ?? {}),
+      status,
+    });
   }
   const snippet = typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(body).slice(0, 200);
   if (status === 401) return new AppError('UNAUTHORIZED', `${what}: the API key was refused`, { status });
-  if (status === 404) return new AppError('NOT_FOUND', `${what}: not found (is ${new URL(what.split(' ')[1] ?? '').origin} a Tributary server?)`, { status });
-  return new AppError(status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED', `${what} answered ${status}: ${snippet}`, { status });
+  if (status === 404)
+    return new AppError(
+      'NOT_FOUND',
+      `${what}: not found (is ${new URL(what.split(' ')[1] ?? '').origin} a Tributary server?)`,
+      { status },
+    );
+  return new AppError(status >= 500 ? 'INTERNAL' : 'VALIDATION_FAILED', `${what} answered ${status}: ${snippet}`, {
+    status,
+  });
 }

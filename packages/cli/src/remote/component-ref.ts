@@ -13,14 +13,23 @@ const REGISTRY_KEY = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 const INLINE_MAP = /\n?\/\/# sourceMappingURL=data:application\/json;base64,[A-Za-z0-9+/=]+\s*$/;
 const UPLOADABLE = new Set(['.mjs', '.js', '.cjs']);
 // The runtime's bundle starts with a `require` shim; the server bundles the upload again and adds its own.
-const REQUIRE_SHIM = /^import \{ createRequire as __tributaryCreateRequire \} from 'node:module';\nconst require = __tributaryCreateRequire\(import\.meta\.url\);\n/;
+const REQUIRE_SHIM =
+  /^import \{ createRequire as __tributaryCreateRequire \} from 'node:module';\nconst require = __tributaryCreateRequire\(import\.meta\.url\);\n/;
 
 /** A local file wins over a key of the same name; URLs start with http(s)://. */
-export async function resolveComponentRef(arg: string, options: { readonly allowKey?: boolean } = {}): Promise<ComponentRef> {
+export async function resolveComponentRef(
+  arg: string,
+  options: { readonly allowKey?: boolean } = {},
+): Promise<ComponentRef> {
   if (/^https?:\/\//i.test(arg)) return { kind: 'url', url: rawGithubUrl(arg) };
   if (existsSync(arg) && statSync(arg).isFile()) return { kind: 'code', ...(await codeForUpload(arg)) };
-  if (options.allowKey !== false && REGISTRY_KEY.test(arg) && !/\.(m?[jt]s|cjs|cts|mts)$/.test(arg)) return { kind: 'key', key: arg };
-  throw new AppError('FILE_NOT_FOUND', `component file not found: ${arg}${options.allowKey === false ? '' : ' (and it is not a registry key or a URL)'}`, { file: arg });
+  if (options.allowKey !== false && REGISTRY_KEY.test(arg) && !/\.(m?[jt]s|cjs|cts|mts)$/.test(arg))
+    return { kind: 'key', key: arg };
+  throw new AppError(
+    'FILE_NOT_FOUND',
+    `component file not found: ${arg}${options.allowKey === false ? '' : ' (and it is not a registry key or a URL)'}`,
+    { file: arg },
+  );
 }
 
 /**
@@ -33,7 +42,11 @@ export async function resolveComponentRef(arg: string, options: { readonly allow
 export async function codeForUpload(file: string): Promise<{ code: string; file: string; files: readonly string[] }> {
   const bundle = await bundleComponent({ file, packages: 'external' });
   const plain = UPLOADABLE.has(path.extname(bundle.entry)) && bundle.files.length <= 1;
-  return { code: plain ? bundle.source : repin(bundle).replace(REQUIRE_SHIM, '').replace(INLINE_MAP, '\n'), file: bundle.entry, files: bundle.files };
+  return {
+    code: plain ? bundle.source : repin(bundle).replace(REQUIRE_SHIM, '').replace(INLINE_MAP, '\n'),
+    file: bundle.entry,
+    files: bundle.files,
+  };
 }
 
 /** `external` mode writes npm imports without their pins (`ms@2.1.3` → `ms`); the server needs the pins. */
@@ -44,7 +57,10 @@ function repin(bundle: ComponentBundle): string {
     if (imported.range === null || seen.has(imported.importPath)) continue;
     seen.add(imported.importPath);
     const quoted = new RegExp(`((?:from|import)\\s*\\(?\\s*)(["'])${escapeRegExp(imported.importPath)}\\2`, 'g');
-    code = code.replace(quoted, (_match, prefix: string, quote: string) => `${prefix}${quote}${imported.specifier}${quote}`);
+    code = code.replace(
+      quoted,
+      (_match, prefix: string, quote: string) => `${prefix}${quote}${imported.specifier}${quote}`,
+    );
   }
   return code;
 }
@@ -60,7 +76,11 @@ export function rawGithubUrl(url: string): string {
 }
 
 /** The body fields of POST /v1/sources and PUT /v1/sources/{id} for a reference. */
-export function componentFields(ref: ComponentRef): { component_code?: string; component_url?: string; component_key?: string } {
+export function componentFields(ref: ComponentRef): {
+  component_code?: string;
+  component_url?: string;
+  component_key?: string;
+} {
   switch (ref.kind) {
     case 'code':
       return { component_code: ref.code };

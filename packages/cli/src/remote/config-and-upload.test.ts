@@ -12,7 +12,9 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('config file', () => {
   it('parses sections, comments and keys before any section (they belong to default)', () => {
-    const profiles = parseConfig('api_key = top\n# comment\n; also\n[staging]\napi_url = https://x.example\napi_key=k2\n\n[default]\napi_url=http://a\n');
+    const profiles = parseConfig(
+      'api_key = top\n# comment\n; also\n[staging]\napi_url = https://x.example\napi_key=k2\n\n[default]\napi_url=http://a\n',
+    );
     expect(Object.fromEntries(profiles)).toEqual({
       default: { api_key: 'top', api_url: 'http://a' },
       staging: { api_url: 'https://x.example', api_key: 'k2' },
@@ -34,19 +36,34 @@ describe('config file', () => {
 
   it('flags win over variables, which win over the profile', () => {
     const home = path.join(scratch, 'home');
-    writeConfig(path.join(home, 'tributary', 'config'), new Map([['default', { api_url: 'http://profile:1', api_key: 'pk' }], ['p2', { api_key: 'k2' }]]));
+    writeConfig(
+      path.join(home, 'tributary', 'config'),
+      new Map([
+        ['default', { api_url: 'http://profile:1', api_key: 'pk' }],
+        ['p2', { api_key: 'k2' }],
+      ]),
+    );
     const env = { XDG_CONFIG_HOME: home };
     expect(resolveConnection({}, env)).toMatchObject({ apiUrl: 'http://profile:1', apiKey: 'pk', source: 'profile' });
-    expect(resolveConnection({}, { ...env, TRIBUTARY_API_URL: 'http://env:2/v1/', TRIBUTARY_API_KEY: 'ek' })).toMatchObject({
+    expect(
+      resolveConnection({}, { ...env, TRIBUTARY_API_URL: 'http://env:2/v1/', TRIBUTARY_API_KEY: 'ek' }),
+    ).toMatchObject({
       apiUrl: 'http://env:2',
       apiKey: 'ek',
       source: 'environment',
     });
-    expect(resolveConnection({ apiUrl: 'http://flag:3', apiKey: 'fk' }, { ...env, TRIBUTARY_API_URL: 'http://env:2' })).toMatchObject({
+    expect(
+      resolveConnection({ apiUrl: 'http://flag:3', apiKey: 'fk' }, { ...env, TRIBUTARY_API_URL: 'http://env:2' }),
+    ).toMatchObject({
       apiUrl: 'http://flag:3',
       apiKey: 'fk',
     });
-    expect(resolveConnection({ profile: 'p2' }, env)).toMatchObject({ profile: 'p2', apiUrl: 'http://127.0.0.1:8080', apiKey: 'k2', source: 'default' });
+    expect(resolveConnection({ profile: 'p2' }, env)).toMatchObject({
+      profile: 'p2',
+      apiUrl: 'http://127.0.0.1:8080',
+      apiKey: 'k2',
+      source: 'default',
+    });
     expect(() => normalizeApiUrl('ftp://x')).toThrow(/must start with http/);
     expect(() => normalizeApiUrl('not a url')).toThrow(/is not a URL/);
   });
@@ -65,7 +82,7 @@ describe('what deploy uploads', () => {
     expect(upload.files.map((file) => path.basename(file)).sort()).toEqual(['helper.mjs', 'main.mjs']);
     expect(upload.code).toContain('"ms@2.1.3"');
     expect(upload.code).toContain('"lodash@4.17.21/fp"');
-    expect(upload.code).toContain("ms(\"1m\")");
+    expect(upload.code).toContain('ms("1m")');
     expect(upload.code).not.toContain('./helper.mjs');
     expect(upload.code).not.toContain('__tributaryCreateRequire');
     expect(upload.code).not.toContain('sourceMappingURL');
@@ -77,7 +94,10 @@ describe('what deploy uploads', () => {
     writeFileSync(plain, text);
     expect((await codeForUpload(plain)).code).toBe(text);
     const typed = path.join(scratch, 'typed.ts');
-    writeFileSync(typed, "const n: number = 2;\nexport default { name: 'T', type: 'action', async run() { return n; } };\n");
+    writeFileSync(
+      typed,
+      "const n: number = 2;\nexport default { name: 'T', type: 'action', async run() { return n; } };\n",
+    );
     const compiled = (await codeForUpload(typed)).code;
     expect(compiled).not.toContain(': number');
     expect(compiled).toContain('export');
@@ -97,7 +117,15 @@ describe('what deploy uploads', () => {
 
 describe('tables and times', () => {
   it('pads every column but the last to its widest cell', () => {
-    expect(formatTable(['ID', 'NAME', 'END'], [['dc_1', 'a', 'x'], ['dc_22', 'longer', '']])).toEqual(['ID     NAME    END', 'dc_1   a       x', 'dc_22  longer']);
+    expect(
+      formatTable(
+        ['ID', 'NAME', 'END'],
+        [
+          ['dc_1', 'a', 'x'],
+          ['dc_22', 'longer', ''],
+        ],
+      ),
+    ).toEqual(['ID     NAME    END', 'dc_1   a       x', 'dc_22  longer']);
   });
 
   it('says how long ago in the largest whole unit', () => {

@@ -10,7 +10,10 @@ export type ConfigProfiles = Map<string, ProfileEntries>;
 
 /** `$XDG_CONFIG_HOME/tributary/config`, else `~/.config/tributary/config` (the layout `pd` uses). */
 export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env['XDG_CONFIG_HOME'] && path.isAbsolute(env['XDG_CONFIG_HOME']) ? env['XDG_CONFIG_HOME'] : path.join(os.homedir(), '.config');
+  const base =
+    env['XDG_CONFIG_HOME'] && path.isAbsolute(env['XDG_CONFIG_HOME'])
+      ? env['XDG_CONFIG_HOME']
+      : path.join(os.homedir(), '.config');
   return path.join(base, 'tributary', 'config');
 }
 

@@ -31,7 +31,14 @@ export function resolveConnection(flags: RemoteFlags, env: NodeJS.ProcessEnv = p
   const envUrl = env['TRIBUTARY_API_URL'] || undefined;
   const envKey = env['TRIBUTARY_API_KEY'] || undefined;
   const url = flags.apiUrl ?? envUrl ?? stored['api_url'];
-  const source = flags.apiUrl !== undefined ? 'flag' : envUrl !== undefined ? 'environment' : stored['api_url'] !== undefined ? 'profile' : 'default';
+  const source =
+    flags.apiUrl !== undefined
+      ? 'flag'
+      : envUrl !== undefined
+        ? 'environment'
+        : stored['api_url'] !== undefined
+          ? 'profile'
+          : 'default';
   return {
     profile,
     apiUrl: normalizeApiUrl(url ?? DEFAULT_API_URL),
@@ -45,7 +52,9 @@ export function normalizeApiUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new AppError('USAGE_ERROR', `API URL "${text}" is not a URL; give one like ${DEFAULT_API_URL}`, { field: '--api-url' });
+    throw new AppError('USAGE_ERROR', `API URL "${text}" is not a URL; give one like ${DEFAULT_API_URL}`, {
+      field: '--api-url',
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new AppError('USAGE_ERROR', `API URL "${text}" must start with http:// or https://`, { field: '--api-url' });

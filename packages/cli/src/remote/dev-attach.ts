@@ -43,13 +43,23 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
     const { code, files } = await codeForUpload(file);
     watched = files.length > 0 ? files : [file];
     if (first) {
-      for (const watchedFile of watched) notice('watch', `watch:add | ${path.relative(process.cwd(), watchedFile) || watchedFile}`, { file: watchedFile });
+      for (const watchedFile of watched)
+        notice('watch', `watch:add | ${path.relative(process.cwd(), watchedFile) || watchedFile}`, {
+          file: watchedFile,
+        });
       notice('deploying', 'Deploying...');
     }
     const component = await savedComponentFor(client, { kind: 'code', code, file, files });
     const body: Record<string, unknown> = { component_id: component.id };
     if (first && (options.flags.prop !== undefined || options.flags.props !== undefined)) {
-      body['configured_props'] = await configureProps({ client, output, json: true, componentId: component.id, props: configurableProps(component), flags: options.flags });
+      body['configured_props'] = await configureProps({
+        client,
+        output,
+        json: true,
+        componentId: component.id,
+        props: configurableProps(component),
+        flags: options.flags,
+      });
     }
     await client.put(`/v1/sources/${source.id}`, body, single(DeployedSource));
   };
@@ -58,7 +68,9 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
     debounceMs: DEBOUNCE_MS,
     onChange: (changed) => {
       queue = queue.then(async () => {
-        notice('updating', `${path.relative(process.cwd(), changed) || changed} changed; updating...`, { file: changed });
+        notice('updating', `${path.relative(process.cwd(), changed) || changed} changed; updating...`, {
+          file: changed,
+        });
         try {
           await upload(false);
           watcher.watch(watched);
@@ -66,14 +78,19 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
         } catch (error) {
           const appError = asAppError(error);
           if (json) output.json({ type: 'error', error: appError.toJSON() });
-          else output.err(`${output.style('red', 'error')} ${appError.code}: ${appError.message} (the deployed code keeps running)`);
+          else
+            output.err(
+              `${output.style('red', 'error')} ${appError.code}: ${appError.message} (the deployed code keeps running)`,
+            );
         }
       });
     },
   });
   let queue: Promise<void> = Promise.resolve();
   watcher.watch(watched);
-  notice('attached', `Attached to deployed component: ${client.baseUrl}/sources/${source.id}/configuration`, { source_id: source.id });
+  notice('attached', `Attached to deployed component: ${client.baseUrl}/sources/${source.id}/configuration`, {
+    source_id: source.id,
+  });
   const stop = untilInterrupted(options.signal);
   const follow = followSource({
     client,

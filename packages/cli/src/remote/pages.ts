@@ -6,7 +6,12 @@ const PAGE = 100;
 const MAX_ITEMS = 10_000;
 
 /** Every item of a paginated list, following `end_cursor` with `after`. */
-export async function allPages<T extends z.ZodType>(client: ApiClient, pathname: string, item: T, query: Query = {}): Promise<z.infer<T>[]> {
+export async function allPages<T extends z.ZodType>(
+  client: ApiClient,
+  pathname: string,
+  item: T,
+  query: Query = {},
+): Promise<z.infer<T>[]> {
   const items: z.infer<T>[] = [];
   let after: string | undefined;
   for (;;) {

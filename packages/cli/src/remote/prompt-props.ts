@@ -66,7 +66,8 @@ async function promptOne(options: {
       const text = await input({
         message,
         ...(prop.default !== undefined ? { default: String(prop.default) } : {}),
-        validate: (value) => (value === '' && prop.optional === true) || /^-?\d+$/.test(value.trim()) || 'a whole number',
+        validate: (value) =>
+          (value === '' && prop.optional === true) || /^-?\d+$/.test(value.trim()) || 'a whole number',
       });
       return text === '' ? undefined : Number(text);
     }
@@ -163,7 +164,12 @@ async function promptOptions(options: {
       return picked;
     }
     const defaultValue = prop.default;
-    const picked = await select({ message: options.message, choices: entries, pageSize: 15, ...(defaultValue !== undefined ? { default: defaultValue } : {}) });
+    const picked = await select({
+      message: options.message,
+      choices: entries,
+      pageSize: 15,
+      ...(defaultValue !== undefined ? { default: defaultValue } : {}),
+    });
     if (picked === MORE) {
       await loadPage();
       continue;
@@ -182,9 +188,14 @@ function toChoice(option: unknown): Choice {
 
 /** Pick a connected account of the app, or create one with the fields of the app's catalog entry. */
 async function promptAccount(client: ApiClient, output: Output, app: string, message: string): Promise<unknown> {
-  const accounts = await withSpinner(output, `Loading ${app} accounts…`, () => client.get('/v1/accounts', list(Account), { app, limit: 100 }));
+  const accounts = await withSpinner(output, `Loading ${app} accounts…`, () =>
+    client.get('/v1/accounts', list(Account), { app, limit: 100 }),
+  );
   const choices = [
-    ...accounts.data.map((account) => ({ name: `${account.name} (${account.id})`, value: account.id as string | symbol })),
+    ...accounts.data.map((account) => ({
+      name: `${account.name} (${account.id})`,
+      value: account.id as string | symbol,
+    })),
     { name: `Connect a new ${app} account…`, value: NEW_ACCOUNT as string | symbol },
   ];
   const picked = await select({ message: `${message} — ${app} account`, choices });

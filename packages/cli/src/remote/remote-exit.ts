@@ -22,7 +22,9 @@ export function remoteExitCodeFor(error: AppError): number {
 }
 
 export function asAppError(error: unknown): AppError {
-  return isAppError(error) ? error : new AppError('INTERNAL', error instanceof Error ? error.message : String(error), {}, { cause: error });
+  return isAppError(error)
+    ? error
+    : new AppError('INTERNAL', error instanceof Error ? error.message : String(error), {}, { cause: error });
 }
 
 /** One line `error <CODE>: <message>` on stderr (or `{ok:false,error}` with --json) and the exit code. */
@@ -35,8 +37,10 @@ export function reportRemoteFailure(output: Output, error: unknown, json: boolea
     const ruleNote = typeof rule === 'string' && !appError.message.startsWith(rule) ? ` (rule ${rule})` : '';
     output.err(`${output.style('red', 'error')} ${appError.code}: ${appError.message}${ruleNote}`);
     const issues = appError.details['issues'];
-    if (Array.isArray(issues)) for (const issue of issues) output.err(`  ${typeof issue === 'string' ? issue : JSON.stringify(issue)}`);
-    if (appError.code === 'INTERNAL' && !(appError.details['status'] !== undefined) && appError.stack) output.err(appError.stack);
+    if (Array.isArray(issues))
+      for (const issue of issues) output.err(`  ${typeof issue === 'string' ? issue : JSON.stringify(issue)}`);
+    if (appError.code === 'INTERNAL' && !(appError.details['status'] !== undefined) && appError.stack)
+      output.err(appError.stack);
   }
   return remoteExitCodeFor(appError);
 }

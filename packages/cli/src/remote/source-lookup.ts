@@ -1,4 +1,10 @@
-import { DeployedSource, SavedComponent, single, type DeployedSourceT, type SavedComponentT } from '@tributary/contracts';
+import {
+  DeployedSource,
+  SavedComponent,
+  single,
+  type DeployedSourceT,
+  type SavedComponentT,
+} from '@tributary/contracts';
 import type { ApiClient } from './api-client.js';
 
 /**

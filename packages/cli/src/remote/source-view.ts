@@ -29,7 +29,8 @@ export function printLog(output: Output, entry: LogEntryT, json: boolean): void 
     output.json(entry);
     return;
   }
-  const level = entry.level === 'info' ? '' : `${output.style(entry.level === 'error' ? 'red' : 'yellow', entry.level)} `;
+  const level =
+    entry.level === 'info' ? '' : `${output.style(entry.level === 'error' ? 'red' : 'yellow', entry.level)} `;
   output.out(`${output.style('dim', clock(entry.ts))} ${level}${entry.message}`);
 }
 

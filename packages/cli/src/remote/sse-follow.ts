@@ -30,7 +30,11 @@ export async function followSse(options: FollowOptions): Promise<void> {
     let response: Response;
     try {
       response = await options.client.fetch(options.client.url(options.path), {
-        headers: { ...options.client.headers(), accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+        headers: {
+          ...options.client.headers(),
+          accept: 'text/event-stream',
+          ...(lastId ? { 'last-event-id': lastId } : {}),
+        },
         signal: options.signal,
       });
     } catch (error) {
@@ -42,7 +46,8 @@ export async function followSse(options: FollowOptions): Promise<void> {
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => '');
       let message = `${options.path} answered ${response.status}`;
-      let code: ErrorCode = response.status === 401 ? 'UNAUTHORIZED' : response.status === 404 ? 'NOT_FOUND' : 'INTERNAL';
+      let code: ErrorCode =
+        response.status === 401 ? 'UNAUTHORIZED' : response.status === 404 ? 'NOT_FOUND' : 'INTERNAL';
       try {
         const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
         if (body.error?.message) message = body.error.message;

@@ -19,9 +19,16 @@ export const ServerConfig = z.object({
   allowPrivateUrls: z.boolean().describe('Let component_url reach loopback and private addresses'),
   concurrency: z.coerce.number().int().min(1).max(64).describe('Invocations running at once across sources'),
   sourceTimeoutMs: z.coerce.number().int().min(1000).describe('Deadline of one source invocation, in ms'),
-  appsFile: z.string().min(1).nullable().describe('JSON file of app catalog entries (docs/accounts.md), stored at each start'),
+  appsFile: z
+    .string()
+    .min(1)
+    .nullable()
+    .describe('JSON file of app catalog entries (docs/accounts.md), stored at each start'),
   webDir: z.string().min(1).describe('Folder of the built web app served at /'),
-  endpointRatePerS: z.coerce.number().min(0).describe('Requests per second each HTTP endpoint takes on average (0 = no limit)'),
+  endpointRatePerS: z.coerce
+    .number()
+    .min(0)
+    .describe('Requests per second each HTTP endpoint takes on average (0 = no limit)'),
   endpointBurst: z.coerce.number().int().min(1).describe('Requests an HTTP endpoint takes at once after a quiet spell'),
   logLevel: z.enum(LOG_LEVELS).describe('Level of the server log on stderr (requests at debug, refusals at warn)'),
 });
@@ -54,7 +61,10 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     sourceTimeoutMs: env['TRIBUTARY_SOURCE_TIMEOUT_MS'] ?? '300000',
     appsFile: flags.appsFile ?? env['TRIBUTARY_APPS_FILE'] ?? null,
     webDir: path.resolve(env['TRIBUTARY_WEB_DIR'] ?? DEFAULT_WEB_DIR),
-    endpointRatePerS: flags.endpointRatePerS ?? env['TRIBUTARY_ENDPOINT_RATE_PER_S'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.ratePerSecond),
+    endpointRatePerS:
+      flags.endpointRatePerS ??
+      env['TRIBUTARY_ENDPOINT_RATE_PER_S'] ??
+      String(DEFAULT_ENDPOINT_RATE_LIMIT.ratePerSecond),
     endpointBurst: flags.endpointBurst ?? env['TRIBUTARY_ENDPOINT_BURST'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.burst),
     logLevel: flags.logLevel ?? env['TRIBUTARY_LOG_LEVEL'] ?? 'info',
   });

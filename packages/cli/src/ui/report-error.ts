@@ -3,7 +3,11 @@ import { exitCodeFor } from '../exit-codes.js';
 import type { Output } from './output.js';
 
 /** Turns anything thrown while a command ran into one line on stderr (or JSON) and an exit code. */
-export function reportFailure(output: Output, error: unknown, options: { json: boolean; jsonShape?: (error: AppError) => unknown }): number {
+export function reportFailure(
+  output: Output,
+  error: unknown,
+  options: { json: boolean; jsonShape?: (error: AppError) => unknown },
+): number {
   const appError = isAppError(error)
     ? error
     : new AppError('INTERNAL', error instanceof Error ? error.message : String(error), {}, { cause: error });

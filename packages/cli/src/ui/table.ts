@@ -2,7 +2,12 @@
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
   const all = [header, ...rows];
   const widths = header.map((_, column) => Math.max(...all.map((row) => (row[column] ?? '').length)));
-  return all.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd());
+  return all.map((row) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 const UNITS: readonly [string, number][] = [

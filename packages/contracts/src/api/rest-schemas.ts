@@ -29,7 +29,10 @@ export const DeploySourceBody = z
     configured_props: configuredProps.optional(),
   })
   .refine(
-    (body) => [body.component_id, body.component_code, body.component_key, body.component_url].some((value) => value !== undefined),
+    (body) =>
+      [body.component_id, body.component_code, body.component_key, body.component_url].some(
+        (value) => value !== undefined,
+      ),
     { message: 'give one of component_id, component_code, component_key or component_url', path: ['component_code'] },
   );
 
@@ -53,7 +56,10 @@ export const PageQuery = z.strictObject({
 
 export const EventsQuery = PageQuery.extend({ expand: z.enum(['event']).optional() });
 
-export const DeleteEventsQuery = z.strictObject({ start_id: z.string().min(1).optional(), end_id: z.string().min(1).optional() });
+export const DeleteEventsQuery = z.strictObject({
+  start_id: z.string().min(1).optional(),
+  end_id: z.string().min(1).optional(),
+});
 
 export const DeleteSourceQuery = z.strictObject({ force: z.enum(['true', 'false']).optional() });
 
@@ -81,7 +87,11 @@ export const DeployedSource = z.object({
   name: z.string(),
   name_slug: z.string(),
   endpoint_url: z.string().nullable(),
-  next_run_at: z.number().int().nullable().describe('When the timer fires next (epoch seconds); null without a timer or while inactive'),
+  next_run_at: z
+    .number()
+    .int()
+    .nullable()
+    .describe('When the timer fires next (epoch seconds); null without a timer or while inactive'),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -164,7 +174,15 @@ export const PutAppBody = z
     name: z.string().min(1).max(200),
     description: z.string().max(2000).nullable().optional(),
     auth_type: AppAuthType,
-    fields: z.array(AppField.extend({ secret: z.boolean().default(false), optional: z.boolean().default(false), description: z.string().max(2000).nullable().default(null) })).max(50),
+    fields: z
+      .array(
+        AppField.extend({
+          secret: z.boolean().default(false),
+          optional: z.boolean().default(false),
+          description: z.string().max(2000).nullable().default(null),
+        }),
+      )
+      .max(50),
   })
   .refine((body) => new Set(body.fields.map((field) => field.name)).size === body.fields.length, {
     message: 'field names must be unique',
@@ -180,7 +198,13 @@ export const AppsFile = z.strictObject({
       description: z.string().max(2000).nullable().optional(),
       auth_type: AppAuthType,
       fields: z
-        .array(AppField.extend({ secret: z.boolean().default(false), optional: z.boolean().default(false), description: z.string().max(2000).nullable().default(null) }))
+        .array(
+          AppField.extend({
+            secret: z.boolean().default(false),
+            optional: z.boolean().default(false),
+            description: z.string().max(2000).nullable().default(null),
+          }),
+        )
         .max(50),
     }),
   ),
@@ -249,7 +273,12 @@ export const RunActionBody = z.strictObject({
 });
 
 /** An emit's metadata: the runtime's fields; extra ones are kept. */
-const Metadata = z.looseObject({ id: z.union([z.string(), z.number()]).optional(), name: z.string(), summary: z.string(), ts: z.number() });
+const Metadata = z.looseObject({
+  id: z.union([z.string(), z.number()]).optional(),
+  name: z.string(),
+  summary: z.string(),
+  ts: z.number(),
+});
 
 /** Exactly the object `tributary run --json` prints locally (docs/cli.md). */
 export const RunReport = z.object({
@@ -262,11 +291,17 @@ export const RunReport = z.object({
   deduped: z.array(z.object({ event: z.unknown(), metadata: Metadata, reason: z.string() })),
   logs: z.array(z.object({ level: z.string(), message: z.string() })),
   exit: z.object({ reason: z.string().nullable() }).nullable(),
-  response: z.object({ status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.string().nullable() }).nullable(),
+  response: z
+    .object({ status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.string().nullable() })
+    .nullable(),
   sends: z.array(z.object({ kind: z.string(), config: z.record(z.string(), z.unknown()) })),
   hooks: z.array(z.object({ name: z.string(), ok: z.boolean() })),
-  warnings: z.array(z.object({ rule: z.string(), message: z.string(), prop: z.string().optional(), field: z.string().optional() })),
-  error: z.object({ code: z.string(), message: z.string(), rule: z.string().optional(), stack: z.string().optional() }).nullable(),
+  warnings: z.array(
+    z.object({ rule: z.string(), message: z.string(), prop: z.string().optional(), field: z.string().optional() }),
+  ),
+  error: z
+    .object({ code: z.string(), message: z.string(), rule: z.string().optional(), stack: z.string().optional() })
+    .nullable(),
 });
 
 export const ApiKey = z.object({

@@ -39,14 +39,27 @@ export class AccountService {
     this.sealedById = options.raw.prepare('select app, fields_sealed from accounts where id = ?');
   }
 
-  async create(input: { readonly app: string; readonly name?: string; readonly fields: Readonly<Record<string, string>> }): Promise<AccountRow> {
+  async create(input: {
+    readonly app: string;
+    readonly name?: string;
+    readonly fields: Readonly<Record<string, string>>;
+  }): Promise<AccountRow> {
     const app = await this.options.catalog.find(input.app);
     if (!app) {
-      throw new AppError('VALIDATION_FAILED', `no app "${input.app}" in the catalog; GET /v1/apps lists them (docs/accounts.md)`, { field: 'app', app: input.app });
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `no app "${input.app}" in the catalog; GET /v1/apps lists them (docs/accounts.md)`,
+        { field: 'app', app: input.app },
+      );
     }
     checkFields(app, input.fields);
     const now = this.options.now();
-    const shown = Object.fromEntries(Object.entries(input.fields).map(([name, value]) => [name, app.fields.find((field) => field.name === name)?.secret === true ? REDACTED : value]));
+    const shown = Object.fromEntries(
+      Object.entries(input.fields).map(([name, value]) => [
+        name,
+        app.fields.find((field) => field.name === name)?.secret === true ? REDACTED : value,
+      ]),
+    );
     const row: AccountRow = {
       id: newId('apn'),
       app: app.slug,
@@ -66,7 +79,12 @@ export class AccountService {
     return row;
   }
 
-  async list(query: { readonly app?: string; readonly limit: number; readonly after?: string; readonly before?: string }): Promise<{ rows: AccountRow[]; total: number }> {
+  async list(query: {
+    readonly app?: string;
+    readonly limit: number;
+    readonly after?: string;
+    readonly before?: string;
+  }): Promise<{ rows: AccountRow[]; total: number }> {
     const db = this.options.db;
     let select = db.selectFrom('accounts').selectAll();
     let count = db.selectFrom('accounts').select((eb) => eb.fn.countAll<number>().as('n'));
@@ -76,7 +94,10 @@ export class AccountService {
     }
     if (query.after) select = select.where('id', '>', query.after);
     if (query.before) select = select.where('id', '<', query.before);
-    const rows = await select.orderBy('id', query.before ? 'desc' : 'asc').limit(query.limit).execute();
+    const rows = await select
+      .orderBy('id', query.before ? 'desc' : 'asc')
+      .limit(query.limit)
+      .execute();
     if (query.before) rows.reverse();
     return { rows, total: Number((await count.executeTakeFirst())?.n ?? 0) };
   }
@@ -90,9 +111,17 @@ export class AccountService {
   }
 
   async usedBy(id: string): Promise<{ id: string; name: string }[]> {
-    const sources = await this.options.db.selectFrom('sources').select(['id', 'name', 'configured_props']).orderBy('id').execute();
+    const sources = await this.options.db
+      .selectFrom('sources')
+      .select(['id', 'name', 'configured_props'])
+      .orderBy('id')
+      .execute();
     return sources
-      .filter((source) => Object.values(JSON.parse(source.configured_props) as Record<string, unknown>).some((value) => authProvisionIdOf(value) === id))
+      .filter((source) =>
+        Object.values(JSON.parse(source.configured_props) as Record<string, unknown>).some(
+          (value) => authProvisionIdOf(value) === id,
+        ),
+      )
       .map((source) => ({ id: source.id, name: source.name }));
   }
 
@@ -105,15 +134,31 @@ export class AccountService {
       if (prop.type !== 'app' || configured[prop.name] === undefined || configured[prop.name] === null) continue;
       const id = authProvisionIdOf(configured[prop.name]);
       if (id === null) {
-        throw new AppError('PROP_INVALID', `app prop "${prop.name}" takes { "authProvisionId": "apn_…" }, a connected account of app "${prop.app ?? ''}"`, { prop: prop.name });
+        throw new AppError(
+          'PROP_INVALID',
+          `app prop "${prop.name}" takes { "authProvisionId": "apn_…" }, a connected account of app "${prop.app ?? ''}"`,
+          { prop: prop.name },
+        );
       }
-      const account = await this.options.db.selectFrom('accounts').select(['id', 'app']).where('id', '=', id).executeTakeFirst();
-      if (!account) throw new AppError('PROP_INVALID', `app prop "${prop.name}": no connected account "${id}"`, { prop: prop.name, account: id });
-      if (prop.app !== undefined && account.app !== prop.app) {
-        throw new AppError('PROP_INVALID', `app prop "${prop.name}" needs an account of app "${prop.app}"; ${id} is an account of "${account.app}"`, {
+      const account = await this.options.db
+        .selectFrom('accounts')
+        .select(['id', 'app'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (!account)
+        throw new AppError('PROP_INVALID', `app prop "${prop.name}": no connected account "${id}"`, {
           prop: prop.name,
           account: id,
         });
+      if (prop.app !== undefined && account.app !== prop.app) {
+        throw new AppError(
+          'PROP_INVALID',
+          `app prop "${prop.name}" needs an account of app "${prop.app}"; ${id} is an account of "${account.app}"`,
+          {
+            prop: prop.name,
+            account: id,
+          },
+        );
       }
     }
   }
@@ -152,12 +197,16 @@ function checkFields(app: AppT, fields: Readonly<Record<string, string>>): void 
   for (const name of Object.keys(fields)) {
     if (!known.has(name)) {
       const allowed = app.fields.map((field) => field.name).join(', ') || 'none';
-      throw new AppError('VALIDATION_FAILED', `app "${app.slug}" has no field "${name}"; its fields are: ${allowed}`, { field: `fields.${name}` });
+      throw new AppError('VALIDATION_FAILED', `app "${app.slug}" has no field "${name}"; its fields are: ${allowed}`, {
+        field: `fields.${name}`,
+      });
     }
   }
   for (const field of app.fields) {
     if (!field.optional && (fields[field.name] === undefined || fields[field.name] === '')) {
-      throw new AppError('VALIDATION_FAILED', `app "${app.slug}" needs field "${field.name}" (${field.label})`, { field: `fields.${field.name}` });
+      throw new AppError('VALIDATION_FAILED', `app "${app.slug}" needs field "${field.name}" (${field.label})`, {
+        field: `fields.${field.name}`,
+      });
     }
   }
 }

@@ -57,23 +57,42 @@ export class ComponentCalls {
    * The component's props once `additionalProps()` ran with these values (values not given yet are
    * no error). A value that stops it is reported in `errors` with the declared props.
    */
-  async props(input: { readonly id: string; readonly configured: Readonly<Record<string, unknown>> }): Promise<ReloadPropsResultT> {
+  async props(input: {
+    readonly id: string;
+    readonly configured: Readonly<Record<string, unknown>>;
+  }): Promise<ReloadPropsResultT> {
     const { component, accounts } = await this.prepare(input.id, input.configured);
     const handle = await this.options.executor.handle(component);
     try {
-      const info = await propsForForm({ handle, configured: input.configured, accounts, timeoutMs: this.options.configureTimeoutMs });
+      const info = await propsForForm({
+        handle,
+        configured: input.configured,
+        accounts,
+        timeoutMs: this.options.configureTimeoutMs,
+      });
       return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
     } catch (error) {
       if (!(error instanceof AppError) || !['PROP_REQUIRED', 'PROP_INVALID'].includes(error.code)) throw error;
-      return { dynamic_props: { configurable_props: describedProps(component) as unknown as Record<string, unknown>[] }, errors: [error.message], observations: [] };
+      return {
+        dynamic_props: { configurable_props: describedProps(component) as unknown as Record<string, unknown>[] },
+        errors: [error.message],
+        observations: [],
+      };
     }
   }
 
   /** Runs an action once with these props; the answer is what the local `tributary run --json` prints. */
-  async runAction(input: { readonly id: string; readonly configured: Readonly<Record<string, unknown>>; readonly timeoutMs?: number }): Promise<RunReport> {
+  async runAction(input: {
+    readonly id: string;
+    readonly configured: Readonly<Record<string, unknown>>;
+    readonly timeoutMs?: number;
+  }): Promise<RunReport> {
     const { component, accounts } = await this.prepare(input.id, input.configured);
     if (component.component_type !== 'action') {
-      throw new AppError('WRONG_COMPONENT_TYPE', `"${component.name ?? component.id}" is a source; deploy it (POST /v1/sources) or run it locally with tributary run`);
+      throw new AppError(
+        'WRONG_COMPONENT_TYPE',
+        `"${component.name ?? component.id}" is a source; deploy it (POST /v1/sources) or run it locally with tributary run`,
+      );
     }
     const handle = await this.options.executor.handle(component);
     // Configuring first turns a missing or invalid prop into a 400, as a deploy does.
@@ -88,7 +107,10 @@ export class ComponentCalls {
     return buildRunReport({ type: 'action', results: [result], warnings: handle.loaded.issues });
   }
 
-  private async prepare(id: string, configured: Readonly<Record<string, unknown>>): Promise<{ component: ComponentRow; accounts: ReturnType<AccountService['credentialsFor']> }> {
+  private async prepare(
+    id: string,
+    configured: Readonly<Record<string, unknown>>,
+  ): Promise<{ component: ComponentRow; accounts: ReturnType<AccountService['credentialsFor']> }> {
     const component = await this.options.components.get(id);
     await this.options.accounts.check(configured, describedProps(component));
     return { component, accounts: this.options.accounts.credentialsFor(configured) };

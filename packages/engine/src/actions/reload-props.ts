@@ -39,13 +39,20 @@ export async function propsForForm(input: {
       return await input.handle.configure(configured, accounts, input.timeoutMs);
     } catch (error) {
       const prop = isAppError(error) ? error.details['prop'] : undefined;
-      if (attempt >= MAX_ATTEMPTS || !isAppError(error) || typeof prop !== 'string' || prop in input.configured) throw error;
+      if (attempt >= MAX_ATTEMPTS || !isAppError(error) || typeof prop !== 'string' || prop in input.configured)
+        throw error;
       if (!standIn(error, prop, configured, accounts, tried)) throw error;
     }
   }
 }
 
-function standIn(error: AppError, prop: string, configured: Record<string, unknown>, accounts: Record<string, Readonly<Record<string, unknown>>>, tried: Map<string, number>): boolean {
+function standIn(
+  error: AppError,
+  prop: string,
+  configured: Record<string, unknown>,
+  accounts: Record<string, Readonly<Record<string, unknown>>>,
+  tried: Map<string, number>,
+): boolean {
   if (error.code === 'PROP_REQUIRED' && error.message.startsWith(`app prop "${prop}"`)) {
     if (prop in accounts) return false;
     accounts[prop] = {};
@@ -53,7 +60,12 @@ function standIn(error: AppError, prop: string, configured: Record<string, unkno
   }
   if (error.code !== 'PROP_REQUIRED' && error.code !== 'PROP_INVALID') return false;
   // The runtime names the type in its message: `prop "depth" is required (integer)`.
-  const type = error.code === 'PROP_REQUIRED' ? /\(([^)]+)\)$/.exec(error.message)?.[1] : typeof configured[prop] === 'string' ? 'string' : typeOfTried(configured[prop]);
+  const type =
+    error.code === 'PROP_REQUIRED'
+      ? /\(([^)]+)\)$/.exec(error.message)?.[1]
+      : typeof configured[prop] === 'string'
+        ? 'string'
+        : typeOfTried(configured[prop]);
   const candidates = type ? STAND_INS[type] : undefined;
   const next = tried.get(prop) ?? 0;
   if (!candidates || next >= candidates.length) return false;

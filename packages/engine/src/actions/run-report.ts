@@ -1,5 +1,14 @@
 import type { SerializedError } from '@tributary/contracts';
-import type { ComponentType, DedupedEvent, EmittedEvent, HttpResponse, InvocationResult, Json, SendRecord, ValidationIssue } from '@tributary/runtime';
+import type {
+  ComponentType,
+  DedupedEvent,
+  EmittedEvent,
+  HttpResponse,
+  InvocationResult,
+  Json,
+  SendRecord,
+  ValidationIssue,
+} from '@tributary/runtime';
 
 /**
  * The JSON that `tributary run --json` prints, and `POST /v1/actions/run` answers in `data`:
@@ -97,6 +106,7 @@ function toDeduped(emit: DedupedEvent): RunReport['deduped'][number] {
 
 function toResponse(response: HttpResponse | null): RunReport['response'] {
   if (!response) return null;
-  const body = response.body === null ? null : Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;
+  const body =
+    response.body === null ? null : Buffer.isBuffer(response.body) ? response.body.toString('utf8') : response.body;
   return { status: response.status, headers: response.headers, body };
 }

@@ -1,5 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { AppError, AppSlug, AppsFile, PutAppBody, type AppT, type AppsFileT, type PutAppBodyT } from '@tributary/contracts';
+import {
+  AppError,
+  AppSlug,
+  AppsFile,
+  PutAppBody,
+  type AppT,
+  type AppsFileT,
+  type PutAppBodyT,
+} from '@tributary/contracts';
 import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../store/schema.js';
@@ -16,7 +24,9 @@ export interface AppCatalogOptions {
  * `--apps-file`, both stored in SQLite) replace a built-in of the same slug.
  */
 export class AppCatalog {
-  private readonly builtins = new Map<string, AppT>(BUILTIN_APPS.apps.map((entry) => [entry.slug, normalize(AppsFile.shape.apps.element.parse(entry))]));
+  private readonly builtins = new Map<string, AppT>(
+    BUILTIN_APPS.apps.map((entry) => [entry.slug, normalize(AppsFile.shape.apps.element.parse(entry))]),
+  );
 
   constructor(private readonly options: AppCatalogOptions) {}
 
@@ -34,19 +44,40 @@ export class AppCatalog {
 
   async get(slug: string): Promise<AppT> {
     const app = await this.find(slug);
-    if (!app) throw new AppError('NOT_FOUND', `no app "${slug}" in the catalog; add it with PUT /v1/apps/${slug} or an apps file (docs/accounts.md)`, { app: slug });
+    if (!app)
+      throw new AppError(
+        'NOT_FOUND',
+        `no app "${slug}" in the catalog; add it with PUT /v1/apps/${slug} or an apps file (docs/accounts.md)`,
+        { app: slug },
+      );
     return app;
   }
 
   /** Adds or replaces an operator's entry; returns it and whether it was new to the store. */
   async put(slug: string, body: PutAppBodyT): Promise<{ app: AppT; created: boolean }> {
     const parsedSlug = AppSlug.safeParse(slug);
-    if (!parsedSlug.success) throw new AppError('VALIDATION_FAILED', `app slug "${slug}": ${parsedSlug.error.issues[0]?.message ?? 'invalid'}`, { field: 'slug' });
+    if (!parsedSlug.success)
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `app slug "${slug}": ${parsedSlug.error.issues[0]?.message ?? 'invalid'}`,
+        { field: 'slug' },
+      );
     const parsed = PutAppBody.parse(body);
     const app = normalize({ slug, ...parsed });
     const now = this.options.now();
-    const existing = await this.options.db.selectFrom('apps').select('created_at').where('slug', '=', slug).executeTakeFirst();
-    const row = { slug, name: app.name, description: app.description, auth_type: app.auth_type, fields: JSON.stringify(app.fields), updated_at: now };
+    const existing = await this.options.db
+      .selectFrom('apps')
+      .select('created_at')
+      .where('slug', '=', slug)
+      .executeTakeFirst();
+    const row = {
+      slug,
+      name: app.name,
+      description: app.description,
+      auth_type: app.auth_type,
+      fields: JSON.stringify(app.fields),
+      updated_at: now,
+    };
     await this.options.db
       .insertInto('apps')
       .values({ ...row, created_at: now })
@@ -85,13 +116,34 @@ export function readAppsFile(file: string): z.infer<typeof AppsFile> {
   const slug = index !== null ? (json as AppsFileT).apps[index]?.slug : undefined;
   const entry = index !== null ? `entry ${index}${typeof slug === 'string' ? ` ("${slug}")` : ''}` : 'the top level';
   const field = (index !== null ? where.slice(2) : where).map(String).join('.');
-  throw new AppError('USAGE_ERROR', `apps file ${file}: ${entry}${field ? `, ${field}` : ''}: ${issue?.message ?? 'invalid'} (format: docs/accounts.md)`);
+  throw new AppError(
+    'USAGE_ERROR',
+    `apps file ${file}: ${entry}${field ? `, ${field}` : ''}: ${issue?.message ?? 'invalid'} (format: docs/accounts.md)`,
+  );
 }
 
-function normalize(entry: { slug: string; name: string; description?: string | null | undefined; auth_type: AppT['auth_type']; fields: AppT['fields'] }): AppT {
-  return { slug: entry.slug, name: entry.name, description: entry.description ?? null, auth_type: entry.auth_type, fields: entry.fields.map((field) => ({ ...field })) };
+function normalize(entry: {
+  slug: string;
+  name: string;
+  description?: string | null | undefined;
+  auth_type: AppT['auth_type'];
+  fields: AppT['fields'];
+}): AppT {
+  return {
+    slug: entry.slug,
+    name: entry.name,
+    description: entry.description ?? null,
+    auth_type: entry.auth_type,
+    fields: entry.fields.map((field) => ({ ...field })),
+  };
 }
 
 function fromRow(row: Database['apps']): AppT {
-  return { slug: row.slug, name: row.name, description: row.description, auth_type: row.auth_type, fields: JSON.parse(row.fields) as AppT['fields'] };
+  return {
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    auth_type: row.auth_type,
+    fields: JSON.parse(row.fields) as AppT['fields'],
+  };
 }

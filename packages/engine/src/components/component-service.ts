@@ -48,21 +48,34 @@ export class ComponentService {
     /** Runs after validation and before anything is stored; throwing refuses the save. */
     accept?: (candidate: { readonly info: ComponentInfo; readonly codeHash: string }) => Promise<void>,
   ): Promise<ComponentRow> {
-    const code = source.code ?? (source.url ? await fetchComponentUrl(source.url, { allowPrivate: this.options.allowPrivateUrls }) : null);
-    if (code === null) throw new AppError('VALIDATION_FAILED', 'give component_code or component_url', { field: 'component_code' });
+    const code =
+      source.code ??
+      (source.url ? await fetchComponentUrl(source.url, { allowPrivate: this.options.allowPrivateUrls }) : null);
+    if (code === null)
+      throw new AppError('VALIDATION_FAILED', 'give component_code or component_url', { field: 'component_code' });
     if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
-      throw new AppError('VALIDATION_FAILED', `component_code is larger than ${MAX_CODE_BYTES / 1048576} MB`, { field: 'component_code' });
+      throw new AppError('VALIDATION_FAILED', `component_code is larger than ${MAX_CODE_BYTES / 1048576} MB`, {
+        field: 'component_code',
+      });
     }
     const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
     // The same code was already validated when it was saved (for deploy, at least): reuse it,
     // unless publishing asks for the registry's stricter rules or the caller checks more.
     if (purpose !== 'publish' && !accept) {
-      const known = await this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+      const known = await this.options.db
+        .selectFrom('components')
+        .selectAll()
+        .where('code_hash', '=', codeHash)
+        .executeTakeFirst();
       if (known) return known;
     }
     const { prepared, info } = await this.validate(code, codeHash, purpose);
     if (accept) await accept({ info, codeHash });
-    const existing = await this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
+    const existing = await this.options.db
+      .selectFrom('components')
+      .selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
     if (existing) return existing;
     const now = this.options.now();
     const row: ComponentRow = {
@@ -87,10 +100,18 @@ export class ComponentService {
   /** A saved component by `sc_` id, or by key (the registry entry first, then the newest saved). */
   async find(idOrKey: string): Promise<ComponentRow | null> {
     const db = this.options.db;
-    if (idOrKey.startsWith('sc_')) return (await db.selectFrom('components').selectAll().where('id', '=', idOrKey).executeTakeFirst()) ?? null;
+    if (idOrKey.startsWith('sc_'))
+      return (await db.selectFrom('components').selectAll().where('id', '=', idOrKey).executeTakeFirst()) ?? null;
     const published = await this.findPublished(idOrKey);
     if (published) return published;
-    return (await db.selectFrom('components').selectAll().where('key', '=', idOrKey).orderBy('created_at', 'desc').executeTakeFirst()) ?? null;
+    return (
+      (await db
+        .selectFrom('components')
+        .selectAll()
+        .where('key', '=', idOrKey)
+        .orderBy('created_at', 'desc')
+        .executeTakeFirst()) ?? null
+    );
   }
 
   async get(idOrKey: string): Promise<ComponentRow> {
@@ -107,18 +128,42 @@ export class ComponentService {
    * Saved components, newest first (GET /v1/users/me/components). `after` pages to older ones,
    * `before` to newer ones; both are ids of the page's edge items.
    */
-  async listSaved(page: { readonly limit: number; readonly after?: string; readonly before?: string }): Promise<{ rows: ComponentRow[]; total: number }> {
+  async listSaved(page: {
+    readonly limit: number;
+    readonly after?: string;
+    readonly before?: string;
+  }): Promise<{ rows: ComponentRow[]; total: number }> {
     const db = this.options.db;
     const edgeId = page.after ?? page.before;
-    const edge = edgeId ? await db.selectFrom('components').select(['id', 'created_at']).where('id', '=', edgeId).executeTakeFirst() : undefined;
-    if (edgeId && !edge) throw new AppError('NOT_FOUND', `no saved component "${edgeId}" to page from`, { field: page.after ? 'after' : 'before' });
+    const edge = edgeId
+      ? await db.selectFrom('components').select(['id', 'created_at']).where('id', '=', edgeId).executeTakeFirst()
+      : undefined;
+    if (edgeId && !edge)
+      throw new AppError('NOT_FOUND', `no saved component "${edgeId}" to page from`, {
+        field: page.after ? 'after' : 'before',
+      });
     let query = db.selectFrom('components').selectAll();
-    if (edge && page.after) query = query.where((eb) => eb.or([eb('created_at', '<', edge.created_at), eb.and([eb('created_at', '=', edge.created_at), eb('id', '<', edge.id)])]));
-    if (edge && page.before) query = query.where((eb) => eb.or([eb('created_at', '>', edge.created_at), eb.and([eb('created_at', '=', edge.created_at), eb('id', '>', edge.id)])]));
+    if (edge && page.after)
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '<', edge.created_at),
+          eb.and([eb('created_at', '=', edge.created_at), eb('id', '<', edge.id)]),
+        ]),
+      );
+    if (edge && page.before)
+      query = query.where((eb) =>
+        eb.or([
+          eb('created_at', '>', edge.created_at),
+          eb.and([eb('created_at', '=', edge.created_at), eb('id', '>', edge.id)]),
+        ]),
+      );
     const direction = page.before ? 'asc' : 'desc';
     const rows = await query.orderBy('created_at', direction).orderBy('id', direction).limit(page.limit).execute();
     if (page.before) rows.reverse();
-    const total = await db.selectFrom('components').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const total = await db
+      .selectFrom('components')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return { rows, total: Number(total?.n ?? 0) };
   }
 
@@ -150,26 +195,41 @@ export class ComponentService {
     // Every refusal happens before the code is stored: a refused publish changes nothing.
     const row = await this.save(source, 'publish', async ({ info, codeHash }) => {
       if (info.key !== key) {
-        throw new AppError('VALIDATION_FAILED', `the component's key is ${info.key === null ? 'missing' : `"${info.key}"`}; publishing under "${key}" needs key: "${key}"`, {
-          field: 'key',
-        });
+        throw new AppError(
+          'VALIDATION_FAILED',
+          `the component's key is ${info.key === null ? 'missing' : `"${info.key}"`}; publishing under "${key}" needs key: "${key}"`,
+          {
+            field: 'key',
+          },
+        );
       }
       const published = await this.findPublished(key);
       if (published && published.code_hash !== codeHash && published.version === info.version) {
-        throw new AppError('VERSION_CONFLICT', `"${key}" is already published at version ${published.version} with different code; bump the version`, {
-          rule: 'C7',
-          field: 'version',
-        });
+        throw new AppError(
+          'VERSION_CONFLICT',
+          `"${key}" is already published at version ${published.version} with different code; bump the version`,
+          {
+            rule: 'C7',
+            field: 'version',
+          },
+        );
       }
     });
     const current = await this.options.db.selectFrom('registry').selectAll().where('key', '=', key).executeTakeFirst();
     const now = this.options.now();
     if (current) {
       if (current.component_id === row.id) return { row, created: false };
-      await this.options.db.updateTable('registry').set({ component_id: row.id, version: row.version ?? '', updated_at: now }).where('key', '=', key).execute();
+      await this.options.db
+        .updateTable('registry')
+        .set({ component_id: row.id, version: row.version ?? '', updated_at: now })
+        .where('key', '=', key)
+        .execute();
       return { row, created: false };
     }
-    await this.options.db.insertInto('registry').values({ key, component_id: row.id, version: row.version ?? '', created_at: now, updated_at: now }).execute();
+    await this.options.db
+      .insertInto('registry')
+      .values({ key, component_id: row.id, version: row.version ?? '', created_at: now, updated_at: now })
+      .execute();
     return { row, created: true };
   }
 
@@ -190,7 +250,11 @@ export class ComponentService {
     return prepared;
   }
 
-  private async validate(code: string, codeHash: string, purpose: ValidationPurpose): Promise<{ prepared: PreparedComponent; info: ComponentInfo }> {
+  private async validate(
+    code: string,
+    codeHash: string,
+    purpose: ValidationPurpose,
+  ): Promise<{ prepared: PreparedComponent; info: ComponentInfo }> {
     const prepared = await this.prepare({ code, code_hash: codeHash });
     const handle = await this.options.sandbox.open(prepared, { key: `validate:${purpose}`, purpose });
     handle.close();
@@ -223,6 +287,10 @@ function moduleExtension(code: string): 'mjs' | 'cjs' {
 
 function assertRegistryKey(key: string): void {
   if (!REGISTRY_KEY.test(key)) {
-    throw new AppError('VALIDATION_FAILED', `"${key}" is not a valid component key (lowercase letters, digits, - and _; at most 128)`, { field: 'key' });
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `"${key}" is not a valid component key (lowercase letters, digits, - and _; at most 128)`,
+      { field: 'key' },
+    );
   }
 }

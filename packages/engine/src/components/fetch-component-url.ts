@@ -25,7 +25,9 @@ export async function fetchComponentUrl(url: string, options: FetchUrlOptions): 
     throw new AppError('URL_REFUSED', `component_url "${url}" is not a valid URL`, { field: 'component_url' });
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new AppError('URL_REFUSED', `component_url must be http or https, got ${parsed.protocol}`, { field: 'component_url' });
+    throw new AppError('URL_REFUSED', `component_url must be http or https, got ${parsed.protocol}`, {
+      field: 'component_url',
+    });
   }
   if (!options.allowPrivate) await refusePrivate(parsed.hostname);
   const controller = new AbortController();
@@ -33,18 +35,31 @@ export async function fetchComponentUrl(url: string, options: FetchUrlOptions): 
   try {
     const response = await fetch(parsed, { signal: controller.signal, redirect: 'error' });
     if (!response.ok) {
-      throw new AppError('URL_REFUSED', `fetching component_url answered HTTP ${response.status}`, { field: 'component_url' });
+      throw new AppError('URL_REFUSED', `fetching component_url answered HTTP ${response.status}`, {
+        field: 'component_url',
+      });
     }
     const limit = options.maxBytes ?? MAX_BYTES;
     const body = Buffer.from(await response.arrayBuffer());
     if (body.length > limit) {
-      throw new AppError('URL_REFUSED', `component_url returned ${body.length} bytes; the limit is ${limit}`, { field: 'component_url' });
+      throw new AppError('URL_REFUSED', `component_url returned ${body.length} bytes; the limit is ${limit}`, {
+        field: 'component_url',
+      });
     }
     return body.toString('utf8');
   } catch (error) {
     if (error instanceof AppError) throw error;
-    const reason = controller.signal.aborted ? `no answer within ${options.timeoutMs ?? TIMEOUT_MS} ms` : error instanceof Error ? error.message : String(error);
-    throw new AppError('URL_REFUSED', `fetching component_url failed: ${reason}`, { field: 'component_url' }, { cause: error });
+    const reason = controller.signal.aborted
+      ? `no answer within ${options.timeoutMs ?? TIMEOUT_MS} ms`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    throw new AppError(
+      'URL_REFUSED',
+      `fetching component_url failed: ${reason}`,
+      { field: 'component_url' },
+      { cause: error },
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -57,13 +72,20 @@ function rawGithub(url: string): string {
 
 async function refusePrivate(hostname: string): Promise<void> {
   const host = hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((entry) => entry.address);
-  if (addresses.length === 0) throw new AppError('URL_REFUSED', `component_url host "${hostname}" does not resolve`, { field: 'component_url' });
+  const addresses = isIP(host)
+    ? [host]
+    : (await lookup(host, { all: true }).catch(() => [])).map((entry) => entry.address);
+  if (addresses.length === 0)
+    throw new AppError('URL_REFUSED', `component_url host "${hostname}" does not resolve`, { field: 'component_url' });
   const blocked = addresses.find(isPrivateAddress);
   if (blocked) {
-    throw new AppError('URL_REFUSED', `component_url host "${hostname}" resolves to ${blocked}, a private or loopback address`, {
-      field: 'component_url',
-    });
+    throw new AppError(
+      'URL_REFUSED',
+      `component_url host "${hostname}" resolves to ${blocked}, a private or loopback address`,
+      {
+        field: 'component_url',
+      },
+    );
   }
 }
 
@@ -73,8 +95,24 @@ export function isPrivateAddress(address: string): boolean {
   if (mapped?.[1]) return isPrivateAddress(mapped[1]);
   if (isIP(address) === 4) {
     const [a = 0, b = 0] = address.split('.').map(Number);
-    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      a >= 224
+    );
   }
   const lower = address.toLowerCase();
-  return lower === '::' || lower === '::1' || lower.startsWith('fc') || lower.startsWith('fd') || lower.startsWith('fe80') || lower.startsWith('ff');
+  return (
+    lower === '::' ||
+    lower === '::1' ||
+    lower.startsWith('fc') ||
+    lower.startsWith('fd') ||
+    lower.startsWith('fe80') ||
+    lower.startsWith('ff')
+  );
 }

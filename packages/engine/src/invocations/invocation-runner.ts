@@ -69,7 +69,11 @@ export class InvocationRunner {
   async start(): Promise<void> {
     // Rows are only ever queued (claims live in memory), so whatever was in flight when the
     // process died runs again. Databases written before that change may still hold 'running'.
-    await this.options.db.updateTable('invocations').set({ status: 'queued' }).where('status', '=', 'running').execute();
+    await this.options.db
+      .updateTable('invocations')
+      .set({ status: 'queued' })
+      .where('status', '=', 'running')
+      .execute();
     for (const sourceId of this.options.writes.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
@@ -106,7 +110,13 @@ export class InvocationRunner {
    */
   enqueue(input: { readonly sourceId: string; readonly trigger: Trigger; readonly event: unknown }): Promise<string> {
     const id = newId('inv');
-    const row = { id, sourceId: input.sourceId, trigger: input.trigger, event: JSON.stringify(input.event ?? null), createdAt: this.options.now() };
+    const row = {
+      id,
+      sourceId: input.sourceId,
+      trigger: input.trigger,
+      event: JSON.stringify(input.event ?? null),
+      createdAt: this.options.now(),
+    };
     return new Promise((resolve, reject) => {
       this.toQueue.push({ row, resolve: () => resolve(id), reject });
       if (this.toQueue.length === 1) setImmediate(() => this.flushQueued());
@@ -196,10 +206,13 @@ export class InvocationRunner {
   /** Wakes the pump when the first paused source may run again. */
   private wakeAfterPause(ms: number): void {
     if (this.pauseTimer) return;
-    this.pauseTimer = setTimeout(() => {
-      this.pauseTimer = undefined;
-      this.wake();
-    }, Math.max(1, ms));
+    this.pauseTimer = setTimeout(
+      () => {
+        this.pauseTimer = undefined;
+        this.wake();
+      },
+      Math.max(1, ms),
+    );
   }
 
   private async execute(sourceId: string, queued: readonly InvocationRow[]): Promise<void> {
@@ -221,11 +234,22 @@ export class InvocationRunner {
           await this.runOne(source, handle, first);
           return;
         }
-        const results = await executor.invokeBatch({ handle, source, events: rows.map((row) => JSON.parse(row.event) as unknown), state: writes.readState(source.id) });
+        const results = await executor.invokeBatch({
+          handle,
+          source,
+          events: rows.map((row) => JSON.parse(row.event) as unknown),
+          state: writes.readState(source.id),
+        });
         const done = rows.slice(0, results.length);
         const last = results.at(-1);
         if (!last) throw new Error('the worker returned no result for a batch');
-        const built = executor.buildCommit({ sourceId, invocationId: null, invocationIds: done.map((row) => row.id), results, state: last.state });
+        const built = executor.buildCommit({
+          sourceId,
+          invocationId: null,
+          invocationIds: done.map((row) => row.id),
+          results,
+          state: last.state,
+        });
         // The rows that ran leave in the transaction that stores their results; the rest stay queued.
         const logIds = writes.commit(built.commit, () => {
           for (const row of done) writes.deleteInvocation(row.id);
@@ -240,7 +264,9 @@ export class InvocationRunner {
       const message = error instanceof Error ? error.message : String(error);
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one by one.
-        this.options.log(`a batch of ${rows.length} invocations of ${sourceId} failed in the platform (retrying them one by one): ${message}`);
+        this.options.log(
+          `a batch of ${rows.length} invocations of ${sourceId} failed in the platform (retrying them one by one): ${message}`,
+        );
         this.solo.set(sourceId, rows.length);
         return;
       }
@@ -272,7 +298,12 @@ export class InvocationRunner {
       event: JSON.parse(row.event) as unknown,
       onRespond: (response) => this.respond(row.id, response),
     });
-    const built = executor.buildCommit({ sourceId: source.id, invocationId: row.id, results: [result], state: result.state });
+    const built = executor.buildCommit({
+      sourceId: source.id,
+      invocationId: row.id,
+      results: [result],
+      state: result.state,
+    });
     // The queue row leaves in the same transaction that stores the results: at least once, never lost.
     const logIds = writes.commit(built.commit, () => writes.deleteInvocation(row.id));
     executor.publish(source.id, executor.committed(built, logIds));

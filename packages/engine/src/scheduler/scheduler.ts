@@ -63,7 +63,12 @@ export class Scheduler {
           const schedule = JSON.parse(source.timer) as TimerSchedule;
           return [
             {
-              invocation: { id: newId('inv'), sourceId: source.id, event: JSON.stringify(timerEvent(schedule, source.next_fire_at)), createdAt: now },
+              invocation: {
+                id: newId('inv'),
+                sourceId: source.id,
+                event: JSON.stringify(timerEvent(schedule, source.next_fire_at)),
+                createdAt: now,
+              },
               nextFireAt: nextTimerFire(schedule, Math.max(now, source.next_fire_at)),
             },
           ];
@@ -78,7 +83,10 @@ export class Scheduler {
         .where('next_fire_at', 'is not', null)
         .executeTakeFirst();
       const next = upcoming?.next === null || upcoming?.next === undefined ? null : Number(upcoming.next);
-      const sleep = Math.min(this.options.maxSleepMs ?? 1000, next === null ? Number.POSITIVE_INFINITY : Math.max(0, next - this.options.now()));
+      const sleep = Math.min(
+        this.options.maxSleepMs ?? 1000,
+        next === null ? Number.POSITIVE_INFINITY : Math.max(0, next - this.options.now()),
+      );
       if (!this.stopped) this.handle = setTimeout(() => void this.tick(), sleep);
     } finally {
       this.ticking = false;

@@ -32,7 +32,8 @@ export class SecretBox {
 
   decrypt(sealed: string): string {
     const [version, iv, tag, body] = sealed.split(':');
-    if (version !== VERSION || !iv || !tag || body === undefined) throw new AppError('INTERNAL', 'a stored secret is not in a known format');
+    if (version !== VERSION || !iv || !tag || body === undefined)
+      throw new AppError('INTERNAL', 'a stored secret is not in a known format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
     decipher.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');

@@ -11,10 +11,17 @@ export const REDACTED = '[REDACTED]';
 const SEALED = '$sealed';
 
 /** Stored form of configured props: secret string values sealed with the master key. */
-export function sealProps(values: Readonly<Record<string, unknown>>, props: readonly PropDescription[], box: SecretBox): Record<string, unknown> {
+export function sealProps(
+  values: Readonly<Record<string, unknown>>,
+  props: readonly PropDescription[],
+  box: SecretBox,
+): Record<string, unknown> {
   const secret = new Set(props.filter((prop) => prop.secret === true).map((prop) => prop.name));
   return Object.fromEntries(
-    Object.entries(values).map(([name, value]) => [name, secret.has(name) && typeof value === 'string' ? { [SEALED]: box.encrypt(value) } : value]),
+    Object.entries(values).map(([name, value]) => [
+      name,
+      secret.has(name) && typeof value === 'string' ? { [SEALED]: box.encrypt(value) } : value,
+    ]),
   );
 }
 
@@ -22,7 +29,10 @@ export function sealProps(values: Readonly<Record<string, unknown>>, props: read
 export function openProps(stored: Readonly<Record<string, unknown>>, box: SecretBox): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(stored).map(([name, value]) => {
-      const sealed = value !== null && typeof value === 'object' && SEALED in value ? (value as Record<string, string>)[SEALED] : undefined;
+      const sealed =
+        value !== null && typeof value === 'object' && SEALED in value
+          ? (value as Record<string, string>)[SEALED]
+          : undefined;
       return [name, sealed !== undefined ? box.decrypt(sealed) : value];
     }),
   );
@@ -32,7 +42,10 @@ export function openProps(stored: Readonly<Record<string, unknown>>, box: Secret
  * Merges an update over what is stored (contract §9.2: configured_props merged over existing). A
  * secret given back as "[REDACTED]" (a form round-tripping what the API showed) keeps its value.
  */
-export function mergeProps(stored: Readonly<Record<string, unknown>>, update: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function mergeProps(
+  stored: Readonly<Record<string, unknown>>,
+  update: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...stored };
   for (const [name, value] of Object.entries(update)) {
     if (value === REDACTED && name in stored) continue;

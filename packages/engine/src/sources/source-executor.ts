@@ -21,7 +21,11 @@ export interface ExecutorOptions {
   readonly publicUrl: string;
   readonly sourceTimeoutMs: number;
   /** Credentials of the connected accounts that app props point at (`{ authProvisionId }`). */
-  readonly accounts?: { credentialsFor(configured: Readonly<Record<string, unknown>>): Readonly<Record<string, Readonly<Record<string, unknown>>>> };
+  readonly accounts?: {
+    credentialsFor(
+      configured: Readonly<Record<string, unknown>>,
+    ): Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  };
 }
 
 /** Results turned into rows, before they are written. */
@@ -70,7 +74,10 @@ export class SourceExecutor {
     readonly onLog?: (entry: LogEntry) => void;
     readonly onRespond?: (response: HttpResponse) => void;
   }): Promise<InvocationResult> {
-    const configured = openProps(JSON.parse(input.source.configured_props) as Record<string, unknown>, this.options.box);
+    const configured = openProps(
+      JSON.parse(input.source.configured_props) as Record<string, unknown>,
+      this.options.box,
+    );
     const endpointUrl = this.endpointUrl(input.source.endpoint_id);
     return input.handle.invoke(
       {
@@ -97,7 +104,10 @@ export class SourceExecutor {
     readonly events: readonly unknown[];
     readonly state: InvocationState;
   }): Promise<InvocationResult[]> {
-    const configured = openProps(JSON.parse(input.source.configured_props) as Record<string, unknown>, this.options.box);
+    const configured = openProps(
+      JSON.parse(input.source.configured_props) as Record<string, unknown>,
+      this.options.box,
+    );
     const endpointUrl = this.endpointUrl(input.source.endpoint_id);
     // Accounts as `invoke` fills them: a batch runs the same `run` as one invocation would.
     return input.handle.invokeBatch({
@@ -136,15 +146,26 @@ export class SourceExecutor {
         events.push({ id, indexed_at_ms: ms, event: emit.event, metadata });
       }
       const invocationId = input.invocationIds?.[index] ?? input.invocationId ?? result.invocationId;
-      for (const entry of markers(result).slice(-LOG_SIZE)) logs.push({ ts: entry.ts, level: entry.level, message: entry.message, invocation_id: invocationId });
+      for (const entry of markers(result).slice(-LOG_SIZE))
+        logs.push({ ts: entry.ts, level: entry.level, message: entry.message, invocation_id: invocationId });
     }
     return {
       events,
       logs,
       commit: {
         sourceId: input.sourceId,
-        events: events.map((record) => ({ id: record.id, indexedAtMs: record.indexed_at_ms, event: JSON.stringify(record.event), metadata: JSON.stringify(record.metadata) })),
-        logs: logs.map((log) => ({ invocationId: log.invocation_id, ts: log.ts, level: log.level, message: log.message })),
+        events: events.map((record) => ({
+          id: record.id,
+          indexedAtMs: record.indexed_at_ms,
+          event: JSON.stringify(record.event),
+          metadata: JSON.stringify(record.metadata),
+        })),
+        logs: logs.map((log) => ({
+          invocationId: log.invocation_id,
+          ts: log.ts,
+          level: log.level,
+          message: log.message,
+        })),
         db: JSON.stringify(input.state.db),
         dedupe: input.state.dedupe ? JSON.stringify(input.state.dedupe) : null,
       },
@@ -153,7 +174,10 @@ export class SourceExecutor {
 
   /** The committed records, with the ids the log lines got, ready to publish. */
   committed(built: BuiltCommit, logIds: readonly number[]): Committed {
-    return { events: built.events, logs: built.logs.map((log, index) => ({ ...log, id: String(logIds[index] ?? '') })) };
+    return {
+      events: built.events,
+      logs: built.logs.map((log, index) => ({ ...log, id: String(logIds[index] ?? '') })),
+    };
   }
 
   publish(sourceId: string, committed: Committed): void {
@@ -166,7 +190,15 @@ export class SourceExecutor {
 function markers(result: InvocationResult): LogEntry[] {
   const start = result.logs[0]?.ts ?? Date.now();
   const end: LogEntry = result.ok
-    ? { level: 'info', message: `--- ${result.kind} finished in ${result.durationMs} ms`, ts: start + result.durationMs }
-    : { level: 'error', message: `--- ${result.kind} failed in ${result.durationMs} ms: ${result.error?.code ?? 'ERROR'}`, ts: start + result.durationMs };
+    ? {
+        level: 'info',
+        message: `--- ${result.kind} finished in ${result.durationMs} ms`,
+        ts: start + result.durationMs,
+      }
+    : {
+        level: 'error',
+        message: `--- ${result.kind} failed in ${result.durationMs} ms: ${result.error?.code ?? 'ERROR'}`,
+        ts: start + result.durationMs,
+      };
   return [{ level: 'info', message: `--- ${result.kind} started`, ts: start }, ...result.logs, end];
 }

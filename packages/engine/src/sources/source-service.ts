@@ -1,5 +1,11 @@
 import { AppError } from '@tributary/contracts';
-import { describeTimer, nextTimerFire, timerEvent, type InvocationResult, type TimerSchedule } from '@tributary/runtime';
+import {
+  describeTimer,
+  nextTimerFire,
+  timerEvent,
+  type InvocationResult,
+  type TimerSchedule,
+} from '@tributary/runtime';
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
 import type { Kysely } from 'kysely';
 import type { AccountService } from '../accounts/account-service.js';
@@ -80,7 +86,11 @@ export class SourceService {
       const handle = await this.options.executor.handle(component);
       const configuredIn = request.configuredProps ?? {};
       await this.options.accounts.check(configuredIn, describedProps(component));
-      const props = await handle.configure(configuredIn, this.options.accounts.credentialsFor(configuredIn), this.options.configureTimeoutMs);
+      const props = await handle.configure(
+        configuredIn,
+        this.options.accounts.credentialsFor(configuredIn),
+        this.options.configureTimeoutMs,
+      );
       const now = this.options.now();
       const name = request.name ?? component.name ?? component.key ?? 'source';
       const row: SourceRow = {
@@ -99,13 +109,22 @@ export class SourceService {
       };
       const empty = { db: {}, dedupe: null };
       const deploy = await this.options.executor.invoke({ handle, source: row, kind: 'deploy', state: empty });
-      const activate = deploy.ok ? await this.options.executor.invoke({ handle, source: row, kind: 'activate', state: deploy.state }) : null;
+      const activate = deploy.ok
+        ? await this.options.executor.invoke({ handle, source: row, kind: 'activate', state: deploy.state })
+        : null;
       const failed = !deploy.ok ? deploy : activate && !activate.ok ? activate : null;
       if (failed || !activate) {
-        await this.options.executor.invoke({ handle, source: row, kind: 'deactivate', state: (activate ?? deploy).state }).catch(() => undefined);
+        await this.options.executor
+          .invoke({ handle, source: row, kind: 'deactivate', state: (activate ?? deploy).state })
+          .catch(() => undefined);
         throw hookFailed(failed ?? deploy);
       }
-      const built = this.options.executor.buildCommit({ sourceId: id, invocationId: null, results: [deploy, activate], state: activate.state });
+      const built = this.options.executor.buildCommit({
+        sourceId: id,
+        invocationId: null,
+        results: [deploy, activate],
+        state: activate.state,
+      });
       const logIds = this.options.writes.insertSource(row, built.commit);
       this.options.executor.publish(id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
@@ -118,7 +137,11 @@ export class SourceService {
     return this.options.locks.run(current.id, async () => {
       const source = await this.get(current.id);
       const oldComponent = await this.options.components.get(source.component_id);
-      const codeChange = request.componentId !== undefined || request.componentCode !== undefined || request.componentKey !== undefined || request.componentUrl !== undefined;
+      const codeChange =
+        request.componentId !== undefined ||
+        request.componentCode !== undefined ||
+        request.componentKey !== undefined ||
+        request.componentUrl !== undefined;
       const newComponent = codeChange ? await this.resolveComponent(request) : oldComponent;
       const propsChange = request.configuredProps !== undefined;
       const now = this.options.now();
@@ -131,13 +154,22 @@ export class SourceService {
       let state = this.options.writes.readState(source.id);
       if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
         const oldHandle = await this.options.executor.handle(oldComponent);
-        const newHandle = newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent);
+        const newHandle =
+          newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent);
         const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
         // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
-        const kept = dropRemovedProps(openProps(stored, this.options.box), describedProps(oldComponent), describedProps(newComponent));
+        const kept = dropRemovedProps(
+          openProps(stored, this.options.box),
+          describedProps(oldComponent),
+          describedProps(newComponent),
+        );
         const merged = propsChange ? mergeProps(kept, request.configuredProps ?? {}) : kept;
         await this.options.accounts.check(merged, describedProps(newComponent));
-        const props: PropsInfo = await newHandle.configure(merged, this.options.accounts.credentialsFor(merged), this.options.configureTimeoutMs);
+        const props: PropsInfo = await newHandle.configure(
+          merged,
+          this.options.accounts.credentialsFor(merged),
+          this.options.configureTimeoutMs,
+        );
         next = {
           ...next,
           component_id: newComponent.id,
@@ -147,18 +179,34 @@ export class SourceService {
           timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
           active: wantsActive ? 1 : 0,
         };
-        next = { ...next, next_fire_at: next.timer && wantsActive ? nextTimerFire(JSON.parse(next.timer) as TimerSchedule, now) : null };
+        next = {
+          ...next,
+          next_fire_at: next.timer && wantsActive ? nextTimerFire(JSON.parse(next.timer) as TimerSchedule, now) : null,
+        };
         if (source.active === 1) {
-          const deactivate = await this.options.executor.invoke({ handle: oldHandle, source, kind: 'deactivate', state });
+          const deactivate = await this.options.executor.invoke({
+            handle: oldHandle,
+            source,
+            kind: 'deactivate',
+            state,
+          });
           if (!deactivate.ok) throw hookFailed(deactivate);
           results.push(deactivate);
           state = deactivate.state;
         }
         if (wantsActive) {
-          const activate = await this.options.executor.invoke({ handle: newHandle, source: next, kind: 'activate', state });
+          const activate = await this.options.executor.invoke({
+            handle: newHandle,
+            source: next,
+            kind: 'activate',
+            state,
+          });
           if (!activate.ok) {
             // Roll back: the previous code and props go live again (contract §5.3).
-            if (source.active === 1) await this.options.executor.invoke({ handle: oldHandle, source, kind: 'activate', state }).catch(() => undefined);
+            if (source.active === 1)
+              await this.options.executor
+                .invoke({ handle: oldHandle, source, kind: 'activate', state })
+                .catch(() => undefined);
             throw hookFailed(activate);
           }
           results.push(activate);
@@ -181,10 +229,19 @@ export class SourceService {
       const component = await this.options.components.get(source.component_id);
       if (source.active === 1) {
         const handle = await this.options.executor.handle(component);
-        const deactivate = await this.options.executor.invoke({ handle, source, kind: 'deactivate', state: this.options.writes.readState(source.id) });
+        const deactivate = await this.options.executor.invoke({
+          handle,
+          source,
+          kind: 'deactivate',
+          state: this.options.writes.readState(source.id),
+        });
         if (!deactivate.ok && options.force !== true) {
           const error = hookFailed(deactivate);
-          throw new AppError('HOOK_FAILED', `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`, error.details);
+          throw new AppError(
+            'HOOK_FAILED',
+            `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`,
+            error.details,
+          );
         }
       }
       this.options.writes.deleteSource(source.id);
@@ -208,21 +265,35 @@ export class SourceService {
     const byName = await db.selectFrom('sources').selectAll().where('name', '=', ref).limit(10).execute();
     if (byName.length === 1 && byName[0]) return byName[0];
     if (byName.length > 1) {
-      throw new AppError('NAME_CONFLICT', `"${ref}" matches several sources: ${byName.map((row) => `${row.name_slug} (${row.id})`).join(', ')}; use the id or the slug`, {
-        matches: byName.map((row) => row.id),
-      });
+      throw new AppError(
+        'NAME_CONFLICT',
+        `"${ref}" matches several sources: ${byName.map((row) => `${row.name_slug} (${row.id})`).join(', ')}; use the id or the slug`,
+        {
+          matches: byName.map((row) => row.id),
+        },
+      );
     }
     throw new AppError('NOT_FOUND', `no source with id, slug or name "${ref}"`);
   }
 
-  async list(page: { readonly limit: number; readonly after?: string; readonly before?: string }): Promise<{ rows: SourceRow[]; total: number }> {
+  async list(page: {
+    readonly limit: number;
+    readonly after?: string;
+    readonly before?: string;
+  }): Promise<{ rows: SourceRow[]; total: number }> {
     const db = this.options.db;
     let query = db.selectFrom('sources').selectAll();
     if (page.after) query = query.where('id', '>', page.after);
     if (page.before) query = query.where('id', '<', page.before);
-    const rows = await query.orderBy('id', page.before ? 'desc' : 'asc').limit(page.limit).execute();
+    const rows = await query
+      .orderBy('id', page.before ? 'desc' : 'asc')
+      .limit(page.limit)
+      .execute();
     if (page.before) rows.reverse();
-    const total = await db.selectFrom('sources').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+    const total = await db
+      .selectFrom('sources')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return { rows, total: Number(total?.n ?? 0) };
   }
 
@@ -240,7 +311,12 @@ export class SourceService {
       owner_id: OWNER_ID,
       component_id: row.component_id,
       component_key: component.key,
-      configured_props: echoProps({ stored: JSON.parse(row.configured_props) as Record<string, unknown>, props: describedProps(component), endpointUrl, timer }),
+      configured_props: echoProps({
+        stored: JSON.parse(row.configured_props) as Record<string, unknown>,
+        props: describedProps(component),
+        endpointUrl,
+        timer,
+      }),
       active: row.active === 1,
       name: row.name,
       name_slug: row.name_slug,
@@ -254,15 +330,29 @@ export class SourceService {
   private async resolveComponent(ref: ComponentRef): Promise<ComponentRow> {
     let component: ComponentRow;
     if (ref.componentId !== undefined) component = await this.options.components.get(ref.componentId);
-    else if (ref.componentCode !== undefined) component = await this.options.components.save({ code: ref.componentCode, ...(ref.componentUrl ? { url: ref.componentUrl } : {}) });
+    else if (ref.componentCode !== undefined)
+      component = await this.options.components.save({
+        code: ref.componentCode,
+        ...(ref.componentUrl ? { url: ref.componentUrl } : {}),
+      });
     else if (ref.componentKey !== undefined) {
       const published = await this.options.components.find(ref.componentKey);
-      if (!published) throw new AppError('NOT_FOUND', `no component with key "${ref.componentKey}"`, { field: 'component_key' });
+      if (!published)
+        throw new AppError('NOT_FOUND', `no component with key "${ref.componentKey}"`, { field: 'component_key' });
       component = published;
-    } else if (ref.componentUrl !== undefined) component = await this.options.components.save({ url: ref.componentUrl });
-    else throw new AppError('VALIDATION_FAILED', 'give one of component_id, component_code, component_key or component_url', { field: 'component_code' });
+    } else if (ref.componentUrl !== undefined)
+      component = await this.options.components.save({ url: ref.componentUrl });
+    else
+      throw new AppError(
+        'VALIDATION_FAILED',
+        'give one of component_id, component_code, component_key or component_url',
+        { field: 'component_code' },
+      );
     if (component.component_type !== 'source') {
-      throw new AppError('WRONG_COMPONENT_TYPE', `"${component.name ?? component.id}" is an action; actions are run, not deployed as sources`);
+      throw new AppError(
+        'WRONG_COMPONENT_TYPE',
+        `"${component.name ?? component.id}" is an action; actions are run, not deployed as sources`,
+      );
     }
     return component;
   }
@@ -270,7 +360,13 @@ export class SourceService {
   private async uniqueSlug(name: string, exceptId: string | null): Promise<string> {
     const base = slugify(name);
     const taken = new Set(
-      (await this.options.db.selectFrom('sources').select(['name_slug', 'id']).where('name_slug', 'like', `${base}%`).execute())
+      (
+        await this.options.db
+          .selectFrom('sources')
+          .select(['name_slug', 'id'])
+          .where('name_slug', 'like', `${base}%`)
+          .execute()
+      )
         .filter((row) => row.id !== exceptId)
         .map((row) => row.name_slug),
     );
@@ -280,7 +376,11 @@ export class SourceService {
 }
 
 /** Stored values of props the old code declared and the new code does not: contract §5.3 drops them. */
-function dropRemovedProps(values: Record<string, unknown>, before: readonly PropDescription[], after: readonly PropDescription[]): Record<string, unknown> {
+function dropRemovedProps(
+  values: Record<string, unknown>,
+  before: readonly PropDescription[],
+  after: readonly PropDescription[],
+): Record<string, unknown> {
   const declared = new Set(after.map((prop) => prop.name));
   const removed = new Set(before.map((prop) => prop.name).filter((name) => !declared.has(name)));
   return Object.fromEntries(Object.entries(values).filter(([name]) => !removed.has(name)));
@@ -292,11 +392,15 @@ export function describedProps(component: ComponentRow): PropDescription[] {
 
 function hookFailed(result: InvocationResult): AppError {
   const code = result.error?.code ?? 'COMPONENT_ERROR';
-  return new AppError('HOOK_FAILED', `the ${result.kind} hook failed: ${code}: ${result.error?.message ?? 'unknown error'}`, {
-    hook: result.kind,
-    cause_code: code,
-    logs: result.logs.map((entry) => `${entry.level}: ${entry.message}`),
-  });
+  return new AppError(
+    'HOOK_FAILED',
+    `the ${result.kind} hook failed: ${code}: ${result.error?.message ?? 'unknown error'}`,
+    {
+      hook: result.kind,
+      cause_code: code,
+      logs: result.logs.map((entry) => `${entry.level}: ${entry.message}`),
+    },
+  );
 }
 
 export type { ComponentHandle };

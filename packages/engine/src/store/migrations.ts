@@ -95,7 +95,11 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn('created_at', 'integer', (col) => col.notNull())
         .addColumn('started_at', 'integer')
         .execute();
-      await db.schema.createIndex('invocations_queue').on('invocations').columns(['status', 'source_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('invocations_queue')
+        .on('invocations')
+        .columns(['status', 'source_id', 'created_at'])
+        .execute();
       await sql`select 1`.execute(db);
     },
   },

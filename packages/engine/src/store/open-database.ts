@@ -15,7 +15,9 @@ export interface OpenDatabaseOptions {
  * a committed transaction survives the process being killed (only an OS crash could lose the last
  * ones), which is the durability the ingress acknowledges.
  */
-export async function openDatabase(options: OpenDatabaseOptions): Promise<{ db: Kysely<Database>; raw: SqliteDatabase.Database }> {
+export async function openDatabase(
+  options: OpenDatabaseOptions,
+): Promise<{ db: Kysely<Database>; raw: SqliteDatabase.Database }> {
   mkdirSync(path.dirname(options.file), { recursive: true });
   const raw = new SqliteDatabase(options.file);
   raw.pragma('journal_mode = WAL');

@@ -54,7 +54,11 @@ const SOURCE_COLUMNS = [
 export class SqliteWrites {
   private readonly statements;
 
-  constructor(private readonly raw: SqliteDatabase.Database, private readonly eventBinSize: number, private readonly logSize: number) {
+  constructor(
+    private readonly raw: SqliteDatabase.Database,
+    private readonly eventBinSize: number,
+    private readonly logSize: number,
+  ) {
     const prepare = (text: string) => raw.prepare(text);
     this.statements = {
       findEndpoint: prepare('SELECT id, custom_response FROM sources WHERE endpoint_id = ? AND active = 1'),
@@ -63,18 +67,32 @@ export class SqliteWrites {
       insertInvocation: prepare(
         "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL)",
       ),
-      sourcesWithWork: prepare("SELECT source_id FROM invocations WHERE status = 'queued' GROUP BY source_id ORDER BY min(rowid)"),
-      oldestOfSource: prepare("SELECT * FROM invocations WHERE status = 'queued' AND source_id = ? ORDER BY created_at, rowid LIMIT ?"),
+      sourcesWithWork: prepare(
+        "SELECT source_id FROM invocations WHERE status = 'queued' GROUP BY source_id ORDER BY min(rowid)",
+      ),
+      oldestOfSource: prepare(
+        "SELECT * FROM invocations WHERE status = 'queued' AND source_id = ? ORDER BY created_at, rowid LIMIT ?",
+      ),
       deleteInvocation: prepare('DELETE FROM invocations WHERE id = ?'),
       insertEvent: prepare('INSERT INTO events (source_id, id, indexed_at_ms, event, metadata) VALUES (?, ?, ?, ?, ?)'),
-      trimEvents: prepare('DELETE FROM events WHERE source_id = ? AND seq <= (SELECT seq FROM events WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+      trimEvents: prepare(
+        'DELETE FROM events WHERE source_id = ? AND seq <= (SELECT seq FROM events WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+      ),
       insertLog: prepare('INSERT INTO logs (source_id, invocation_id, ts, level, message) VALUES (?, ?, ?, ?, ?)'),
-      trimLogs: prepare('DELETE FROM logs WHERE source_id = ? AND seq <= (SELECT seq FROM logs WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)'),
+      trimLogs: prepare(
+        'DELETE FROM logs WHERE source_id = ? AND seq <= (SELECT seq FROM logs WHERE source_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+      ),
       upsertState: prepare(
         'INSERT INTO source_state (source_id, db, dedupe) VALUES (?, ?, ?) ON CONFLICT(source_id) DO UPDATE SET db = excluded.db, dedupe = excluded.dedupe',
       ),
-      insertSource: prepare(`INSERT INTO sources (${SOURCE_COLUMNS.join(', ')}) VALUES (${SOURCE_COLUMNS.map(() => '?').join(', ')})`),
-      updateSource: prepare(`UPDATE sources SET ${SOURCE_COLUMNS.slice(1).map((column) => `${column} = ?`).join(', ')} WHERE id = ?`),
+      insertSource: prepare(
+        `INSERT INTO sources (${SOURCE_COLUMNS.join(', ')}) VALUES (${SOURCE_COLUMNS.map(() => '?').join(', ')})`,
+      ),
+      updateSource: prepare(
+        `UPDATE sources SET ${SOURCE_COLUMNS.slice(1)
+          .map((column) => `${column} = ?`)
+          .join(', ')} WHERE id = ?`,
+      ),
       setNextFire: prepare('UPDATE sources SET next_fire_at = ? WHERE id = ?'),
       deleteSourceRows: ['events', 'logs', 'invocations', 'source_state'].map((table) =>
         prepare(`DELETE FROM ${table} WHERE source_id = ?`),
@@ -94,7 +112,12 @@ export class SqliteWrites {
   /** A source's db and dedupe state (empty when it has none yet). */
   readState(sourceId: string): { db: Record<string, Json>; dedupe: DedupeState | null } {
     const row = this.statements.readState.get(sourceId) as { db: string; dedupe: string | null } | undefined;
-    return row ? { db: JSON.parse(row.db) as Record<string, Json>, dedupe: row.dedupe ? (JSON.parse(row.dedupe) as DedupeState) : null } : { db: {}, dedupe: null };
+    return row
+      ? {
+          db: JSON.parse(row.db) as Record<string, Json>,
+          dedupe: row.dedupe ? (JSON.parse(row.dedupe) as DedupeState) : null,
+        }
+      : { db: {}, dedupe: null };
   }
 
   /** Queues an invocation; when this returns, the row is committed (WAL) and survives a crash. */
@@ -103,7 +126,9 @@ export class SqliteWrites {
   }
 
   /** Queues several invocations in one transaction: all are committed when this returns, or none. */
-  enqueueAll(rows: readonly { id: string; sourceId: string; trigger: string; event: string; createdAt: number }[]): void {
+  enqueueAll(
+    rows: readonly { id: string; sourceId: string; trigger: string; event: string; createdAt: number }[],
+  ): void {
     if (rows.length === 1 && rows[0]) {
       this.enqueue(rows[0]);
       return;
@@ -142,7 +167,9 @@ export class SqliteWrites {
 
   /** Replaces a source's row and commits its hooks' results, in one transaction. */
   updateSource(row: SourceRow, commit: SourceCommit): number[] {
-    return this.commit(commit, () => this.statements.updateSource.run(...SOURCE_COLUMNS.slice(1).map((column) => row[column]), row.id));
+    return this.commit(commit, () =>
+      this.statements.updateSource.run(...SOURCE_COLUMNS.slice(1).map((column) => row[column]), row.id),
+    );
   }
 
   /** Removes a source with its events, logs, queued invocations and state. */
@@ -154,7 +181,12 @@ export class SqliteWrites {
   }
 
   /** Queues the due ticks and moves each source's next fire time, in one transaction. */
-  queueTicks(ticks: readonly { invocation: { id: string; sourceId: string; event: string; createdAt: number }; nextFireAt: number }[]): void {
+  queueTicks(
+    ticks: readonly {
+      invocation: { id: string; sourceId: string; event: string; createdAt: number };
+      nextFireAt: number;
+    }[],
+  ): void {
     this.raw.transaction(() => {
       for (const tick of ticks) {
         this.enqueue({ ...tick.invocation, trigger: 'timer' });
@@ -165,9 +197,12 @@ export class SqliteWrites {
 
   private write(commit: SourceCommit): number[] {
     const s = this.statements;
-    for (const event of commit.events) s.insertEvent.run(commit.sourceId, event.id, event.indexedAtMs, event.event, event.metadata);
+    for (const event of commit.events)
+      s.insertEvent.run(commit.sourceId, event.id, event.indexedAtMs, event.event, event.metadata);
     if (commit.events.length > 0) s.trimEvents.run(commit.sourceId, commit.sourceId, this.eventBinSize);
-    const logIds = commit.logs.map((log) => Number(s.insertLog.run(commit.sourceId, log.invocationId, log.ts, log.level, log.message).lastInsertRowid));
+    const logIds = commit.logs.map((log) =>
+      Number(s.insertLog.run(commit.sourceId, log.invocationId, log.ts, log.level, log.message).lastInsertRowid),
+    );
     if (commit.logs.length > 0) s.trimLogs.run(commit.sourceId, commit.sourceId, this.logSize);
     s.upsertState.run(commit.sourceId, commit.db, commit.dedupe);
     return logIds;

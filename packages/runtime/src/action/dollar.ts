@@ -29,7 +29,8 @@ const UNSUPPORTED_FLOW = ['delay', 'rerun', 'suspend', 'trigger', 'refreshTimeou
 export function createDollar(options: DollarOptions): { $: Record<string, unknown>; record: ActionRecord } {
   const record: ActionRecord = { exports: {}, response: null, exit: null, sends: [] };
   const exportValue = (name: unknown, value: unknown): void => {
-    if (typeof name !== 'string' || name === '') throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
+    if (typeof name !== 'string' || name === '')
+      throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
     const problem = findNonJson(value, `export "${name}"`);
     if (problem) throw new AppError('COMPONENT_ERROR', `$.export: ${problem}; exports must be JSON-serializable`);
     const stored = (value === undefined ? null : jsonClone(value)) as Json;

@@ -23,7 +23,8 @@ function requireObject(kind: SendKind, value: unknown): Record<string, unknown> 
 }
 
 function optionalString(kind: SendKind, config: Record<string, unknown>, field: string): void {
-  if (config[field] !== undefined && typeof config[field] !== 'string') throw invalid(kind, `"${field}" must be a string`);
+  if (config[field] !== undefined && typeof config[field] !== 'string')
+    throw invalid(kind, `"${field}" must be a string`);
 }
 
 /** Builds `$.send`, whose functions check their argument at call time and record it. */
@@ -33,15 +34,20 @@ export function createSend(record: (entry: SendRecord) => void): Record<string, 
       const config = requireObject('http', value);
       const method = config['method'];
       if (typeof method !== 'string' || !HTTP_METHODS.includes(method)) {
-        throw invalid('http', `"method" must be one of ${HTTP_METHODS.join(' ')} (upper-case), got ${JSON.stringify(method)}`);
+        throw invalid(
+          'http',
+          `"method" must be one of ${HTTP_METHODS.join(' ')} (upper-case), got ${JSON.stringify(method)}`,
+        );
       }
       if (typeof config['url'] !== 'string' || config['url'] === '') throw invalid('http', '"url" is required');
       const data = config['data'];
       if (data !== undefined && typeof data !== 'string' && !isPlainObject(data) && !Array.isArray(data)) {
         throw invalid('http', '"data" must be a string or an object');
       }
-      if (config['headers'] !== undefined && !isPlainObject(config['headers'])) throw invalid('http', '"headers" must be an object');
-      if (config['params'] !== undefined && !isPlainObject(config['params'])) throw invalid('http', '"params" must be an object');
+      if (config['headers'] !== undefined && !isPlainObject(config['headers']))
+        throw invalid('http', '"headers" must be an object');
+      if (config['params'] !== undefined && !isPlainObject(config['params']))
+        throw invalid('http', '"params" must be an object');
       record({ kind: 'http', config });
     },
     email(value: unknown) {
@@ -71,7 +77,8 @@ export function createSend(record: (entry: SendRecord) => void): Record<string, 
     },
     sse(value: unknown) {
       const config = requireObject('sse', value);
-      if (typeof config['channel'] !== 'string' || config['channel'] === '') throw invalid('sse', '"channel" is required');
+      if (typeof config['channel'] !== 'string' || config['channel'] === '')
+        throw invalid('sse', '"channel" is required');
       if (config['payload'] === undefined) throw invalid('sse', '"payload" is required');
       record({ kind: 'sse', config });
     },

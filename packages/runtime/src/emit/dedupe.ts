@@ -35,7 +35,9 @@ export function applyDedupe(input: {
   for (const emit of sorted) {
     if (emit.metadata.id === undefined) {
       deduped.push({ ...emit, reason: `no id (dedupe "${strategy}" needs metadata.id)` });
-      errors.push(`dedupe: event without id dropped (strategy "${strategy}"; pass { id } as the second argument of $emit)`);
+      errors.push(
+        `dedupe: event without id dropped (strategy "${strategy}"; pass { id } as the second argument of $emit)`,
+      );
     } else {
       withIds.push(emit);
     }

@@ -44,12 +44,16 @@ export class EmitBuffer {
     this.options.charge?.(Buffer.byteLength(text), '$emit');
     const payload = JSON.parse(text) as Json;
     const meta = metadata === undefined || metadata === null ? {} : metadata;
-    if (!isPlainObject(meta)) throw new AppError('EMIT_INVALID', '$emit: the second argument (metadata) must be an object');
+    if (!isPlainObject(meta))
+      throw new AppError('EMIT_INVALID', '$emit: the second argument (metadata) must be an object');
     const id = checkId(meta['id'], this.options.dedupe);
     const name = checkName(meta['name']);
     const ts = checkTs(meta['ts'], this.options.now);
     const summary = checkSummary(meta['summary'], payload);
-    const emitted: EmittedEvent = { event: payload, metadata: { ...(id === undefined ? {} : { id }), name, summary, ts } };
+    const emitted: EmittedEvent = {
+      event: payload,
+      metadata: { ...(id === undefined ? {} : { id }), name, summary, ts },
+    };
     this.emits.push(emitted);
     this.options.onEmit?.(emitted);
   }
@@ -75,9 +79,13 @@ function checkId(id: unknown, dedupe: DedupeStrategy | undefined): string | numb
 
 function checkName(name: unknown): string {
   if (name === undefined || name === null || name === '') return 'default';
-  if (typeof name !== 'string') throw new AppError('EMIT_INVALID', '$emit: metadata.name (the channel) must be a string');
+  if (typeof name !== 'string')
+    throw new AppError('EMIT_INVALID', '$emit: metadata.name (the channel) must be a string');
   if (name.startsWith('$')) {
-    throw new AppError('EMIT_INVALID', `$emit: channel "${name}" is reserved; names starting with $ cannot be emitted to`);
+    throw new AppError(
+      'EMIT_INVALID',
+      `$emit: channel "${name}" is reserved; names starting with $ cannot be emitted to`,
+    );
   }
   return name;
 }
@@ -85,7 +93,10 @@ function checkName(name: unknown): string {
 function checkTs(ts: unknown, now: () => number): number {
   if (ts === undefined || ts === null) return now();
   if (typeof ts !== 'number' || !Number.isFinite(ts)) {
-    throw new AppError('EMIT_INVALID', `$emit: metadata.ts must be epoch milliseconds (a number), got ${JSON.stringify(ts)}`);
+    throw new AppError(
+      'EMIT_INVALID',
+      `$emit: metadata.ts must be epoch milliseconds (a number), got ${JSON.stringify(ts)}`,
+    );
   }
   return ts;
 }

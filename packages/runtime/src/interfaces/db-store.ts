@@ -26,14 +26,16 @@ export class DbStore {
   }
 
   set(key: unknown, value: unknown): void {
-    if (typeof key !== 'string') throw new AppError('DB_VALUE_INVALID', `db.set: the key must be a string, got ${typeof key}`);
+    if (typeof key !== 'string')
+      throw new AppError('DB_VALUE_INVALID', `db.set: the key must be a string, got ${typeof key}`);
     if (value === undefined) {
       this.data.delete(key);
       this.onSet?.(key, undefined);
       return;
     }
     const problem = findNonJson(value, `value of "${key}"`);
-    if (problem) throw new AppError('DB_VALUE_INVALID', `db.set("${key}"): ${problem}; values must be JSON-serializable`);
+    if (problem)
+      throw new AppError('DB_VALUE_INVALID', `db.set("${key}"): ${problem}; values must be JSON-serializable`);
     const stored = jsonClone(value) as Json;
     const previous = this.data.get(key);
     this.data.set(key, stored);

@@ -13,17 +13,23 @@ export interface HttpResponse {
  * coerced), plain-object headers, and a string, Buffer or object body (objects become JSON).
  */
 export function normalizeResponse(input: unknown, caller: string): HttpResponse {
-  if (!isPlainObject(input)) throw new AppError('RESPOND_INVALID', `${caller}: expects an object { status, headers?, body? }`);
+  if (!isPlainObject(input))
+    throw new AppError('RESPOND_INVALID', `${caller}: expects an object { status, headers?, body? }`);
   const rawStatus = input['status'];
   const status = typeof rawStatus === 'string' && /^\d+$/.test(rawStatus.trim()) ? Number(rawStatus) : rawStatus;
   if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) {
-    throw new AppError('RESPOND_INVALID', `${caller}: status must be an integer from 100 to 599, got ${JSON.stringify(rawStatus)}`, {
-      field: 'status',
-    });
+    throw new AppError(
+      'RESPOND_INVALID',
+      `${caller}: status must be an integer from 100 to 599, got ${JSON.stringify(rawStatus)}`,
+      {
+        field: 'status',
+      },
+    );
   }
   const headers: Record<string, string> = {};
   const rawHeaders = input['headers'] ?? {};
-  if (!isPlainObject(rawHeaders)) throw new AppError('RESPOND_INVALID', `${caller}: headers must be an object`, { field: 'headers' });
+  if (!isPlainObject(rawHeaders))
+    throw new AppError('RESPOND_INVALID', `${caller}: headers must be an object`, { field: 'headers' });
   for (const [name, value] of Object.entries(rawHeaders)) {
     if (value === undefined || value === null) continue;
     headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
@@ -45,7 +51,11 @@ export const MAX_ENDPOINT_BODY_BYTES = 512 * 1024;
 /** How long a `customResponse` request waits for `http.respond()` before its 504. */
 export const CUSTOM_RESPONSE_DEADLINE_MS = 30_000;
 
-const text = (status: number, body: string): HttpResponse => ({ status, headers: { 'content-type': 'text/plain' }, body });
+const text = (status: number, body: string): HttpResponse => ({
+  status,
+  headers: { 'content-type': 'text/plain' },
+  body,
+});
 
 /**
  * The replies an HTTP interface gives on the component's behalf (contract §3.4–§3.6), the same

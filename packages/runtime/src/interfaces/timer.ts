@@ -10,7 +10,8 @@ export type TimerSchedule =
 export const MIN_TIMER_INTERVAL_SECONDS = 15;
 export const DEFAULT_TIMER_INTERVAL_SECONDS = 3600;
 
-export type ParsedTimer = { readonly ok: true; readonly schedule: TimerSchedule } | { readonly ok: false; readonly reason: string };
+export type ParsedTimer =
+  { readonly ok: true; readonly schedule: TimerSchedule } | { readonly ok: false; readonly reason: string };
 
 /**
  * Reads a timer value as authors and users write it: `{ intervalSeconds }` or `{ cron, timezone? }`
@@ -25,7 +26,10 @@ export function parseTimerValue(value: unknown): ParsedTimer {
   }
   if (interval !== undefined && interval !== null) {
     if (typeof interval !== 'number' || !Number.isInteger(interval)) {
-      return { ok: false, reason: `intervalSeconds must be a whole number of seconds, got ${JSON.stringify(interval)}` };
+      return {
+        ok: false,
+        reason: `intervalSeconds must be a whole number of seconds, got ${JSON.stringify(interval)}`,
+      };
     }
     if (interval < MIN_TIMER_INTERVAL_SECONDS) {
       return { ok: false, reason: `intervalSeconds must be at least ${MIN_TIMER_INTERVAL_SECONDS}, got ${interval}` };
@@ -50,7 +54,10 @@ export function parseTimerValue(value: unknown): ParsedTimer {
         return { ok: false, reason: `cron "${cron}" never fires` };
       }
     } catch (error) {
-      return { ok: false, reason: `cron "${cron}" is invalid: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        reason: `cron "${cron}" is invalid: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
     return { ok: true, schedule: { kind: 'cron', cron: fields.join(' '), timezone } };
   }

@@ -17,7 +17,10 @@ export interface ThisServices {
  * An app prop's runtime value: the app's methods bound to this same object, plus `$auth`
  * (contract §2.6). Component props are deliberately not reachable from inside app methods.
  */
-export function createAppInstance(definition: AppDefinition, auth: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function createAppInstance(
+  definition: AppDefinition,
+  auth: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
   const instance: Record<string, unknown> = {};
   Object.defineProperty(instance, '$auth', { value: Object.freeze({ ...auth }), enumerable: true });
   for (const [name, method] of Object.entries(definition.methods)) {

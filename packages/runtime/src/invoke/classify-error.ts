@@ -10,7 +10,12 @@ const RUNTIME_DIR = `${path.resolve(path.dirname(fileURLToPath(import.meta.url))
 export function authorStack(stack: string): string {
   return stack
     .split('\n')
-    .filter((line, index) => index === 0 || !/^\s+at /.test(line) || !(line.includes(RUNTIME_DIR) || line.includes('node:internal') || line.includes('node:async_hooks')))
+    .filter(
+      (line, index) =>
+        index === 0 ||
+        !/^\s+at /.test(line) ||
+        !(line.includes(RUNTIME_DIR) || line.includes('node:internal') || line.includes('node:async_hooks')),
+    )
     .join('\n');
 }
 
@@ -35,7 +40,9 @@ export function logLineFor(thrown: unknown, error: SerializedError): string {
   if (error.code === 'CONFIGURATION_ERROR') return error.message;
   if (isAppError(thrown) && thrown.stack) {
     // Name the platform error by its code (EMIT_INVALID, PAYLOAD_TOO_LARGE), not by its class.
-    const frames = authorStack(thrown.stack).split('\n').filter((line) => /^\s+at /.test(line));
+    const frames = authorStack(thrown.stack)
+      .split('\n')
+      .filter((line) => /^\s+at /.test(line));
     return [`${thrown.code}: ${thrown.message}`, ...frames].join('\n');
   }
   if (thrown instanceof Error && thrown.stack) return authorStack(thrown.stack);
@@ -44,7 +51,7 @@ export function logLineFor(thrown: unknown, error: SerializedError): string {
 
 function safeString(value: unknown): string {
   try {
-    return typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+    return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
     return String(value);
   }

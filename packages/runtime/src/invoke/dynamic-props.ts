@@ -60,9 +60,13 @@ export async function resolvePropSpecs(input: DynamicPropsInput): Promise<readon
     const spec = normalizeProp(name, declared, issues);
     if (!spec) continue;
     if (spec.type === '$.service.db') {
-      issues.error('C17', `additionalProps() returned "${name}" of type $.service.db, which cannot be added dynamically`, {
-        prop: name,
-      });
+      issues.error(
+        'C17',
+        `additionalProps() returned "${name}" of type $.service.db, which cannot be added dynamically`,
+        {
+          prop: name,
+        },
+      );
     }
     checkPropRules(spec, { componentType: component.type, hasAdditionalProps: true }, issues);
     merged.set(name, spec);

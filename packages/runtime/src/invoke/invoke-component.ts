@@ -149,7 +149,10 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
         log('error', logLineFor(outcome.error, error));
         break;
       case 'timeout':
-        error = new AppError('TIMEOUT', `${input.kind} did not finish within ${formatMs(input.timeoutMs)} (TIMEOUT)`).toJSON();
+        error = new AppError(
+          'TIMEOUT',
+          `${input.kind} did not finish within ${formatMs(input.timeoutMs)} (TIMEOUT)`,
+        ).toJSON();
         log('error', error.message);
         break;
     }
@@ -239,7 +242,10 @@ function createHttpInterface(input: InvokeInput, log: (level: LogLevel, message:
         respond(value: unknown) {
           const normalized = normalizeResponse(value, 'http.respond');
           if (!customResponse) {
-            log('warn', 'http.respond() ignored: the HTTP interface does not set customResponse: true, so the request was already answered 200 OK');
+            log(
+              'warn',
+              'http.respond() ignored: the HTTP interface does not set customResponse: true, so the request was already answered 200 OK',
+            );
             return;
           }
           if (response) {
@@ -278,4 +284,3 @@ async function runWithDeadline(fn: () => unknown, timeoutMs: number): Promise<Ou
 function formatMs(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }
-

@@ -46,17 +46,25 @@ export async function listPropOptions(input: ListOptionsInput): Promise<OptionsP
   });
   const spec = specs.find((candidate) => candidate.name === input.prop);
   if (!spec) {
-    throw new AppError('PROP_UNKNOWN', `the component has no prop "${input.prop}"; it has: ${specs.map((s) => s.name).join(', ')}`, {
-      prop: input.prop,
-    });
+    throw new AppError(
+      'PROP_UNKNOWN',
+      `the component has no prop "${input.prop}"; it has: ${specs.map((s) => s.name).join(', ')}`,
+      {
+        prop: input.prop,
+      },
+    );
   }
   const observations: LogEntry[] = [];
   const page = input.page ?? 0;
   if (Array.isArray(spec.options)) return shapePage(page === 0 ? spec.options : [], null, [], observations);
   if (typeof spec.options !== 'function') {
-    throw new AppError('PROP_HAS_NO_OPTIONS', `prop "${input.prop}" has no options (neither a list nor an options() method)`, {
-      prop: input.prop,
-    });
+    throw new AppError(
+      'PROP_HAS_NO_OPTIONS',
+      `prop "${input.prop}" has no options (neither a list nor an options() method)`,
+      {
+        prop: input.prop,
+      },
+    );
   }
   const self = optionsThis(input, spec, specs, configured);
   const extra = spec.inputValues ? spec.inputValues.call(undefined, configured) : {};
@@ -69,7 +77,9 @@ export async function listPropOptions(input: ListOptionsInput): Promise<OptionsP
   const method = spec.options as (this: unknown, opts: unknown) => unknown;
   try {
     const result = await withTimeout(
-      runWithLogSink({ write: (level, message) => observations.push({ level, message, ts: Date.now() }) }, () => method.call(self, args)),
+      runWithLogSink({ write: (level, message) => observations.push({ level, message, ts: Date.now() }) }, () =>
+        method.call(self, args),
+      ),
       input.timeoutMs,
       'options()',
     );
@@ -104,7 +114,12 @@ function optionsThis(
   return buildThis(input.component, resolved, {});
 }
 
-function shapePage(list: unknown[], context: Record<string, unknown> | null, errors: string[], observations: LogEntry[]): OptionsPage {
+function shapePage(
+  list: unknown[],
+  context: Record<string, unknown> | null,
+  errors: string[],
+  observations: LogEntry[],
+): OptionsPage {
   const shape = staticOptionsShape(list);
   switch (shape) {
     case 'scalars':
@@ -122,6 +137,12 @@ function shapePage(list: unknown[], context: Record<string, unknown> | null, err
       };
     case 'mixed':
     case 'invalid':
-      return { options: null, stringOptions: null, context, errors: [...errors, 'options() returned entries of mixed or invalid shapes'], observations };
+      return {
+        options: null,
+        stringOptions: null,
+        context,
+        errors: [...errors, 'options() returned entries of mixed or invalid shapes'],
+        observations,
+      };
   }
 }

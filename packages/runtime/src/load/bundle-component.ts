@@ -96,7 +96,11 @@ export async function bundleComponent(options: BundleOptions): Promise<Component
   };
 }
 
-function packagesPlugin(options: { imports: PackageImport[]; packageDir: string | undefined; mode: 'resolve' | 'external' }): esbuild.Plugin {
+function packagesPlugin(options: {
+  imports: PackageImport[];
+  packageDir: string | undefined;
+  mode: 'resolve' | 'external';
+}): esbuild.Plugin {
   return {
     name: 'tributary-packages',
     setup(build) {

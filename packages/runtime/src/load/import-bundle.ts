@@ -32,7 +32,12 @@ export async function importBundle(file: string, entry: string = file): Promise<
     namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new AppError('COMPONENT_LOAD_FAILED', `${entry}: evaluating the module threw: ${message}`, { file: entry }, { cause: error });
+    throw new AppError(
+      'COMPONENT_LOAD_FAILED',
+      `${entry}: evaluating the module threw: ${message}`,
+      { file: entry },
+      { cause: error },
+    );
   }
   return namespace['default'];
 }

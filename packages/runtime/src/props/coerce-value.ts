@@ -57,7 +57,8 @@ function coerceScalar(base: string, value: unknown): Coerced {
     case 'string':
       return typeof value === 'string' ? ok(value) : fail(`must be a string, got ${describe(value)}`);
     case 'integer': {
-      if (typeof value === 'number') return Number.isInteger(value) ? ok(value) : fail(`must be an integer, got ${value}`);
+      if (typeof value === 'number')
+        return Number.isInteger(value) ? ok(value) : fail(`must be an integer, got ${value}`);
       if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) {
         const parsed = Number(value.trim());
         return Number.isSafeInteger(parsed) ? ok(parsed) : fail(`is outside the safe integer range`);
@@ -108,7 +109,8 @@ function checkOption(spec: PropSpec, item: unknown): string | null {
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `the string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
 }

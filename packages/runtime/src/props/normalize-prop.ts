@@ -44,7 +44,9 @@ export function normalizeProp(name: string, declared: unknown, issues: IssueList
   let inputValues: AuthorFunction | undefined;
   for (let depth = 0; merged['propDefinition'] !== undefined; depth += 1) {
     if (depth >= MAX_PROP_DEFINITION_DEPTH) {
-      issues.error('P10', `prop "${name}": propDefinition nests deeper than ${MAX_PROP_DEFINITION_DEPTH}`, { prop: name });
+      issues.error('P10', `prop "${name}": propDefinition nests deeper than ${MAX_PROP_DEFINITION_DEPTH}`, {
+        prop: name,
+      });
       return null;
     }
     const resolved = resolvePropDefinition(name, merged, issues);

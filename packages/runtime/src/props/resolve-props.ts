@@ -81,7 +81,8 @@ export function resolveProps(input: ResolvePropsInput): ResolvedProps {
       case 'interface':
         if (spec.type === '$.interface.timer') {
           const parsed = parseTimerValue(configured ?? declaredTimerValue(spec));
-          if (!parsed.ok) throw new AppError('PROP_INVALID', `prop "${spec.name}": timer ${parsed.reason}`, { prop: spec.name });
+          if (!parsed.ok)
+            throw new AppError('PROP_INVALID', `prop "${spec.name}": timer ${parsed.reason}`, { prop: spec.name });
           timer = { prop: spec.name, schedule: parsed.schedule };
         } else {
           http = { prop: spec.name, customResponse: spec.raw['customResponse'] === true };

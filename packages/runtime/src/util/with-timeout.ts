@@ -7,7 +7,10 @@ export async function withTimeout<T>(work: Promise<T> | T, timeoutMs: number, wh
     return await Promise.race([
       Promise.resolve(work),
       new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('TIMEOUT', `${what} did not finish within ${timeoutMs}ms`)), timeoutMs);
+        timer = setTimeout(
+          () => reject(new AppError('TIMEOUT', `${what} did not finish within ${timeoutMs}ms`)),
+          timeoutMs,
+        );
       }),
     ]);
   } finally {

@@ -5,7 +5,15 @@ import { declaredTimerValue, parseTimerValue } from '../interfaces/timer.js';
 import type { ComponentType, PropSpec } from '../types.js';
 import type { IssueList } from './issues.js';
 
-const BOOLEAN_FIELDS = ['optional', 'secret', 'disabled', 'hidden', 'reloadProps', 'useQuery', 'customResponse'] as const;
+const BOOLEAN_FIELDS = [
+  'optional',
+  'secret',
+  'disabled',
+  'hidden',
+  'reloadProps',
+  'useQuery',
+  'customResponse',
+] as const;
 const ALERT_TYPES = ['info', 'neutral', 'warning', 'error'];
 
 export interface PropRuleContext {
@@ -65,7 +73,10 @@ function checkBounds(spec: PropSpec, label: string, base: string, issues: IssueL
     issues.error('P4', `${label}: "min"/"max" are only allowed on integer props, not "${spec.type}"`, where);
     return;
   }
-  for (const [field, value] of [['min', min], ['max', max]] as const) {
+  for (const [field, value] of [
+    ['min', min],
+    ['max', max],
+  ] as const) {
     if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value))) {
       issues.error('P4', `${label}: "${field}" must be an integer, got ${JSON.stringify(value)}`, where);
       return;
@@ -112,9 +123,13 @@ function checkDefault(spec: PropSpec, label: string, issues: IssueList): void {
 function checkAlert(spec: PropSpec, label: string, issues: IssueList): void {
   const { alertType, content } = spec.raw;
   if (typeof alertType !== 'string' || !ALERT_TYPES.includes(alertType)) {
-    issues.error('P13', `${label}: "alertType" must be one of ${ALERT_TYPES.join(', ')}, got ${JSON.stringify(alertType)}`, {
-      prop: spec.name,
-    });
+    issues.error(
+      'P13',
+      `${label}: "alertType" must be one of ${ALERT_TYPES.join(', ')}, got ${JSON.stringify(alertType)}`,
+      {
+        prop: spec.name,
+      },
+    );
   }
   if (typeof content !== 'string') {
     issues.error('P13', `${label}: an alert needs string "content"`, { prop: spec.name });

@@ -25,8 +25,18 @@ const SEMVER =
 export function validateComponent(raw: unknown, purpose: ValidationPurpose = 'run'): ValidationResult {
   const issues = new IssueList();
   if (!isPlainObject(raw)) {
-    const got = raw === null ? 'null' : Array.isArray(raw) ? 'an array' : raw === undefined ? 'nothing (no default export)' : typeof raw;
-    issues.error('C1', `the module must export a component object (export default {...} or module.exports = {...}); it exports ${got}`);
+    const got =
+      raw === null
+        ? 'null'
+        : Array.isArray(raw)
+          ? 'an array'
+          : raw === undefined
+            ? 'nothing (no default export)'
+            : typeof raw;
+    issues.error(
+      'C1',
+      `the module must export a component object (export default {...} or module.exports = {...}); it exports ${got}`,
+    );
     return { component: null, issues: issues.items };
   }
   const type = checkType(raw, issues);
@@ -55,7 +65,9 @@ export function validateComponent(raw: unknown, purpose: ValidationPurpose = 'ru
     methods,
     hooks,
     run: raw['run'] as AuthorFunction,
-    ...(typeof raw['additionalProps'] === 'function' ? { additionalProps: raw['additionalProps'] as AuthorFunction } : {}),
+    ...(typeof raw['additionalProps'] === 'function'
+      ? { additionalProps: raw['additionalProps'] as AuthorFunction }
+      : {}),
     raw,
   };
   return { component, issues: issues.items };
@@ -129,9 +141,13 @@ function checkHooks(
   }
   for (const [name, value] of Object.entries(declared)) {
     if (!(HOOK_NAMES as readonly string[]).includes(name)) {
-      issues.error('C11', `unknown hook "${name}"; hooks are ${HOOK_NAMES.join(', ')} (there is no update or delete hook)`, {
-        field: `hooks.${name}`,
-      });
+      issues.error(
+        'C11',
+        `unknown hook "${name}"; hooks are ${HOOK_NAMES.join(', ')} (there is no update or delete hook)`,
+        {
+          field: `hooks.${name}`,
+        },
+      );
     } else if (typeof value !== 'function') {
       issues.error('C11', `hook "${name}" must be a function`, { field: `hooks.${name}` });
     } else {
@@ -141,7 +157,11 @@ function checkHooks(
   return hooks;
 }
 
-function checkDedupe(raw: Record<string, unknown>, type: ComponentType | null, issues: IssueList): DedupeStrategy | undefined {
+function checkDedupe(
+  raw: Record<string, unknown>,
+  type: ComponentType | null,
+  issues: IssueList,
+): DedupeStrategy | undefined {
   const dedupe = raw['dedupe'];
   if (dedupe === undefined) return undefined;
   if (type === 'action') {
@@ -149,7 +169,9 @@ function checkDedupe(raw: Record<string, unknown>, type: ComponentType | null, i
     return undefined;
   }
   if (typeof dedupe !== 'string' || !(DEDUPE as readonly string[]).includes(dedupe)) {
-    issues.error('C10', `"dedupe" must be one of ${DEDUPE.join(', ')}, got ${JSON.stringify(dedupe)}`, { field: 'dedupe' });
+    issues.error('C10', `"dedupe" must be one of ${DEDUPE.join(', ')}, got ${JSON.stringify(dedupe)}`, {
+      field: 'dedupe',
+    });
     return undefined;
   }
   return dedupe as DedupeStrategy;
@@ -177,14 +199,21 @@ function checkProps(
     }
     const spec = normalizeProp(name, value, issues);
     if (!spec) continue;
-    if (type) checkPropRules(spec, { componentType: type, hasAdditionalProps: typeof raw['additionalProps'] === 'function' }, issues);
+    if (type)
+      checkPropRules(
+        spec,
+        { componentType: type, hasAdditionalProps: typeof raw['additionalProps'] === 'function' },
+        issues,
+      );
     const base = parsePropType(spec.type).base;
     if (base === '$.interface.http') counts.http += 1;
     if (base === '$.interface.timer') counts.timer += 1;
     specs.push(spec);
   }
-  if (counts.http > 1) issues.error('C16', 'a source may declare at most one $.interface.http prop', { field: 'props' });
-  if (counts.timer > 1) issues.error('C16', 'a source may declare at most one $.interface.timer prop', { field: 'props' });
+  if (counts.http > 1)
+    issues.error('C16', 'a source may declare at most one $.interface.http prop', { field: 'props' });
+  if (counts.timer > 1)
+    issues.error('C16', 'a source may declare at most one $.interface.timer prop', { field: 'props' });
   return specs;
 }
 

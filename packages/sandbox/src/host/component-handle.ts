@@ -14,8 +14,21 @@ import {
   type OptionsPage,
   type ValidationIssue,
 } from '@tributary/runtime';
-import { MAX_BATCH_ITEMS, type ComponentInfo, type InvocationResultMessage, type PropsInfo, type ResponseMessage } from '../protocol/messages.js';
-import { rebuildError, WorkerGone, type HostRequest, type RequestHandlers, type StreamMessage, type WorkerProcess } from './worker-process.js';
+import {
+  MAX_BATCH_ITEMS,
+  type ComponentInfo,
+  type InvocationResultMessage,
+  type PropsInfo,
+  type ResponseMessage,
+} from '../protocol/messages.js';
+import {
+  rebuildError,
+  WorkerGone,
+  type HostRequest,
+  type RequestHandlers,
+  type StreamMessage,
+  type WorkerProcess,
+} from './worker-process.js';
 
 export interface InvokeRequest {
   readonly kind: InvocationKind;
@@ -89,7 +102,10 @@ export class ComponentHandle {
   /** Resolves configured props in the worker: final prop list, timer schedule, HTTP interface. */
   configure(configured: Readonly<Record<string, unknown>>, accounts: Accounts, timeoutMs: number): Promise<PropsInfo> {
     return this.serial(async () => {
-      const reply = await this.call({ type: 'props', configured: { ...configured }, accounts: copyAccounts(accounts), timeoutMs }, timeoutMs);
+      const reply = await this.call(
+        { type: 'props', configured: { ...configured }, accounts: copyAccounts(accounts), timeoutMs },
+        timeoutMs,
+      );
       if (reply.type === 'props_result') return reply.info;
       throw unexpected(reply);
     });
@@ -159,13 +175,19 @@ export class ComponentHandle {
    * failure (rebuilt from what it streamed, as `invoke` does) and the items after it did not run:
    * the result list is then shorter than `events`.
    */
-  invokeBatch(request: BatchRequest, callbacks: { readonly onLog?: (item: number, entry: LogEntry) => void } = {}): Promise<InvocationResult[]> {
+  invokeBatch(
+    request: BatchRequest,
+    callbacks: { readonly onLog?: (item: number, entry: LogEntry) => void } = {},
+  ): Promise<InvocationResult[]> {
     if (request.events.length === 0 || request.events.length > MAX_BATCH_ITEMS) {
-      return Promise.reject(new AppError('INTERNAL', `a batch holds 1 to ${MAX_BATCH_ITEMS} invocations, not ${request.events.length}`));
+      return Promise.reject(
+        new AppError('INTERNAL', `a batch holds 1 to ${MAX_BATCH_ITEMS} invocations, not ${request.events.length}`),
+      );
     }
     return this.serial(async () => {
       const results: InvocationResult[] = [];
-      const itemCallbacks = (item: number): InvokeCallbacks => (callbacks.onLog ? { onLog: (entry) => callbacks.onLog?.(item, entry) } : {});
+      const itemCallbacks = (item: number): InvokeCallbacks =>
+        callbacks.onLog ? { onLog: (entry) => callbacks.onLog?.(item, entry) } : {};
       let streamed = new Streamed(request.state, itemCallbacks(0));
       const onStream = (message: StreamMessage): void => {
         if (message.item !== results.length) return;
@@ -193,18 +215,25 @@ export class ComponentHandle {
           onStream,
         );
         if (reply.type === 'batch_done') return results;
-        if (reply.type === 'failed') return [...results, this.rebuild('run', streamed, rebuildError(reply.error).toJSON())];
+        if (reply.type === 'failed')
+          return [...results, this.rebuild('run', streamed, rebuildError(reply.error).toJSON())];
         throw unexpected(reply);
       } catch (error) {
         if (!(error instanceof WorkerGone)) throw error;
-        return results.length < request.events.length ? [...results, this.rebuild('run', streamed, { ...error.toJSON() })] : results;
+        return results.length < request.events.length
+          ? [...results, this.rebuild('run', streamed, { ...error.toJSON() })]
+          : results;
       }
     });
   }
 
   private rebuild(kind: InvocationKind, streamed: Streamed, error: SerializedError): InvocationResult {
     const info = this.info;
-    const deduped = applyDedupe({ strategy: info.dedupe ?? undefined, state: streamed.state.dedupe, emits: streamed.emits });
+    const deduped = applyDedupe({
+      strategy: info.dedupe ?? undefined,
+      state: streamed.state.dedupe,
+      emits: streamed.emits,
+    });
     const logs = [...streamed.logs, { level: 'error' as const, message: error.stack ?? error.message, ts: Date.now() }];
     for (const line of deduped.errors) logs.push({ level: 'error', message: line, ts: Date.now() });
     return {
@@ -221,20 +250,23 @@ export class ComponentHandle {
       exit: null,
       response: streamed.response,
       sends: [],
-      error: { code: error.code, message: error.message, ...(error.rule ? { rule: error.rule } : {}) } as SerializedError,
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.rule ? { rule: error.rule } : {}),
+      } as SerializedError,
       state: { db: streamed.db, dedupe: deduped.state },
       durationMs: Date.now() - streamed.started,
     };
   }
 
-  private async call(
-    message: HostRequest,
-    timeoutMs: number,
-    onStream?: RequestHandlers['onStream'],
-  ) {
+  private async call(message: HostRequest, timeoutMs: number, onStream?: RequestHandlers['onStream']) {
     const { worker } = await this.source();
     try {
-      const reply = await worker.request(message, { deadlineMs: timeoutMs + this.settings.graceMs, ...(onStream ? { handlers: { onStream } } : {}) });
+      const reply = await worker.request(message, {
+        deadlineMs: timeoutMs + this.settings.graceMs,
+        ...(onStream ? { handlers: { onStream } } : {}),
+      });
       if (reply.type === 'failed' && message.type !== 'invoke') throw rebuildError(reply.error);
       return reply;
     } catch (error) {
@@ -291,7 +323,11 @@ class Streamed {
 }
 
 function fromResponse(response: ResponseMessage): HttpResponse {
-  return { status: response.status, headers: response.headers, body: response.bodyBase64 === null ? null : Buffer.from(response.bodyBase64, 'base64') };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: response.bodyBase64 === null ? null : Buffer.from(response.bodyBase64, 'base64'),
+  };
 }
 
 function fromResultMessage(result: InvocationResultMessage): InvocationResult {

@@ -4,7 +4,8 @@ import path from 'node:path';
 
 /** One protection a worker gets, and whether this machine can give it. */
 export interface IsolationLayer {
-  readonly name: 'permission-flags' | 'empty-environment' | 'memory-cap' | 'bubblewrap' | 'unprivileged-uid' | 'private-tmp';
+  readonly name:
+    'permission-flags' | 'empty-environment' | 'memory-cap' | 'bubblewrap' | 'unprivileged-uid' | 'private-tmp';
   readonly active: boolean;
   /** Why the layer is missing, and how to get it. */
   readonly note?: string;
@@ -39,16 +40,34 @@ export function detectIsolation(options: IsolationOptions = {}): IsolationReport
   const workerGid = isRoot ? (options.workerGid ?? NOBODY) : null;
   const bwrapPath = options.mode === 'process' ? null : findExecutable('bwrap');
   let bwrapWorks = false;
-  let bwrapNote = 'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) for pid, mount, ipc and uts namespaces and a private /tmp';
+  let bwrapNote =
+    'bubblewrap (bwrap) is not installed; install it (apt-get install bubblewrap) for pid, mount, ipc and uts namespaces and a private /tmp';
   if (options.mode === 'process') bwrapNote = 'disabled (process isolation mode)';
   if (bwrapPath) {
-    const probe = spawnSync(bwrapPath, ['--unshare-user', '--unshare-pid', '--die-with-parent', ...systemBinds(), '--proc', '/proc', '--dev', '/dev', process.execPath, '-e', '0'], {
-      env: {},
-      timeout: 10_000,
-      ...(workerUid !== null ? { uid: workerUid, gid: workerGid ?? NOBODY } : {}),
-    });
+    const probe = spawnSync(
+      bwrapPath,
+      [
+        '--unshare-user',
+        '--unshare-pid',
+        '--die-with-parent',
+        ...systemBinds(),
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        process.execPath,
+        '-e',
+        '0',
+      ],
+      {
+        env: {},
+        timeout: 10_000,
+        ...(workerUid !== null ? { uid: workerUid, gid: workerGid ?? NOBODY } : {}),
+      },
+    );
     bwrapWorks = probe.status === 0;
-    if (!bwrapWorks) bwrapNote = `bubblewrap is installed but cannot create namespaces here: ${probe.stderr?.toString().trim() || `exit ${probe.status}`}`;
+    if (!bwrapWorks)
+      bwrapNote = `bubblewrap is installed but cannot create namespaces here: ${probe.stderr?.toString().trim() || `exit ${probe.status}`}`;
   }
   const layers: IsolationLayer[] = [
     { name: 'empty-environment', active: true },
@@ -58,7 +77,11 @@ export function detectIsolation(options: IsolationOptions = {}): IsolationReport
     {
       name: 'private-tmp',
       active: bwrapWorks,
-      ...(bwrapWorks ? {} : { note: 'without bubblewrap, /tmp is the host\'s: components get a scratch directory as TMPDIR instead, with no size cap' }),
+      ...(bwrapWorks
+        ? {}
+        : {
+            note: "without bubblewrap, /tmp is the host's: components get a scratch directory as TMPDIR instead, with no size cap",
+          }),
     },
     {
       name: 'unprivileged-uid',

@@ -45,7 +45,11 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
   const env = { HOME: tmp, TMPDIR: tmp, NODE_ENV: 'production' };
   const ids = { uid: options.isolation.workerUid, gid: options.isolation.workerGid };
   if (!bwrap) return { command: process.execPath, args: nodeArgs, env, ...ids };
-  const binds = [...new Set([...options.readDirs, path.dirname(options.workerScript)])].flatMap((dir) => ['--ro-bind', dir, dir]);
+  const binds = [...new Set([...options.readDirs, path.dirname(options.workerScript)])].flatMap((dir) => [
+    '--ro-bind',
+    dir,
+    dir,
+  ]);
   const args = [
     '--unshare-user',
     '--unshare-pid',

@@ -100,11 +100,17 @@ export class Sandbox {
   }
 
   /** Starts (or reuses) the worker for `key` and loads the component in it. */
-  async open(prepared: PreparedComponent, options: { readonly key: string; readonly purpose: ValidationPurpose }): Promise<ComponentHandle> {
+  async open(
+    prepared: PreparedComponent,
+    options: { readonly key: string; readonly purpose: ValidationPurpose },
+  ): Promise<ComponentHandle> {
     const key = `${options.key}:${prepared.bundlePath}`;
     const source = () => this.pool.get(key, () => this.start(prepared, options.purpose));
     const { loaded } = await source();
-    return new ComponentHandle(loaded, source, { graceMs: this.options.graceMs ?? 2000, discard: () => this.pool.drop(key) });
+    return new ComponentHandle(loaded, source, {
+      graceMs: this.options.graceMs ?? 2000,
+      discard: () => this.pool.drop(key),
+    });
   }
 
   async close(): Promise<void> {
@@ -115,12 +121,17 @@ export class Sandbox {
     const scratchDir = path.join(this.options.cacheDir, 'scratch', randomBytes(8).toString('hex'));
     mkdirSync(path.dirname(scratchDir), { recursive: true, mode: 0o755 });
     mkdirSync(scratchDir, { mode: 0o700 });
-    if (this.isolation.workerUid !== null) chownSync(scratchDir, this.isolation.workerUid, this.isolation.workerGid ?? this.isolation.workerUid);
+    if (this.isolation.workerUid !== null)
+      chownSync(scratchDir, this.isolation.workerUid, this.isolation.workerGid ?? this.isolation.workerUid);
     const memoryMb = this.options.memoryMb ?? 256;
     const launch = buildLaunchCommand({
       isolation: this.isolation,
       workerScript: this.workerScript,
-      readDirs: [...this.harnessDirs, path.dirname(prepared.bundlePath), ...(prepared.packageDir ? [prepared.packageDir] : [])],
+      readDirs: [
+        ...this.harnessDirs,
+        path.dirname(prepared.bundlePath),
+        ...(prepared.packageDir ? [prepared.packageDir] : []),
+      ],
       scratchDir,
       memoryMb,
       tmpSizeBytes: (this.options.tmpSizeMb ?? 64) * 1024 * 1024,
@@ -132,12 +143,16 @@ export class Sandbox {
       startTimeoutMs: 15_000,
       onExit: () => rmSync(scratchDir, { recursive: true, force: true }),
     });
-    const reply = await worker.request({ type: 'load', bundlePath: prepared.bundlePath, entry: prepared.entry, purpose }, { deadlineMs: 60_000 });
+    const reply = await worker.request(
+      { type: 'load', bundlePath: prepared.bundlePath, entry: prepared.entry, purpose },
+      { deadlineMs: 60_000 },
+    );
     if (reply.type === 'failed') {
       worker.kill('evicted');
       throw rebuildError(reply.error);
     }
-    if (reply.type !== 'loaded') throw new AppError('INTERNAL', `the sandbox worker answered "load" with "${reply.type}"`);
+    if (reply.type !== 'loaded')
+      throw new AppError('INTERNAL', `the sandbox worker answered "load" with "${reply.type}"`);
     return { worker, loaded: { info: reply.info, issues: reply.issues } };
   }
 }

@@ -79,7 +79,8 @@ export class WorkerPool<T> {
   private sweep(): void {
     const now = Date.now();
     for (const [key, pooled] of this.settled) {
-      if (!pooled.worker.isAlive || (!pooled.worker.isBusy && now - pooled.worker.lastUsedAt > this.options.idleMs)) this.drop(key);
+      if (!pooled.worker.isAlive || (!pooled.worker.isBusy && now - pooled.worker.lastUsedAt > this.options.idleMs))
+        this.drop(key);
     }
   }
 }

@@ -1,6 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { AppError, type ErrorCode, isErrorCode } from '@tributary/contracts';
-import { PROTOCOL_VERSION, parseWorkerMessage, type HostMessage, type SerializedErrorMessage, type WorkerMessage } from '../protocol/messages.js';
+import {
+  PROTOCOL_VERSION,
+  parseWorkerMessage,
+  type HostMessage,
+  type SerializedErrorMessage,
+  type WorkerMessage,
+} from '../protocol/messages.js';
 import type { LaunchCommand } from './launch-command.js';
 import { treeRssBytes } from './process-memory.js';
 
@@ -21,7 +27,10 @@ export type HostRequest = HostMessage extends infer M ? (M extends unknown ? Omi
 /** How a request ended when the worker could not answer it (killed, crashed). */
 export class WorkerGone extends AppError {}
 
-type Final = Extract<WorkerMessage, { type: 'loaded' | 'props_result' | 'result' | 'batch_done' | 'options_result' | 'failed' }>;
+type Final = Extract<
+  WorkerMessage,
+  { type: 'loaded' | 'props_result' | 'result' | 'batch_done' | 'options_result' | 'failed' }
+>;
 
 interface Pending {
   readonly resolve: (message: Final) => void;
@@ -118,7 +127,14 @@ export class WorkerProcess {
       const id = `r${(this.sequence += 1)}`;
       return new Promise<Final>((resolve, reject) => {
         const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
-        this.pending.set(id, { resolve, reject, handlers: options.handlers ?? {}, deadlineMs: options.deadlineMs, timer, streamedBytes: 0 });
+        this.pending.set(id, {
+          resolve,
+          reject,
+          handlers: options.handlers ?? {},
+          deadlineMs: options.deadlineMs,
+          timer,
+          streamedBytes: 0,
+        });
         this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
       });
     };
@@ -143,7 +159,12 @@ export class WorkerProcess {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.kill('timeout');
-        reject(new AppError('INTERNAL', `the sandbox worker did not start within ${this.options.startTimeoutMs} ms: ${this.stderrTail.trim()}`));
+        reject(
+          new AppError(
+            'INTERNAL',
+            `the sandbox worker did not start within ${this.options.startTimeoutMs} ms: ${this.stderrTail.trim()}`,
+          ),
+        );
       }, this.options.startTimeoutMs);
       const onMessage = (raw: unknown): void => {
         if (parseWorkerMessage(raw)?.type !== 'ready') return;
@@ -154,7 +175,12 @@ export class WorkerProcess {
       this.child.on('message', onMessage);
       this.child.once('exit', () => {
         clearTimeout(timer);
-        reject(new AppError('INTERNAL', `the sandbox worker exited while starting: ${this.stderrTail.trim() || 'no output'}`));
+        reject(
+          new AppError(
+            'INTERNAL',
+            `the sandbox worker exited while starting: ${this.stderrTail.trim() || 'no output'}`,
+          ),
+        );
       });
     });
   }
@@ -218,10 +244,19 @@ export class WorkerProcess {
       reason === 'timeout'
         ? ['TIMEOUT', 'the invocation did not finish before its deadline; its worker was stopped (TIMEOUT)']
         : reason === 'memory' || heapDied
-          ? ['OUT_OF_MEMORY', `the worker went over its memory cap of ${Math.round(this.options.memoryBytes / 1048576)} MB and was stopped`]
+          ? [
+              'OUT_OF_MEMORY',
+              `the worker went over its memory cap of ${Math.round(this.options.memoryBytes / 1048576)} MB and was stopped`,
+            ]
           : reason === 'payload'
-            ? ['PAYLOAD_TOO_LARGE', 'Function Payload Limit Exceeded: the worker kept sending logs or events past the 6 MB limit and was stopped']
-            : ['CRASHED', `the worker process exited during the invocation (${signal ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`})${tail ? `: ${lastLines(tail)}` : ''}`];
+            ? [
+                'PAYLOAD_TOO_LARGE',
+                'Function Payload Limit Exceeded: the worker kept sending logs or events past the 6 MB limit and was stopped',
+              ]
+            : [
+                'CRASHED',
+                `the worker process exited during the invocation (${signal ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`})${tail ? `: ${lastLines(tail)}` : ''}`,
+              ];
     return new WorkerGone(errorCode, message);
   }
 
@@ -239,11 +274,18 @@ export class WorkerProcess {
 /** Rebuilds an error that crossed the protocol as data. */
 export function rebuildError(error: SerializedErrorMessage): AppError {
   const code: ErrorCode = isErrorCode(error.code) ? error.code : 'INTERNAL';
-  const rebuilt = new AppError(code, error.message, { ...(error.details ?? {}), ...(error.rule ? { rule: error.rule } : {}) });
+  const rebuilt = new AppError(code, error.message, {
+    ...(error.details ?? {}),
+    ...(error.rule ? { rule: error.rule } : {}),
+  });
   if (error.stack) rebuilt.stack = error.stack;
   return rebuilt;
 }
 
 function lastLines(text: string): string {
-  return text.split('\n').filter((line) => line.trim() !== '').slice(-3).join(' | ');
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-3)
+    .join(' | ');
 }

@@ -29,7 +29,10 @@ export function planDependencies(imports: readonly PackageImport[]): Dependency[
     // `lodash@4.17.21/fp` beside `lodash@^4.17.0` asks for one copy: the exact version, if it fits.
     const merged = narrower(known.range, imported.range);
     if (merged !== null) {
-      byName.set(imported.name, { range: merged, specifier: merged === imported.range ? imported.specifier : known.specifier });
+      byName.set(imported.name, {
+        range: merged,
+        specifier: merged === imported.range ? imported.specifier : known.specifier,
+      });
       continue;
     }
     throw new AppError(
@@ -38,7 +41,9 @@ export function planDependencies(imports: readonly PackageImport[]): Dependency[
       { package: imported.name },
     );
   }
-  return [...byName.entries()].map(([name, { range }]) => ({ name, range })).sort((a, b) => a.name.localeCompare(b.name));
+  return [...byName.entries()]
+    .map(([name, { range }]) => ({ name, range }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 function narrower(a: string, b: string): string | null {

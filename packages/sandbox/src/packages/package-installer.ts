@@ -55,13 +55,18 @@ export class PackageInstaller {
     const root = path.join(this.options.cacheDir, 'deps');
     mkdirSync(root, { recursive: true, mode: 0o755 });
     const temporary = path.join(root, `.tmp-${randomBytes(6).toString('hex')}`);
-    const wanted = Object.fromEntries(dependencies.map((dependency) => [dependency.name, locked?.[dependency.name] ?? dependency.range ?? 'latest']));
+    const wanted = Object.fromEntries(
+      dependencies.map((dependency) => [dependency.name, locked?.[dependency.name] ?? dependency.range ?? 'latest']),
+    );
     const packages = Object.entries(wanted).map(([name, range]) => `${name}@${range}`);
     const started = Date.now();
     this.options.onProgress?.({ phase: 'installing', packages });
     try {
       mkdirSync(temporary, { mode: 0o755 });
-      writeFileSync(path.join(temporary, 'package.json'), `${JSON.stringify({ private: true, dependencies: wanted }, null, 2)}\n`);
+      writeFileSync(
+        path.join(temporary, 'package.json'),
+        `${JSON.stringify({ private: true, dependencies: wanted }, null, 2)}\n`,
+      );
       await this.runNpm(temporary, dependencies);
       const resolved: Record<string, string> = {};
       for (const dependency of dependencies) {
@@ -80,7 +85,11 @@ export class PackageInstaller {
           rmSync(temporary, { recursive: true, force: true });
         }
       }
-      this.options.onProgress?.({ phase: 'installed', packages: describe(dependencies, resolved), durationMs: Date.now() - started });
+      this.options.onProgress?.({
+        phase: 'installed',
+        packages: describe(dependencies, resolved),
+        durationMs: Date.now() - started,
+      });
       return { dir, lock: resolved };
     } catch (error) {
       rmSync(temporary, { recursive: true, force: true });
@@ -89,21 +98,38 @@ export class PackageInstaller {
   }
 
   private dirFor(versions: PackageLock, dependencies: readonly Dependency[]): string {
-    const key = dependencies.map((dependency) => `${dependency.name}@${versions[dependency.name]}`).sort().join('\n');
+    const key = dependencies
+      .map((dependency) => `${dependency.name}@${versions[dependency.name]}`)
+      .sort()
+      .join('\n');
     const hash = createHash('sha256').update(key).digest('hex').slice(0, 32);
     return path.join(this.options.cacheDir, 'deps', hash);
   }
 
   private runNpm(dir: string, dependencies: readonly Dependency[]): Promise<void> {
-    const args = ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--no-package-lock', '--no-save', '--json', '--loglevel=error'];
+    const args = [
+      'install',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      '--no-save',
+      '--json',
+      '--loglevel=error',
+    ];
     return new Promise((resolve, reject) => {
-      execFile(this.options.npmCommand ?? 'npm', args, { cwd: dir, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (!error) {
-          resolve();
-          return;
-        }
-        reject(installError(`${stdout}\n${stderr}`, dependencies, error));
-      });
+      execFile(
+        this.options.npmCommand ?? 'npm',
+        args,
+        { cwd: dir, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (!error) {
+            resolve();
+            return;
+          }
+          reject(installError(`${stdout}\n${stderr}`, dependencies, error));
+        },
+      );
     });
   }
 }
@@ -111,16 +137,28 @@ export class PackageInstaller {
 function installError(output: string, dependencies: readonly Dependency[], cause: unknown): AppError {
   const summary = npmSummary(output);
   const culprit = dependencies.find((dependency) => summary.includes(dependency.name)) ?? null;
-  const spec = culprit ? `${culprit.name}${culprit.range ? `@${culprit.range}` : ''}` : dependencies.map((d) => d.name).join(', ');
+  const spec = culprit
+    ? `${culprit.name}${culprit.range ? `@${culprit.range}` : ''}`
+    : dependencies.map((d) => d.name).join(', ');
   if (/\bE404\b|404 Not Found|is not in this registry|Not Found - GET/i.test(output)) {
-    return new AppError('PACKAGE_NOT_FOUND', `package "${culprit?.name ?? spec}" does not exist in the npm registry (${summary})`, {
-      package: culprit?.name ?? spec,
-    }, { cause });
+    return new AppError(
+      'PACKAGE_NOT_FOUND',
+      `package "${culprit?.name ?? spec}" does not exist in the npm registry (${summary})`,
+      {
+        package: culprit?.name ?? spec,
+      },
+      { cause },
+    );
   }
   if (/\bETARGET\b|No matching version/i.test(output)) {
-    return new AppError('PACKAGE_NOT_FOUND', `no published version of "${culprit?.name ?? spec}" matches "${culprit?.range ?? ''}" (${summary})`, {
-      package: culprit?.name ?? spec,
-    }, { cause });
+    return new AppError(
+      'PACKAGE_NOT_FOUND',
+      `no published version of "${culprit?.name ?? spec}" matches "${culprit?.range ?? ''}" (${summary})`,
+      {
+        package: culprit?.name ?? spec,
+      },
+      { cause },
+    );
   }
   return new AppError('PACKAGE_INSTALL_FAILED', `installing ${spec} failed: ${summary}`, { package: spec }, { cause });
 }
@@ -140,7 +178,9 @@ function npmSummary(output: string): string {
 }
 
 function describe(dependencies: readonly Dependency[], versions: PackageLock): string[] {
-  return dependencies.map((dependency) => `${dependency.name}@${versions[dependency.name] ?? dependency.range ?? 'latest'}`);
+  return dependencies.map(
+    (dependency) => `${dependency.name}@${versions[dependency.name] ?? dependency.range ?? 'latest'}`,
+  );
 }
 
 function pick(lock: PackageLock, dependencies: readonly Dependency[]): PackageLock {

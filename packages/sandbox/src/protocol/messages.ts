@@ -108,7 +108,14 @@ export type PropsInfo = z.infer<typeof PropsInfo>;
 const configured = { configured: record, accounts: z.record(z.string(), record) };
 
 export const HostMessage = z.discriminatedUnion('type', [
-  z.object({ v, type: z.literal('load'), id, bundlePath: z.string(), entry: z.string(), purpose: z.enum(['run', 'deploy', 'publish']) }),
+  z.object({
+    v,
+    type: z.literal('load'),
+    id,
+    bundlePath: z.string(),
+    entry: z.string(),
+    purpose: z.enum(['run', 'deploy', 'publish']),
+  }),
   z.object({ v, type: z.literal('props'), id, ...configured, timeoutMs: z.number().int().positive() }),
   z.object({
     v,
@@ -156,7 +163,15 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   z.object({ v, type: z.literal('props_result'), id, info: PropsInfo }),
   z.object({ v, type: z.literal('log'), id, item, entry: LogEntryMessage }),
   z.object({ v, type: z.literal('emit'), id, item, emit: EmitMessage }),
-  z.object({ v, type: z.literal('db_set'), id, item, key: z.string(), value: z.unknown().optional(), deleted: z.boolean() }),
+  z.object({
+    v,
+    type: z.literal('db_set'),
+    id,
+    item,
+    key: z.string(),
+    value: z.unknown().optional(),
+    deleted: z.boolean(),
+  }),
   z.object({ v, type: z.literal('respond'), id, item, response: ResponseMessage }),
   // One item of an `invoke_batch` finished; the request ends with `batch_done` (or `failed`).
   z.object({ v, type: z.literal('item_result'), id, item: z.number().int().min(0), result: InvocationResultMessage }),

@@ -17,7 +17,13 @@ import {
   type InvocationKind,
   type InvocationResult,
 } from '@tributary/runtime/worker';
-import { PROTOCOL_VERSION, parseHostMessage, type HostMessage, type ResponseMessage, type WorkerMessage } from '../protocol/messages.js';
+import {
+  PROTOCOL_VERSION,
+  parseHostMessage,
+  type HostMessage,
+  type ResponseMessage,
+  type WorkerMessage,
+} from '../protocol/messages.js';
 
 let component: Component | null = null;
 let loadError: SerializedError | null = null;
@@ -42,13 +48,16 @@ function toResultMessage(result: InvocationResult): Extract<WorkerMessage, { typ
 
 function serialize(error: unknown): SerializedError {
   if (isAppError(error)) return error.toJSON();
-  if (error instanceof Error) return { code: 'INTERNAL', message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
+  if (error instanceof Error)
+    return { code: 'INTERNAL', message: error.message, ...(error.stack ? { stack: error.stack } : {}) };
   return { code: 'INTERNAL', message: String(error) };
 }
 
 function requireComponent(): Component {
   if (component) return component;
-  throw loadError ? new AppError(loadError.code, loadError.message) : new AppError('INTERNAL', 'no component is loaded in this worker');
+  throw loadError
+    ? new AppError(loadError.code, loadError.message)
+    : new AppError('INTERNAL', 'no component is loaded in this worker');
 }
 
 async function handle(message: HostMessage): Promise<void> {
@@ -58,7 +67,12 @@ async function handle(message: HostMessage): Promise<void> {
         const exported = await importBundle(message.bundlePath, message.entry);
         const { component: valid, issues } = validateComponent(exported, message.purpose);
         component = valid;
-        loadError = valid ? null : { code: 'COMPONENT_INVALID', message: issues.find((issue) => issue.level === 'error')?.message ?? 'invalid' };
+        loadError = valid
+          ? null
+          : {
+              code: 'COMPONENT_INVALID',
+              message: issues.find((issue) => issue.level === 'error')?.message ?? 'invalid',
+            };
         send({
           v: PROTOCOL_VERSION,
           type: 'loaded',
@@ -72,7 +86,9 @@ async function handle(message: HostMessage): Promise<void> {
                 version: valid.version ?? null,
                 description: valid.description ?? null,
                 dedupe: valid.dedupe ?? null,
-                hooks: (['deploy', 'activate', 'deactivate'] as const).filter((hook) => valid.hooks[hook] !== undefined),
+                hooks: (['deploy', 'activate', 'deactivate'] as const).filter(
+                  (hook) => valid.hooks[hook] !== undefined,
+                ),
                 props: describeProps(valid.props),
                 hasAdditionalProps: valid.additionalProps !== undefined,
               }
@@ -86,7 +102,12 @@ async function handle(message: HostMessage): Promise<void> {
     }
     case 'props': {
       const loaded = requireComponent();
-      const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
+      const specs = await resolvePropSpecs({
+        component: loaded,
+        configured: message.configured,
+        accounts: message.accounts,
+        timeoutMs: message.timeoutMs,
+      });
       const resolved = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
       send({
         v: PROTOCOL_VERSION,
@@ -98,7 +119,12 @@ async function handle(message: HostMessage): Promise<void> {
     }
     case 'invoke': {
       const loaded = requireComponent();
-      const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
+      const specs = await resolvePropSpecs({
+        component: loaded,
+        configured: message.configured,
+        accounts: message.accounts,
+        timeoutMs: message.timeoutMs,
+      });
       const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
       const result = await runOne({
         loaded,
@@ -119,7 +145,12 @@ async function handle(message: HostMessage): Promise<void> {
     case 'invoke_batch': {
       // Props resolve once: every item of a batch belongs to the same source and configuration.
       const loaded = requireComponent();
-      const specs = await resolvePropSpecs({ component: loaded, configured: message.configured, accounts: message.accounts, timeoutMs: message.timeoutMs });
+      const specs = await resolvePropSpecs({
+        component: loaded,
+        configured: message.configured,
+        accounts: message.accounts,
+        timeoutMs: message.timeoutMs,
+      });
       const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
       let state = message.state;
       for (const [item, event] of message.events.entries()) {
@@ -187,7 +218,14 @@ function runOne(input: {
     onLog: (entry) => send({ v: PROTOCOL_VERSION, type: 'log', id, ...tag, entry }),
     onEmit: (emit) => send({ v: PROTOCOL_VERSION, type: 'emit', id, ...tag, emit }),
     onDbSet: (key, value) =>
-      send({ v: PROTOCOL_VERSION, type: 'db_set', id, ...tag, key, ...(value === undefined ? { deleted: true } : { value, deleted: false }) }),
+      send({
+        v: PROTOCOL_VERSION,
+        type: 'db_set',
+        id,
+        ...tag,
+        key,
+        ...(value === undefined ? { deleted: true } : { value, deleted: false }),
+      }),
     onRespond: (response) => send({ v: PROTOCOL_VERSION, type: 'respond', id, ...tag, response: toResponse(response) }),
   });
 }

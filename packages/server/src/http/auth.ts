@@ -6,7 +6,11 @@ import type { FastifyRequest } from 'fastify';
  * Checks the API key of a request: `Authorization: Bearer <key>`, or (for SSE, which browsers open
  * without headers) `?token=<key>`. Throws UNAUTHORIZED otherwise.
  */
-export async function authenticate(engine: Engine, request: FastifyRequest, options: { readonly allowQueryToken: boolean }): Promise<void> {
+export async function authenticate(
+  engine: Engine,
+  request: FastifyRequest,
+  options: { readonly allowQueryToken: boolean },
+): Promise<void> {
   const header = request.headers.authorization;
   let key: string | null = null;
   if (typeof header === 'string' && /^Bearer\s+\S+$/i.test(header)) key = header.replace(/^Bearer\s+/i, '').trim();

@@ -14,7 +14,9 @@ export function installErrorHandler(app: FastifyInstance, log: (message: string)
     void reply.status(appError.status).send({ error: { code: appError.code, message: appError.message, ...details } });
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
+    void reply
+      .status(404)
+      .send({ error: { code: 'NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0]}` } });
   });
 }
 

@@ -7,10 +7,16 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, where:
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((issue) => ({
     path: [where, ...issue.path.map(String)].join('.'),
-    message: issue.code === 'unrecognized_keys' ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}` : issue.message,
+    message:
+      issue.code === 'unrecognized_keys'
+        ? `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`
+        : issue.message,
   }));
   const first = issues[0];
-  throw new AppError('VALIDATION_FAILED', first ? `${first.path}: ${first.message}` : `invalid ${where}`, { issues, field: first?.path });
+  throw new AppError('VALIDATION_FAILED', first ? `${first.path}: ${first.message}` : `invalid ${where}`, {
+    issues,
+    field: first?.path,
+  });
 }
 
 /** JSON in an API request may nest this deep (reliability §5.2): deeper values overflow stacks downstream. */
@@ -23,8 +29,11 @@ export function assertJsonDepth(value: unknown, where: 'body' | 'query'): void {
     const [current, depth] = next;
     if (current === null || typeof current !== 'object') continue;
     if (depth > MAX_JSON_DEPTH) {
-      throw new AppError('VALIDATION_FAILED', `${where}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, { field: where });
+      throw new AppError('VALIDATION_FAILED', `${where}: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, {
+        field: where,
+      });
     }
-    for (const child of Object.values(current)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Object.values(current))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
 }

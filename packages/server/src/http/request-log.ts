@@ -9,7 +9,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 export function serverLogging(level: LogLevel | undefined): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   if (level === undefined) return { logger: false };
-  return { logger: { level, stream: process.stderr }, logController: new LogController({ disableRequestLogging: true }) };
+  return {
+    logger: { level, stream: process.stderr },
+    logController: new LogController({ disableRequestLogging: true }),
+  };
 }
 
 /**

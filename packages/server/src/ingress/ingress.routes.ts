@@ -1,6 +1,12 @@
 import { AppError } from '@tributary/contracts';
 import type { Engine } from '@tributary/engine';
-import { buildHttpEvent, CUSTOM_RESPONSE_DEADLINE_MS, ENDPOINT_REPLIES, MAX_ENDPOINT_BODY_BYTES, type HttpResponse } from '@tributary/runtime';
+import {
+  buildHttpEvent,
+  CUSTOM_RESPONSE_DEADLINE_MS,
+  ENDPOINT_REPLIES,
+  MAX_ENDPOINT_BODY_BYTES,
+  type HttpResponse,
+} from '@tributary/runtime';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertJsonDepth } from '../http/parse.js';
 import { parseMultipart } from './multipart.js';
@@ -20,12 +26,18 @@ type Endpoint = { readonly id: string; readonly customResponse: boolean };
  * an event in the durable queue before anything answers; without customResponse the caller gets
  * 200 as soon as it is queued, with it the caller waits for the first http.respond().
  */
-export async function registerIngress(app: FastifyInstance, engine: Engine, options: IngressOptions = {}): Promise<void> {
+export async function registerIngress(
+  app: FastifyInstance,
+  engine: Engine,
+  options: IngressOptions = {},
+): Promise<void> {
   const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT);
   const endpoints = new WeakMap<FastifyRequest, Endpoint>();
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ENDPOINT_BODY_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ENDPOINT_BODY_BYTES }, (_request, body, done) =>
+      done(null, body),
+    );
     // Before the body is read: an unknown endpoint or one over its rate limit costs no upload and queues nothing.
     scope.addHook('onRequest', async (request, reply) => {
       const params = request.params as Record<string, string>;
@@ -36,9 +48,13 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
       if (request.method === 'OPTIONS') return undefined;
       const admission = limiter.take(endpoint.id);
       if (admission.ok) return undefined;
-      const error = new AppError('RATE_LIMITED', `this endpoint takes ${limitText(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT)}; retry in ${admission.retryAfterSeconds} s`, {
-        retry_after_seconds: admission.retryAfterSeconds,
-      });
+      const error = new AppError(
+        'RATE_LIMITED',
+        `this endpoint takes ${limitText(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT)}; retry in ${admission.retryAfterSeconds} s`,
+        {
+          retry_after_seconds: admission.retryAfterSeconds,
+        },
+      );
       return reply
         .status(error.status)
         .header('retry-after', String(admission.retryAfterSeconds))
@@ -54,9 +70,14 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
       }
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const contentType = String(request.headers['content-type'] ?? '');
-      const multipart = contentType.toLowerCase().startsWith('multipart/form-data') ? await parseMultipart(body, contentType) : null;
+      const multipart = contentType.toLowerCase().startsWith('multipart/form-data')
+        ? await parseMultipart(body, contentType)
+        : null;
       if (multipart?.kind === 'file') {
-        throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'file uploads are not supported on HTTP endpoints; send the file as a URL or base64 in JSON');
+        throw new AppError(
+          'UNSUPPORTED_MEDIA_TYPE',
+          'file uploads are not supported on HTTP endpoints; send the file as a URL or base64 in JSON',
+        );
       }
       const url = new URL(request.url, 'http://localhost');
       const prefix = `/e/${params['endpointId'] ?? ''}`;
@@ -75,7 +96,10 @@ export async function registerIngress(app: FastifyInstance, engine: Engine, opti
         send(reply, ENDPOINT_REPLIES.accepted);
         return;
       }
-      const response = await withDeadline(engine.runner.waitForResponse(invocationId), options.responseDeadlineMs ?? CUSTOM_RESPONSE_DEADLINE_MS);
+      const response = await withDeadline(
+        engine.runner.waitForResponse(invocationId),
+        options.responseDeadlineMs ?? CUSTOM_RESPONSE_DEADLINE_MS,
+      );
       if (response === 'timeout') {
         engine.runner.cancelWait(invocationId);
         send(reply, ENDPOINT_REPLIES.timeout);
@@ -98,7 +122,10 @@ function limitText(limit: RateLimit): string {
 }
 
 function send(reply: FastifyReply, response: HttpResponse): void {
-  void reply.status(response.status).headers(response.headers).send(response.body ?? '');
+  void reply
+    .status(response.status)
+    .headers(response.headers)
+    .send(response.body ?? '');
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {

@@ -16,7 +16,13 @@ export function accountRoutes(engine: Engine): RouteSpec[] {
       response: single(Account),
       status: 201,
       handler: async ({ body }) => ({
-        data: accounts.toApi(await accounts.create({ app: body.app, fields: body.fields, ...(body.name !== undefined ? { name: body.name } : {}) })),
+        data: accounts.toApi(
+          await accounts.create({
+            app: body.app,
+            fields: body.fields,
+            ...(body.name !== undefined ? { name: body.name } : {}),
+          }),
+        ),
       }),
     }),
     route({

@@ -14,7 +14,13 @@ export function appRoutes(engine: Engine): RouteSpec[] {
       response: list(App),
       handler: async () => {
         const apps = await engine.apps.list();
-        return { page_info: pageInfo(apps.map((app) => ({ id: app.slug })), apps.length), data: apps };
+        return {
+          page_info: pageInfo(
+            apps.map((app) => ({ id: app.slug })),
+            apps.length,
+          ),
+          data: apps,
+        };
       },
     }),
     route({

@@ -1,4 +1,12 @@
-import { ConfigureComponentBody, ConfigureComponentResult, ReloadPropsBody, ReloadPropsResult, RunActionBody, RunReport, single } from '@tributary/contracts';
+import {
+  ConfigureComponentBody,
+  ConfigureComponentResult,
+  ReloadPropsBody,
+  ReloadPropsResult,
+  RunActionBody,
+  RunReport,
+  single,
+} from '@tributary/contracts';
 import type { Engine } from '@tributary/engine';
 import { route, type RouteSpec } from './route-table.js';
 

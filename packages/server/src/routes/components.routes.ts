@@ -1,4 +1,12 @@
-import { AppError, list, PageQuery, PublishComponentBody, SaveComponentBody, SavedComponent, single } from '@tributary/contracts';
+import {
+  AppError,
+  list,
+  PageQuery,
+  PublishComponentBody,
+  SaveComponentBody,
+  SavedComponent,
+  single,
+} from '@tributary/contracts';
 import type { ComponentRow, Engine } from '@tributary/engine';
 import { z } from 'zod';
 import { pageInfo } from './pagination.js';
@@ -31,7 +39,12 @@ export function componentRoutes(engine: Engine): RouteSpec[] {
       body: SaveComponentBody,
       response: single(SavedComponent),
       handler: async ({ body }) => ({
-        data: componentToApi(await engine.components.save({ ...(body.component_code ? { code: body.component_code } : {}), ...(body.component_url ? { url: body.component_url } : {}) })),
+        data: componentToApi(
+          await engine.components.save({
+            ...(body.component_code ? { code: body.component_code } : {}),
+            ...(body.component_url ? { url: body.component_url } : {}),
+          }),
+        ),
       }),
     }),
     route({
@@ -85,7 +98,8 @@ export function componentRoutes(engine: Engine): RouteSpec[] {
       method: 'PUT',
       url: '/v1/components/:key',
       tag: 'registry',
-      summary: 'Publish a component to the registry under its key (semver required; same version with other code is 409)',
+      summary:
+        'Publish a component to the registry under its key (semver required; same version with other code is 409)',
       body: PublishComponentBody,
       response: single(SavedComponent),
       handler: async ({ params, body, reply }) => {

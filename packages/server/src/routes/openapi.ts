@@ -3,7 +3,10 @@ import { z } from 'zod';
 import type { RouteSpec } from './route-table.js';
 
 const jsonSchema = (schema: z.ZodType): Record<string, unknown> => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   void _ignored;
   return rest;
 };
@@ -17,20 +20,35 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
   const error = { description: 'Error', content: { 'application/json': { schema: jsonSchema(ErrorBody) } } };
   for (const spec of routes) {
     const path = spec.url.replace(/:(\w+)/g, '{$1}');
-    const pathParams = [...spec.url.matchAll(/:(\w+)/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const pathParams = [...spec.url.matchAll(/:(\w+)/g)].map((match) => ({
+      name: match[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    }));
     const querySchema = spec.query ? jsonSchema(spec.query) : null;
     const properties = (querySchema?.['properties'] ?? {}) as Record<string, unknown>;
     const required = new Set((querySchema?.['required'] as string[] | undefined) ?? []);
-    const queryParams = Object.entries(properties).map(([name, schema]) => ({ name, in: 'query', required: required.has(name), schema }));
+    const queryParams = Object.entries(properties).map(([name, schema]) => ({
+      name,
+      in: 'query',
+      required: required.has(name),
+      schema,
+    }));
     paths[path] ??= {};
     paths[path][spec.method.toLowerCase()] = {
       summary: spec.summary,
       tags: [spec.tag],
       security: [{ bearer: [] }],
       parameters: [...pathParams, ...queryParams],
-      ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body) } } } } : {}),
+      ...(spec.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body) } } } }
+        : {}),
       responses: {
-        [String(spec.status ?? 200)]: { description: 'OK', content: { 'application/json': { schema: jsonSchema(spec.response) } } },
+        [String(spec.status ?? 200)]: {
+          description: 'OK',
+          content: { 'application/json': { schema: jsonSchema(spec.response) } },
+        },
         '400': error,
         '401': error,
         '404': error,
@@ -61,12 +79,20 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
       tags: ['ingress'],
       security: [],
       parameters: [{ name: 'endpointId', in: 'path', required: true, schema: { type: 'string' } }],
-      responses: { '200': { description: 'Queued' }, '404': { description: 'Unknown or inactive endpoint' }, '413': { description: 'Body over 512 KB' } },
+      responses: {
+        '200': { description: 'Queued' },
+        '404': { description: 'Unknown or inactive endpoint' },
+        '413': { description: 'Body over 512 KB' },
+      },
     },
   };
   return {
     openapi: '3.1.0',
-    info: { title: 'Tributary API', version, description: 'REST API of a Tributary server (Pipedream-compatible shapes).' },
+    info: {
+      title: 'Tributary API',
+      version,
+      description: 'REST API of a Tributary server (Pipedream-compatible shapes).',
+    },
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key' },

@@ -41,7 +41,13 @@ export function registerRoutes(app: FastifyInstance, engine: Engine, routes: rea
         if (spec.body) assertJsonDepth(request.body, 'body');
         const body = spec.body ? parseWith(spec.body, request.body, 'body') : undefined;
         const query = spec.query ? parseWith(spec.query, request.query, 'query') : undefined;
-        const result = await spec.handler({ params: request.params as Record<string, string>, body, query, request, reply } as never);
+        const result = await spec.handler({
+          params: request.params as Record<string, string>,
+          body,
+          query,
+          request,
+          reply,
+        } as never);
         if (spec.status !== undefined && reply.statusCode === 200) void reply.status(spec.status);
         return result;
       },

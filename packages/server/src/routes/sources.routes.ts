@@ -32,7 +32,12 @@ function summary(record: EventRecord, expand: boolean): z.infer<typeof EventSumm
 /** Deployed sources, RUN NOW, the event bin and logs (contract §9.2). */
 export function sourceRoutes(engine: Engine): RouteSpec[] {
   const sources = engine.sources;
-  const component = (body: { component_id?: string | undefined; component_code?: string | undefined; component_key?: string | undefined; component_url?: string | undefined }) => ({
+  const component = (body: {
+    component_id?: string | undefined;
+    component_code?: string | undefined;
+    component_key?: string | undefined;
+    component_url?: string | undefined;
+  }) => ({
     ...(body.component_id !== undefined ? { componentId: body.component_id } : {}),
     ...(body.component_code !== undefined ? { componentCode: body.component_code } : {}),
     ...(body.component_key !== undefined ? { componentKey: body.component_key } : {}),
@@ -60,7 +65,10 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
           ...(query.after ? { after: decodeCursor(query.after) } : {}),
           ...(query.before ? { before: decodeCursor(query.before) } : {}),
         });
-        return { page_info: pageInfo(rows, total, encodeCursor), data: await Promise.all(rows.map((row) => sources.toApi(row))) };
+        return {
+          page_info: pageInfo(rows, total, encodeCursor),
+          data: await Promise.all(rows.map((row) => sources.toApi(row))),
+        };
       },
     }),
     route({
@@ -127,7 +135,9 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
       handler: async ({ params, body }) => {
         const source = await sources.resolve(params['id'] ?? '');
         const event = body.event !== undefined ? body.event : sources.defaultEvent(source);
-        return { data: { invocation_id: await engine.runner.enqueue({ sourceId: source.id, trigger: 'manual', event }) } };
+        return {
+          data: { invocation_id: await engine.runner.enqueue({ sourceId: source.id, trigger: 'manual', event }) },
+        };
       },
     }),
     route({
@@ -144,7 +154,10 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
           ...(query.before ? { before: query.before } : {}),
           ...(query.after ? { after: query.after } : {}),
         });
-        return { page_info: pageInfo(page.data, page.total), data: page.data.map((record) => summary(record, query.expand === 'event')) };
+        return {
+          page_info: pageInfo(page.data, page.total),
+          data: page.data.map((record) => summary(record, query.expand === 'event')),
+        };
       },
     }),
     route({
@@ -157,7 +170,10 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
       status: 202,
       handler: async ({ params, query }) => {
         const source = await sources.resolve(params['id'] ?? '');
-        await deleteEvents(engine.db, source.id, { ...(query.start_id ? { startId: query.start_id } : {}), ...(query.end_id ? { endId: query.end_id } : {}) });
+        await deleteEvents(engine.db, source.id, {
+          ...(query.start_id ? { startId: query.start_id } : {}),
+          ...(query.end_id ? { endId: query.end_id } : {}),
+        });
         return {};
       },
     }),

@@ -10,7 +10,11 @@ export const KEEPALIVE_MS = 15_000;
  * a client that reconnects with Last-Event-ID first gets what it missed from the stored entries.
  * The subscription starts before the catch-up query, so nothing committed in between is lost.
  */
-export function registerSse(app: FastifyInstance, engine: Engine, options: { readonly keepaliveMs?: number } = {}): void {
+export function registerSse(
+  app: FastifyInstance,
+  engine: Engine,
+  options: { readonly keepaliveMs?: number } = {},
+): void {
   // Streams never end by themselves: close() ends them, or it would wait for every client to leave.
   const open = new Set<(closing: boolean) => void>();
   app.addHook('preClose', (done) => {
@@ -30,7 +34,9 @@ export function registerSse(app: FastifyInstance, engine: Engine, options: { rea
       sent.add(message.record.id);
       reply.raw.write(`id: ${message.record.id}\ndata: ${JSON.stringify(message.record)}\n\n`);
     };
-    const unsubscribe = engine.pubsub.subscribe(source.id, (message) => (live ? write(message) : buffered.push(message)));
+    const unsubscribe = engine.pubsub.subscribe(source.id, (message) =>
+      live ? write(message) : buffered.push(message),
+    );
     reply.hijack();
     reply.raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -40,7 +46,10 @@ export function registerSse(app: FastifyInstance, engine: Engine, options: { rea
     });
     reply.raw.write(':sse-handshake\n\n');
     if (lastId !== null) {
-      const missed = kind === 'event' ? await eventsAfter(engine.db, source.id, lastId) : await logsAfter(engine.db, source.id, lastId);
+      const missed =
+        kind === 'event'
+          ? await eventsAfter(engine.db, source.id, lastId)
+          : await logsAfter(engine.db, source.id, lastId);
       for (const record of missed) write({ kind, sourceId: source.id, record } as SourceMessage);
     }
     for (const message of buffered.splice(0)) write(message);

@@ -27,12 +27,19 @@ export async function registerWebApp(app: FastifyInstance, webDir: string): Prom
     const pathname = request.url.split('?')[0] ?? '/';
     if (SERVER_PATHS.some((pattern) => pattern.test(pathname))) return reply.callNotFound();
     if (!existsSync(index)) {
-      return reply.status(503).type('text/plain; charset=utf-8').header('cache-control', 'no-store').send(NOT_BUILT_MESSAGE);
+      return reply
+        .status(503)
+        .type('text/plain; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(NOT_BUILT_MESSAGE);
     }
     const file = fileUnder(root, pathname);
     if (file !== null) {
       // Vite names built assets by content hash, so they never change; everything else may.
-      void reply.header('cache-control', pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      void reply.header(
+        'cache-control',
+        pathname.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      );
       return reply.sendFile(file);
     }
     if (!acceptsHtml(request)) return reply.callNotFound();
