@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createParser } from 'eventsource-parser';
 import { AppError, isErrorCode, type ErrorCode } from '@tributary/contracts';
 import type { ApiClient } from './api-client.js';
 
@@ -19,13 +20,18 @@ export interface FollowOptions {
   readonly lastEventId?: string | null;
 }
 
+/** Wait before reconnecting until the server sets its own with `retry:`. */
+const DEFAULT_RECONNECT_MS = 1000;
+
 /**
  * Follows an SSE stream (contract §9.3) until the signal aborts. A dropped connection is resumed
- * with Last-Event-ID, so nothing committed meanwhile is missed; refusals (401, 404) end it.
+ * with Last-Event-ID, so nothing committed meanwhile is missed, after the delay the server last
+ * asked for with `retry:`; refusals (401, 404) end it.
  */
 export async function followSse(options: FollowOptions): Promise<void> {
   let lastId = options.lastEventId ?? null;
   let opened = false;
+  let reconnectMs = DEFAULT_RECONNECT_MS;
   while (!options.signal.aborted) {
     let response: Response;
     try {
@@ -40,7 +46,7 @@ export async function followSse(options: FollowOptions): Promise<void> {
     } catch (error) {
       if (options.signal.aborted) return;
       if (!opened) throw error;
-      await sleep(1000, undefined, { signal: options.signal }).catch(() => undefined);
+      await sleep(reconnectMs, undefined, { signal: options.signal }).catch(() => undefined);
       continue;
     }
     if (!response.ok || !response.body) {
@@ -62,7 +68,7 @@ export async function followSse(options: FollowOptions): Promise<void> {
       options.onOpen?.();
     }
     try {
-      for await (const message of parseSse(response.body)) {
+      for await (const message of parseSse(response.body, (ms) => (reconnectMs = ms))) {
         if (message.id !== null) lastId = message.id;
         options.onMessage(message);
       }
@@ -70,34 +76,26 @@ export async function followSse(options: FollowOptions): Promise<void> {
       if (options.signal.aborted) return;
       void error; // a dropped connection: resume below
     }
-    await sleep(500, undefined, { signal: options.signal }).catch(() => undefined);
+    await sleep(reconnectMs, undefined, { signal: options.signal }).catch(() => undefined);
   }
 }
 
-/** The messages of an event stream; comment lines (`:keepalive`) are skipped. */
-export async function* parseSse(body: ReadableStream<Uint8Array>): AsyncGenerator<SseMessage> {
+/**
+ * The messages of an event stream, parsed by eventsource-parser (the WHATWG rules: CR, LF and CRLF
+ * line endings, multi-line data, comments); `onRetry` gets each `retry:` the server sends.
+ */
+export async function* parseSse(
+  body: ReadableStream<Uint8Array>,
+  onRetry: (ms: number) => void = () => undefined,
+): AsyncGenerator<SseMessage> {
+  const ready: SseMessage[] = [];
+  const parser = createParser({
+    onEvent: (event) => ready.push({ id: event.id ?? null, data: event.data }),
+    onRetry,
+  });
   const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  let id: string | null = null;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let newline: number;
-    while ((newline = buffer.indexOf('\n')) !== -1) {
-      const line = buffer.slice(0, newline).replace(/\r$/, '');
-      buffer = buffer.slice(newline + 1);
-      if (line === '') {
-        if (data.length > 0) yield { id, data: data.join('\n') };
-        data = [];
-        id = null;
-        continue;
-      }
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'data') data.push(value);
-      else if (field === 'id') id = value;
-    }
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    yield* ready.splice(0);
   }
 }

@@ -1,0 +1,78 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiClient } from './api-client.js';
+import { followSse, type SseMessage } from './sse-follow.js';
+
+const servers: http.Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+/** A real event-stream server on loopback: each connection gets the next of `bodies`, then closes. */
+async function streamServer(
+  bodies: readonly string[],
+): Promise<{ client: ApiClient; requests: http.IncomingMessage[] }> {
+  const requests: http.IncomingMessage[] = [];
+  const server = http.createServer((request, response) => {
+    const body = bodies[requests.length] ?? bodies.at(-1) ?? '';
+    requests.push(request);
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    // One byte at a time: messages and line endings split across chunks must parse all the same.
+    for (const byte of Buffer.from(body)) response.write(Buffer.from([byte]));
+    response.end();
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = new ApiClient({
+    profile: 'default',
+    apiUrl: `http://127.0.0.1:${port}`,
+    apiKey: 'trb_test',
+    source: 'flag',
+  });
+  return { client, requests };
+}
+
+function follow(client: ApiClient, until: (messages: SseMessage[]) => boolean): Promise<SseMessage[]> {
+  const messages: SseMessage[] = [];
+  const controller = new AbortController();
+  return new Promise((resolve, reject) => {
+    followSse({
+      client,
+      path: '/v1/sources/dc_x/sse',
+      signal: controller.signal,
+      onMessage: (message) => {
+        messages.push(message);
+        if (until(messages)) {
+          controller.abort();
+          resolve(messages);
+        }
+      },
+    }).catch(reject);
+  });
+}
+
+describe('followSse', () => {
+  it('parses CR, LF and CRLF line endings, multi-line data and comments', async () => {
+    const { client } = await streamServer([
+      ': keepalive\r\rid: 1\rdata: {"a":1}\r\rid: 2\r\ndata: line one\r\ndata: line two\r\n\r\nid: 3\ndata: x\n\n',
+    ]);
+    const messages = await follow(client, (got) => got.length === 3);
+    expect(messages).toEqual([
+      { id: '1', data: '{"a":1}' },
+      { id: '2', data: 'line one\nline two' },
+      { id: '3', data: 'x' },
+    ]);
+  });
+
+  it('reconnects after the delay the server set with retry:, resuming with Last-Event-ID', async () => {
+    const { client, requests } = await streamServer(['retry: 50\nid: 7\ndata: first\n\n', 'id: 8\ndata: second\n\n']);
+    const started = Date.now();
+    const messages = await follow(client, (got) => got.length === 2);
+    expect(messages.map((message) => message.data)).toEqual(['first', 'second']);
+    expect(requests[1]?.headers['last-event-id']).toBe('7');
+    // The default wait is a second; the server asked for 50 ms.
+    expect(Date.now() - started).toBeLessThan(900);
+  });
+});
