@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -56,6 +57,10 @@ describe('tributary start', () => {
     expect(existsSync(path.join(dataDir, 'tributary.db'))).toBe(true);
     expect(statSync(path.join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
     expect(await (await fetch(`${first.base}/healthz`)).json()).toEqual({ status: 'ok' });
+    // The ready line names where a person goes next: the web app and the docs.
+    const ready = first.lines.find((line) => line.includes(' ready: ')) ?? '';
+    expect(ready).toContain(`web app ${first.base}/,`);
+    expect(ready).toContain(`docs ${first.base}/docs,`);
     const me = await fetch(`${first.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } });
     expect(me.status).toBe(200);
     expect((await fetch(`${first.base}/v1/users/me`)).status).toBe(401);
@@ -106,6 +111,24 @@ describe('tributary start', () => {
     expect(result.code).toBe(2);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toMatch(/USAGE_ERROR: invalid configuration: port: /);
+  });
+
+  it('refuses a busy port with one line naming it and how to choose another, creating nothing', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const { port } = holder.address() as AddressInfo;
+    const dataDir = path.join(scratch, 'busy');
+    try {
+      const result = await tributary(['start', '--port', String(port), '--data-dir', dataDir]);
+      expect(result.code).toBe(2);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `error USAGE_ERROR: port ${port} on 127.0.0.1 is in use by another process; choose another with --port N or TRIBUTARY_PORT (0 picks a free one)`,
+      ]);
+      expect(result.stdout).not.toContain('Admin API key');
+      expect(existsSync(dataDir)).toBe(false);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it('documents its settings in --help', async () => {

@@ -3,7 +3,7 @@ import { Engine } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
-import { resolveListenPort } from '../start/listen-port.js';
+import { portInUse, resolveListenPort } from '../start/listen-port.js';
 import { loadServerConfig, type StartFlags } from '../start/server-config.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
@@ -58,9 +58,10 @@ Examples:
 export async function runStart(flags: StartFlags, output: Output, signal?: AbortSignal): Promise<number> {
   try {
     const config = loadServerConfig(flags, process.env);
+    // A busy port is refused before the data directory, database or admin key are created.
+    const port = await resolveListenPort(config.port, config.host);
     mkdirSync(config.dataDir, { recursive: true });
     const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
-    const port = await resolveListenPort(config.port, config.host);
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
     const engine = await Engine.create({
       dataDir: config.dataDir,
@@ -91,11 +92,14 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       process.once('SIGTERM', () => resolve('SIGTERM'));
       signal?.addEventListener('abort', () => resolve('abort'), { once: true });
     });
-    await app.listen({ port, host: config.host });
+    await app.listen({ port, host: config.host }).catch(async (error: NodeJS.ErrnoException) => {
+      await engine.stop();
+      throw error.code === 'EADDRINUSE' ? portInUse(port, config.host) : error;
+    });
     const base = publicUrl;
     await engine.start();
     output.out(
-      `Tributary ${VERSION} ready: API ${base}/v1, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`,
+      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`,
     );
     const reason = await stopRequested;
     log(`${reason}: stopping; finishing requests and invocations in flight`);
