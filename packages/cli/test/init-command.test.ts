@@ -83,9 +83,19 @@ describe('tributary init', () => {
       files: [path.join('send-greeting', 'send-greeting.mjs')],
     });
     const file = path.join(scratch, 'send-greeting', 'send-greeting.mjs');
-    expect((await tributary(['validate', file, '--publish'])).code).toBe(0);
+    const validated = await tributaryJson<{ ok: boolean; warnings: unknown[] }>([
+      'validate',
+      file,
+      '--publish',
+      '--json',
+    ]);
+    expect(validated.json).toMatchObject({ ok: true, warnings: [] });
     const ran = await tributaryJson<Report>(['run', file, '--prop', 'name=Tributary', '--json']);
     expect(ran.json.return_value).toBe('Hello, Tributary!');
+    // Its first run, with no props at all, greets the default and warns about nothing.
+    const first = await tributaryJson<Report & { warnings: unknown[] }>(['run', file, '--json']);
+    expect(first.json.return_value).toBe('Hello, World!');
+    expect(first.json.warnings).toEqual([]);
   });
 
   it('init app writes the app file and an example action that uses it', async () => {

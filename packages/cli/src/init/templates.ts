@@ -60,7 +60,7 @@ export function actionTemplate(options: { readonly key: string; readonly name: s
   version: '0.0.1',
   type: 'action',
   props: {
-    name: { type: 'string', label: 'Name', description: 'Who to greet', default: 'World' },
+    name: { type: 'string', label: 'Name', description: 'Who to greet', optional: true, default: 'World' },
   },
   async run({ $ }) {
     const greeting = \`Hello, \${this.name}!\`;
