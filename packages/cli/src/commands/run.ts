@@ -9,7 +9,7 @@ import { createSandbox } from '../local/create-sandbox.js';
 import { LocalInstance } from '../local/local-instance.js';
 import { parseJson, type PropFlags } from '../local/prop-flags.js';
 import { buildRunReport, emptyReport, type RunReport } from '@tributary/engine';
-import { compact, type Output } from '../ui/output.js';
+import { compact, payloadLine, type Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { addPropOptions, parseSeconds } from './common-options.js';
 import { DEFAULT_DEV_PORT } from './dev.js';
@@ -119,6 +119,8 @@ export function printReport(output: Output, report: RunReport, name: string): vo
     for (const emit of report.emits) {
       const id = emit.metadata.id === undefined ? '' : ` id=${String(emit.metadata.id)}`;
       output.out(`    [${emit.metadata.name}${id}] ${emit.metadata.summary}`);
+      const payload = payloadLine(emit.event, emit.metadata.summary);
+      if (payload !== null) output.out(`      ${output.style('dim', payload)}`);
     }
     for (const dropped of report.deduped)
       output.out(`    ${output.style('dim', `deduped: ${dropped.metadata.summary} (${dropped.reason})`)}`);

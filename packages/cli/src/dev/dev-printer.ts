@@ -1,5 +1,8 @@
 import type { InvocationResult, LogEntry } from '@tributary/runtime';
-import { clock, type Output } from '../ui/output.js';
+import { clock, payloadLine, type Output } from '../ui/output.js';
+
+/** A payload line sits under the channel of its `emit` line (`12:00:09   emit [default] …`). */
+const INDENT = ' '.repeat('12:00:09   emit '.length);
 
 /** Everything `dev` reports, as human lines or (with --json) one JSON object per line. */
 export type DevNotice =
@@ -57,6 +60,8 @@ export class DevPrinter {
           this.output.out(
             `${at}   ${this.output.style('green', 'emit')} [${emit.metadata.name}] ${emit.metadata.summary}`,
           );
+          const payload = payloadLine(emit.event, emit.metadata.summary);
+          if (payload !== null) this.output.out(`${INDENT}${this.output.style('dim', payload)}`);
         }
         for (const dropped of result.deduped) {
           this.output.out(

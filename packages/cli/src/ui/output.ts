@@ -32,6 +32,15 @@ export function compact(value: unknown, max = 200): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/**
+ * An emitted event's payload for human output, or null when its summary already is that payload
+ * (the default summary of an event emitted without one).
+ */
+export function payloadLine(event: unknown, summary: string): string | null {
+  const text = compact(event);
+  return text === summary ? null : text;
+}
+
 export function clock(ms: number): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
