@@ -281,6 +281,18 @@ describe('SSE streams', () => {
     expect(new Set(received.map((message) => message.id)).size).toBe(1);
     await Promise.all(clients.map((client) => client.close()));
   });
+
+  it('drops a client’s subscription when it disconnects', async () => {
+    const before = server.engine.pubsub.stats().subscribers;
+    const clients = await Promise.all([1, 2].map(() => connect(`/sources/${numbered.id}/sse`, bearer())));
+    for (const client of clients) await client.next((item) => item.type === 'comment' && item.text === 'sse-handshake');
+    expect(server.engine.pubsub.stats().subscribers).toBe(before + 2);
+    await Promise.all(clients.map((client) => client.close()));
+    await waitFor(
+      () => (server.engine.pubsub.stats().subscribers === before ? true : undefined),
+      'the subscriptions of closed streams to end',
+    );
+  });
 });
 
 describe('SSE and server shutdown', () => {
