@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * The import directions of docs/architecture.md §2: the workspace packages each folder's source may
+ * The import directions of the design (architecture.md §2, docs/decisions/0005-layering.md): the workspace packages each folder's source may
  * import (a package may always import itself). The CLI is the composition root and may import
  * everything, so it has no entry. The engine keeps `runtime`: docs/decisions/0005-layering.md.
  */
@@ -19,7 +19,7 @@ const LAYERS = [
 const SERVER_FORBIDDEN = ['kysely', 'better-sqlite3', 'pg', 'ioredis', 'bullmq'];
 
 function layerRule({ folder, self, allowed }) {
-  const others = `may import only ${allowed.length ? allowed.map((name) => `@tributary/${name}`).join(', ') : 'zod and node: built-ins'} (docs/architecture.md §2)`;
+  const others = `may import only ${allowed.length ? allowed.map((name) => `@tributary/${name}`).join(', ') : 'zod and node: built-ins'} (architecture.md §2, docs/decisions/0005-layering.md)`;
   const patterns = [
     {
       group: ['@tributary/*', ...[self, ...allowed].map((name) => `!@tributary/${name}`)],

@@ -1,5 +1,5 @@
 /**
- * The package layering of docs/architecture.md §2 is an ESLint rule (eslint.config.js, LAYERS).
+ * The package layering of the design (architecture.md §2, docs/decisions/0005-layering.md) is an ESLint rule (eslint.config.js, LAYERS).
  * These run the repository's real ESLint configuration on small in-memory files placed in each
  * package's source folder: removing or loosening the rule fails them.
  */
