@@ -281,18 +281,6 @@ describe('SSE streams', () => {
     expect(new Set(received.map((message) => message.id)).size).toBe(1);
     await Promise.all(clients.map((client) => client.close()));
   });
-
-  it('drops a client’s subscription when it disconnects', async () => {
-    const before = server.engine.pubsub.stats().subscribers;
-    const clients = await Promise.all([1, 2].map(() => connect(`/sources/${numbered.id}/sse`, bearer())));
-    for (const client of clients) await client.next((item) => item.type === 'comment' && item.text === 'sse-handshake');
-    expect(server.engine.pubsub.stats().subscribers).toBe(before + 2);
-    await Promise.all(clients.map((client) => client.close()));
-    await waitFor(
-      () => (server.engine.pubsub.stats().subscribers === before ? true : undefined),
-      'the subscriptions of closed streams to end',
-    );
-  });
 });
 
 describe('SSE and server shutdown', () => {
@@ -314,6 +302,33 @@ describe('SSE and server shutdown', () => {
       await expect(stream.next(() => true, 2_000)).rejects.toThrow(/SSE stream ended/);
     } finally {
       await stream?.close();
+      await server.close();
+    }
+  });
+});
+
+describe('SSE and the pub/sub port', () => {
+  // A server of its own: the count of subscribers is the process's, other tests' streams would move it.
+  it('drops a client’s subscription when it disconnects', async () => {
+    const server = await startTestServer();
+    const clients: SseStream[] = [];
+    try {
+      const source = await server.api.deploy('server/numbered-webhook.mjs');
+      for (const _ of [1, 2]) {
+        const client = await SseStream.open(`${server.base}/sources/${source.id}/sse`, {
+          authorization: `Bearer ${server.key}`,
+        });
+        clients.push(client);
+        await client.next((item) => item.type === 'comment' && item.text === 'sse-handshake');
+      }
+      expect(server.engine.pubsub.stats().subscribers).toBe(2);
+      await Promise.all(clients.map((client) => client.close()));
+      await waitFor(
+        () => (server.engine.pubsub.stats().subscribers === 0 ? true : undefined),
+        'the subscriptions of closed streams to end',
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
       await server.close();
     }
   });
