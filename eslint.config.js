@@ -1,6 +1,48 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * The import directions of the design (architecture.md §2, docs/decisions/0005-layering.md): the workspace packages each folder's source may
+ * import (a package may always import itself). The CLI is the composition root and may import
+ * everything, so it has no entry. The engine keeps `runtime`: docs/decisions/0005-layering.md.
+ */
+const LAYERS = [
+  { folder: 'packages/contracts', self: 'contracts', allowed: [] },
+  { folder: 'packages/runtime', self: 'runtime', allowed: ['contracts'] },
+  { folder: 'packages/sandbox', self: 'sandbox', allowed: ['runtime', 'contracts'] },
+  { folder: 'packages/engine', self: 'engine', allowed: ['sandbox', 'runtime', 'contracts'] },
+  { folder: 'packages/server', self: 'server', allowed: ['engine', 'contracts'] },
+  { folder: 'apps/web', self: 'web', allowed: ['contracts'] },
+];
+
+/** Storage drivers belong to the engine: the server talks to its services, never to the database. */
+const SERVER_FORBIDDEN = ['kysely', 'better-sqlite3', 'pg', 'ioredis', 'bullmq'];
+
+function layerRule({ folder, self, allowed }) {
+  const others = `may import only ${allowed.length ? allowed.map((name) => `@tributary/${name}`).join(', ') : 'zod and node: built-ins'} (architecture.md §2, docs/decisions/0005-layering.md)`;
+  const patterns = [
+    {
+      group: ['@tributary/*', ...[self, ...allowed].map((name) => `!@tributary/${name}`)],
+      message: `${folder} ${others}.`,
+    },
+  ];
+  if (folder === 'packages/contracts') {
+    // The shared schemas load everywhere, the browser included: no third-party package but zod
+    // (workspace packages are the group above's).
+    patterns.push({ regex: '^(?!zod(/|$)|node:|\\.|@tributary/)', message: `${folder} ${others}.` });
+  }
+  if (folder === 'packages/server') {
+    patterns.push({
+      group: SERVER_FORBIDDEN,
+      message: `${folder} ${others}: storage and queues are reached through the engine's services.`,
+    });
+  }
+  return {
+    files: [`${folder}/src/**/*.ts`, `${folder}/src/**/*.tsx`],
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  };
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -33,4 +75,5 @@ export default tseslint.config(
       ],
     },
   },
+  ...LAYERS.map(layerRule),
 );

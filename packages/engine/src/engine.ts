@@ -7,7 +7,10 @@ import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ComponentService } from './components/component-service.js';
 import { InvocationRunner } from './invocations/invocation-runner.js';
-import { MemoryPubSub, type PubSub } from './pubsub/pubsub.js';
+import { MemoryPubSub } from './pubsub/memory-pubsub.js';
+import type { PubSub } from './pubsub/pubsub.js';
+import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
+import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
@@ -33,6 +36,10 @@ export interface EngineOptions {
   readonly now?: () => number;
   /** An operator's app catalog file (docs/accounts.md), stored in the catalog at each start. */
   readonly appsFile?: string;
+  /** Fan-out of committed events and logs, and customResponse replies (default: in-process). */
+  readonly pubsub?: PubSub;
+  /** The HTTP endpoints' rate limit (default: in-process, 10/s with bursts of 50). */
+  readonly endpointLimiter?: RateLimiter;
 }
 
 /**
@@ -55,6 +62,7 @@ export class Engine {
     readonly apps: AppCatalog,
     readonly accounts: AccountService,
     readonly calls: ComponentCalls,
+    readonly endpointLimiter: RateLimiter,
     readonly options: EngineOptions,
   ) {}
 
@@ -65,7 +73,7 @@ export class Engine {
     const sandbox = new Sandbox({ cacheDir: options.cacheDir });
     for (const layer of sandbox.isolation.layers)
       if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
-    const pubsub = new MemoryPubSub();
+    const pubsub = options.pubsub ?? new MemoryPubSub({ log: options.log });
     const locks = new KeyedMutex();
     const apps = new AppCatalog({ db, now });
     if (options.appsFile) {
@@ -104,6 +112,7 @@ export class Engine {
       now,
       log: options.log,
       writes,
+      pubsub,
     });
     const scheduler = new Scheduler({ db, now, onQueued: (sourceIds) => runner.notify(sourceIds), writes });
     const sources = new SourceService({
@@ -139,6 +148,7 @@ export class Engine {
       apps,
       accounts,
       calls,
+      options.endpointLimiter ?? new MemoryRateLimiter(),
       options,
     );
   }

@@ -11,7 +11,30 @@ export type { ApiKeyRecord } from './auth/api-keys.js';
 export type { ComponentRow, ComponentSource } from './components/component-service.js';
 export { isPrivateAddress } from './components/fetch-component-url.js';
 export type { Trigger } from './invocations/invocation-runner.js';
-export type { EventRecord, LogRecord, PubSub, SourceMessage } from './pubsub/pubsub.js';
+export type {
+  EventRecord,
+  LogRecord,
+  PubSub,
+  PubSubStats,
+  SourceListener,
+  SourceMessage,
+  Unsubscribe,
+} from './pubsub/pubsub.js';
+export { MemoryPubSub } from './pubsub/memory-pubsub.js';
+export type { MemoryPubSubOptions } from './pubsub/memory-pubsub.js';
+export { DEFAULT_ENDPOINT_RATE_LIMIT } from './ratelimit/rate-limiter.js';
+export type { Admission, RateLimit, RateLimiter } from './ratelimit/rate-limiter.js';
+export { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
+export type { MemoryRateLimiterOptions } from './ratelimit/memory-rate-limiter.js';
+// The server reaches the component model only through the engine (architecture.md §2): these are
+// the pieces of it the HTTP ingress needs to turn a request into an event and a reply into HTTP.
+export {
+  buildHttpEvent,
+  CUSTOM_RESPONSE_DEADLINE_MS,
+  ENDPOINT_REPLIES,
+  MAX_ENDPOINT_BODY_BYTES,
+} from '@tributary/runtime';
+export type { HttpResponse } from '@tributary/runtime';
 export { REDACTED } from './sources/configured-props.js';
 export { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from './sources/event-queries.js';
 export type { Page, PageQuery } from './sources/event-queries.js';

@@ -3,7 +3,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
 import { registerIngress } from './ingress/ingress.routes.js';
-import type { RateLimit } from './ingress/rate-limiter.js';
 import { accountRoutes } from './routes/accounts.routes.js';
 import { apiKeyRoutes } from './routes/api-keys.routes.js';
 import { appRoutes } from './routes/apps.routes.js';
@@ -26,8 +25,6 @@ export interface ServerOptions {
   readonly sseKeepaliveMs?: number;
   /** pino request log on stderr at this level (docs/server.md); none when absent. */
   readonly logLevel?: LogLevel;
-  /** Rate limit of each HTTP endpoint (default 10/s, bursts of 50; rate 0 = off). */
-  readonly endpointRateLimit?: RateLimit;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
 }
@@ -68,10 +65,11 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   );
   registerRoutes(app, engine, routes);
   registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
-  await registerIngress(app, engine, {
-    ...(options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {}),
-    ...(options.endpointRateLimit ? { rateLimit: options.endpointRateLimit } : {}),
-  });
+  await registerIngress(
+    app,
+    engine,
+    options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {},
+  );
   if (options.webDir !== undefined) await registerWebApp(app, options.webDir);
   return app;
 }

@@ -7,5 +7,3 @@ export { createServer } from './create-server.js';
 export type { ServerOptions } from './create-server.js';
 export { LOG_LEVELS } from './http/request-log.js';
 export type { LogLevel } from './http/request-log.js';
-export { DEFAULT_ENDPOINT_RATE_LIMIT } from './ingress/rate-limiter.js';
-export type { RateLimit } from './ingress/rate-limiter.js';

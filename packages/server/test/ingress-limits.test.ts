@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { Engine } from '@tributary/engine';
-import { createServer, DEFAULT_ENDPOINT_RATE_LIMIT, type RateLimit } from '@tributary/server';
+import { Engine, MemoryRateLimiter, type RateLimit } from '@tributary/engine';
+import { createServer } from '@tributary/server';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RateLimiter } from '../src/ingress/rate-limiter.js';
 import { ApiClient, REPO, waitFor, waitForEvents, type DeployedSource } from './ingress-harness.js';
 import { freePort } from '../../../tools/test-support/tributary-server.js';
 
@@ -20,33 +19,7 @@ const CAPTURE = 'server/http-capture.mjs';
 const BIN = path.join(REPO, 'packages/cli/bin/tributary.js');
 const ADMIN_KEY = 'trb_limits_test_admin_key_0123456789';
 
-describe('RateLimiter (token bucket)', () => {
-  it('by default takes a burst of 50, refuses the 51st, and refills 10 per second', () => {
-    let now = 1_000_000;
-    const limiter = new RateLimiter(DEFAULT_ENDPOINT_RATE_LIMIT, () => now);
-    const first = Array.from({ length: 50 }, () => limiter.take('e1').ok);
-    expect(first.every(Boolean)).toBe(true);
-    expect(limiter.take('e1')).toEqual({ ok: false, retryAfterSeconds: 1 });
-    // Each endpoint has its own bucket.
-    expect(limiter.take('e2').ok).toBe(true);
-    now += 100;
-    expect(limiter.take('e1').ok).toBe(true);
-    expect(limiter.take('e1').ok).toBe(false);
-    now += 10_000;
-    expect(Array.from({ length: 51 }, () => limiter.take('e1').ok).filter(Boolean)).toHaveLength(50);
-  });
-
-  it('says how many whole seconds until the next token, and lets everything through at rate 0', () => {
-    let now = 0;
-    const slow = new RateLimiter({ ratePerSecond: 0.25, burst: 1 }, () => now);
-    expect(slow.take('e').ok).toBe(true);
-    expect(slow.take('e')).toEqual({ ok: false, retryAfterSeconds: 4 });
-    now += 3_000;
-    expect(slow.take('e')).toEqual({ ok: false, retryAfterSeconds: 1 });
-    const off = new RateLimiter({ ratePerSecond: 0, burst: 1 });
-    expect(Array.from({ length: 200 }, () => off.take('e').ok).every(Boolean)).toBe(true);
-  });
-});
+// The token bucket itself is the engine's RateLimiter port: packages/engine/test/contracts.
 
 /** An engine and server on temporary folders with the given endpoint rate limit. */
 async function startLimitedServer(
@@ -62,9 +35,10 @@ async function startLimitedServer(
     concurrency: 4,
     sourceTimeoutMs: 20_000,
     log: () => undefined,
+    endpointLimiter: new MemoryRateLimiter({ limit: rateLimit }),
   });
   const { key } = await engine.apiKeys.create('test');
-  const app = await createServer({ engine, version: '0.0.0-test', log: () => undefined, endpointRateLimit: rateLimit });
+  const app = await createServer({ engine, version: '0.0.0-test', log: () => undefined });
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   await engine.start();
   return {

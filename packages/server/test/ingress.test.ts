@@ -537,6 +537,28 @@ describe('HTTP ingress: customResponse deadline', () => {
     expect(elapsed).toBeLessThan(1900);
     const events = await waitForEvents(server.api, slow.id, 1);
     expect(events[0]?.event).toEqual({ responded: true, path: '/late' });
+    // The wait that timed out is gone from the pub/sub port; the late reply found nobody.
+    expect(server.engine.pubsub.stats().replyWaiters).toBe(0);
+  });
+
+  it('stops waiting as soon as the client disconnects, well before the deadline', async () => {
+    const slow = await server.api.deploy('server/slow-respond.mjs', {
+      name: 'abandoned',
+      configuredProps: { delayMs: 2000 },
+    });
+    const client = new AbortController();
+    const request = fetch(server.api.endpoint(slow), { method: 'POST', body: 'x', signal: client.signal });
+    request.catch(() => undefined);
+    await waitFor(() => (server.engine.pubsub.stats().replyWaiters === 1 ? true : undefined), 'the ingress to wait');
+    const left = Date.now();
+    client.abort();
+    await waitFor(
+      () => (server.engine.pubsub.stats().replyWaiters === 0 ? true : undefined),
+      'the wait of the client that left to end',
+    );
+    expect(Date.now() - left).toBeLessThan(300); // the deadline is 400 ms after the request
+    // The invocation was acknowledged as queued, so it still runs to the end.
+    expect((await waitForEvents(server.api, slow.id, 1))[0]?.event).toEqual({ responded: true, path: '/' });
   });
 
   it('answers with http.respond() when it comes before the deadline', async () => {

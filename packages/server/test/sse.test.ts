@@ -306,3 +306,30 @@ describe('SSE and server shutdown', () => {
     }
   });
 });
+
+describe('SSE and the pub/sub port', () => {
+  // A server of its own: the count of subscribers is the process's, other tests' streams would move it.
+  it('drops a client’s subscription when it disconnects', async () => {
+    const server = await startTestServer();
+    const clients: SseStream[] = [];
+    try {
+      const source = await server.api.deploy('server/numbered-webhook.mjs');
+      for (const _ of [1, 2]) {
+        const client = await SseStream.open(`${server.base}/sources/${source.id}/sse`, {
+          authorization: `Bearer ${server.key}`,
+        });
+        clients.push(client);
+        await client.next((item) => item.type === 'comment' && item.text === 'sse-handshake');
+      }
+      expect(server.engine.pubsub.stats().subscribers).toBe(2);
+      await Promise.all(clients.map((client) => client.close()));
+      await waitFor(
+        () => (server.engine.pubsub.stats().subscribers === 0 ? true : undefined),
+        'the subscriptions of closed streams to end',
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await server.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { Engine } from '@tributary/engine';
+import { Engine, MemoryRateLimiter } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
@@ -72,6 +72,10 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
+      // One process: its own buckets. A shared limiter goes here when several processes serve /e/.
+      endpointLimiter: new MemoryRateLimiter({
+        limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
+      }),
     });
     if (config.adminKey) {
       await engine.apiKeys.create('admin', config.adminKey);
@@ -85,7 +89,6 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       log,
       webDir: config.webDir,
       logLevel: config.logLevel,
-      endpointRateLimit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
     });
     const stopRequested = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@tributary/contracts';
-import { DEFAULT_ENDPOINT_RATE_LIMIT, LOG_LEVELS } from '@tributary/server';
+import { DEFAULT_ENDPOINT_RATE_LIMIT } from '@tributary/engine';
+import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
 

@@ -5,6 +5,7 @@ import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 import type { Database } from '../store/schema.js';
 import type { SqliteWrites } from '../store/sqlite-writes.js';
 
@@ -22,6 +23,8 @@ export interface RunnerOptions {
   readonly now: () => number;
   readonly log: (message: string) => void;
   readonly writes: SqliteWrites;
+  /** Carries customResponse replies to the process holding the request. */
+  readonly pubsub: PubSub;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
 }
@@ -48,7 +51,6 @@ export class InvocationRunner {
   /** Sources that may have queued work, in the order they get a turn (round robin). */
   private readonly pending = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly waiters = new Map<string, (response: HttpResponse | null) => void>();
   /** Platform failures per invocation (kept in memory: a restart starts the count again). */
   private readonly attempts = new Map<string, number>();
   /** Sources whose next N invocations run one by one: the rest of a batch that failed part way. */
@@ -136,15 +138,6 @@ export class InvocationRunner {
       entry.resolve();
     }
     this.wake();
-  }
-
-  /** Resolves with the response the invocation gives (http.respond), or null if it ends without one. */
-  waitForResponse(invocationId: string): Promise<HttpResponse | null> {
-    return new Promise((resolve) => this.waiters.set(invocationId, resolve));
-  }
-
-  cancelWait(invocationId: string): void {
-    this.waiters.delete(invocationId);
   }
 
   /** Work was queued for these sources by someone else (the scheduler). */
@@ -310,10 +303,12 @@ export class InvocationRunner {
     this.respond(row.id, result.response);
   }
 
+  /**
+   * The invocation's reply (its first http.respond(), or null when it ended without one), for
+   * whoever awaits it with `pubsub.awaitReply`, in this process or another. Published for every
+   * invocation: only the port knows whether anybody waits, and it keeps only the first.
+   */
   private respond(invocationId: string, response: HttpResponse | null): void {
-    const waiter = this.waiters.get(invocationId);
-    if (!waiter) return;
-    this.waiters.delete(invocationId);
-    waiter(response);
+    this.options.pubsub.publishReply(invocationId, response);
   }
 }

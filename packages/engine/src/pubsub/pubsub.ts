@@ -1,4 +1,4 @@
-import { EventEmitter } from 'node:events';
+import type { HttpResponse } from '@tributary/runtime';
 
 /** What is published when an invocation commits: its events and log lines, per source. */
 export type SourceMessage =
@@ -21,29 +21,53 @@ export interface LogRecord {
   readonly invocation_id: string | null;
 }
 
+export type SourceListener = (message: SourceMessage) => void;
+
+/** Ends a subscription; calling it again does nothing. */
+export type Unsubscribe = () => void;
+
+/** What one process holds right now: a leak shows up here as a number that never goes down. */
+export interface PubSubStats {
+  readonly subscribers: number;
+  readonly replyWaiters: number;
+}
+
 /**
- * Fan-out of committed events and logs to live subscribers (SSE). Delivery guarantees: in commit
- * order, in process, to subscribers present at publish time; a subscriber that missed messages
- * catches up from the event bin with Last-Event-ID. A Redis implementation can replace it.
+ * The pub/sub port. Two jobs: fan committed events and logs out to live subscribers (SSE), and
+ * carry a customResponse reply from wherever the invocation ran to the process holding the HTTP
+ * request. Every implementation keeps these guarantees (test/contracts/pubsub.contract.ts):
+ *
+ * Source messages
+ * - A listener gets every message of its source published after its `subscribe` resolved and
+ *   before it unsubscribed, from any process sharing the implementation, and none of other sources.
+ * - Messages of one source reach each listener in the order one publisher published them (the
+ *   runner serialises a source's invocations, so that is commit order).
+ * - Nothing is stored: a subscriber that was away catches up from the event bin with
+ *   Last-Event-ID, which is the caller's job (the SSE route subscribes first, then reads the
+ *   bin, and drops duplicates by id).
+ * - `publish` never throws and never waits; a listener that throws does not stop delivery to the
+ *   others or fail the commit that published.
+ *
+ * Replies
+ * - `awaitReply(id)` resolves with the first reply published for `id` (a response, or null when
+ *   the invocation ended without one); later replies for the same id are dropped.
+ * - A reply published shortly before `awaitReply` is still delivered (how long is the
+ *   implementation's; the memory one keeps the latest 1024 unclaimed replies): the ingress can
+ *   only wait once `enqueue` gave it the id, and a worker elsewhere may be faster.
+ * - Aborting the signal rejects the wait with the signal's reason and forgets the waiter;
+ *   a settled wait leaves no listener on the signal.
+ *
+ * Why the shape suits a Redis implementation: `subscribe` is async so it can resolve once the
+ * SUBSCRIBE is acknowledged; `publish` and `publishReply` return nothing because the publisher
+ * has nothing to wait for (the event bin is the record, a lost reply ends in the ingress's 504).
+ * Such an implementation keeps one subscriber connection per process and dispatches locally
+ * with `SourceFanout` and `ReplyWaiters`; `publishReply` also stores the reply with a short TTL
+ * (SET NX) so that a waiter registering just after the reply reads it.
  */
 export interface PubSub {
   publish(message: SourceMessage): void;
-  subscribe(sourceId: string, listener: (message: SourceMessage) => void): () => void;
-}
-
-export class MemoryPubSub implements PubSub {
-  private readonly emitter = new EventEmitter();
-
-  constructor() {
-    this.emitter.setMaxListeners(0);
-  }
-
-  publish(message: SourceMessage): void {
-    this.emitter.emit(message.sourceId, message);
-  }
-
-  subscribe(sourceId: string, listener: (message: SourceMessage) => void): () => void {
-    this.emitter.on(sourceId, listener);
-    return () => this.emitter.off(sourceId, listener);
-  }
+  subscribe(sourceId: string, listener: SourceListener): Promise<Unsubscribe>;
+  awaitReply(invocationId: string, signal?: AbortSignal): Promise<HttpResponse | null>;
+  publishReply(invocationId: string, response: HttpResponse | null): void;
+  stats(): PubSubStats;
 }

@@ -1,22 +1,21 @@
 import { AppError } from '@tributary/contracts';
-import type { Engine } from '@tributary/engine';
 import {
   buildHttpEvent,
   CUSTOM_RESPONSE_DEADLINE_MS,
   ENDPOINT_REPLIES,
   MAX_ENDPOINT_BODY_BYTES,
+  type Engine,
   type HttpResponse,
-} from '@tributary/runtime';
+  type RateLimit,
+} from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { assertJsonDepth } from '../http/parse.js';
+import { awaitReply } from './await-reply.js';
 import { parseMultipart } from './multipart.js';
-import { DEFAULT_ENDPOINT_RATE_LIMIT, RateLimiter, type RateLimit } from './rate-limiter.js';
 
 export interface IngressOptions {
   /** How long a customResponse request waits for http.respond() (default 30 s), then 504. */
   readonly responseDeadlineMs?: number;
-  /** Requests per endpoint (default 10/s, bursts of 50; a rate of 0 turns it off). */
-  readonly rateLimit?: RateLimit;
 }
 
 type Endpoint = { readonly id: string; readonly customResponse: boolean };
@@ -31,7 +30,8 @@ export async function registerIngress(
   engine: Engine,
   options: IngressOptions = {},
 ): Promise<void> {
-  const limiter = new RateLimiter(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT);
+  // The engine's limiter port: per process by default, shared by every process when it is Redis.
+  const limiter = engine.endpointLimiter;
   const endpoints = new WeakMap<FastifyRequest, Endpoint>();
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -46,11 +46,11 @@ export async function registerIngress(
       endpoints.set(request, endpoint);
       // CORS preflights run nothing, so they take no token from the request that follows them.
       if (request.method === 'OPTIONS') return undefined;
-      const admission = limiter.take(endpoint.id);
+      const admission = await limiter.take(endpoint.id);
       if (admission.ok) return undefined;
       const error = new AppError(
         'RATE_LIMITED',
-        `this endpoint takes ${limitText(options.rateLimit ?? DEFAULT_ENDPOINT_RATE_LIMIT)}; retry in ${admission.retryAfterSeconds} s`,
+        `this endpoint takes ${limitText(limiter.limit)}; retry in ${admission.retryAfterSeconds} s`,
         {
           retry_after_seconds: admission.retryAfterSeconds,
         },
@@ -96,20 +96,25 @@ export async function registerIngress(
         send(reply, ENDPOINT_REPLIES.accepted);
         return;
       }
-      const response = await withDeadline(
-        engine.runner.waitForResponse(invocationId),
-        options.responseDeadlineMs ?? CUSTOM_RESPONSE_DEADLINE_MS,
-      );
-      if (response === 'timeout') {
-        engine.runner.cancelWait(invocationId);
-        send(reply, ENDPOINT_REPLIES.timeout);
-        return;
+      const outcome = await awaitReply(engine.pubsub, invocationId, {
+        deadlineMs: options.responseDeadlineMs ?? CUSTOM_RESPONSE_DEADLINE_MS,
+        connection: reply.raw,
+      });
+      switch (outcome.kind) {
+        case 'reply':
+          send(reply, outcome.response ?? ENDPOINT_REPLIES.noResponse);
+          return;
+        case 'timeout':
+          send(reply, ENDPOINT_REPLIES.timeout);
+          return;
+        case 'gone':
+          // Nobody is left to answer (the invocation still runs): Fastify must not answer either.
+          reply.hijack();
+          reply.raw.destroy();
+          return;
+        default:
+          return assertNever(outcome);
       }
-      if (!response) {
-        send(reply, ENDPOINT_REPLIES.noResponse);
-        return;
-      }
-      send(reply, response);
     };
     for (const url of ['/e/:endpointId', '/e/:endpointId/*']) {
       scope.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler });
@@ -128,12 +133,6 @@ function send(reply: FastifyReply, response: HttpResponse): void {
     .send(response.body ?? '');
 }
 
-function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), ms);
-    }),
-  ]);
+function assertNever(value: never): never {
+  throw new Error(`unexpected reply outcome ${JSON.stringify(value)}`);
 }

@@ -34,7 +34,8 @@ export function registerSse(
       sent.add(message.record.id);
       reply.raw.write(`id: ${message.record.id}\ndata: ${JSON.stringify(message.record)}\n\n`);
     };
-    const unsubscribe = engine.pubsub.subscribe(source.id, (message) =>
+    // Resolved once the port delivers to us, so the catch-up below cannot miss what lands between.
+    const unsubscribe = await engine.pubsub.subscribe(source.id, (message) =>
       live ? write(message) : buffered.push(message),
     );
     reply.hijack();

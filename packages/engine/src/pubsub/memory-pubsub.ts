@@ -1,0 +1,49 @@
+import type { HttpResponse } from '@tributary/runtime';
+import type { PubSub, PubSubStats, SourceListener, SourceMessage, Unsubscribe } from './pubsub.js';
+import { ReplyWaiters } from './reply-waiters.js';
+import { SourceFanout } from './source-fanout.js';
+
+export interface MemoryPubSubOptions {
+  /** Where a listener's exception goes (default: dropped). */
+  readonly log?: (message: string) => void;
+  /** Unclaimed replies kept for a waiter that comes late (default 1024). */
+  readonly keepReplies?: number;
+}
+
+/**
+ * The in-process PubSub: delivery is a synchronous call during `publish`, so the SSE path costs
+ * what it did before the port existed. Right for one process; with several, subscribers and
+ * waiters would only see what their own process published.
+ */
+export class MemoryPubSub implements PubSub {
+  private readonly fanout: SourceFanout;
+  private readonly replies: ReplyWaiters;
+
+  constructor(options: MemoryPubSubOptions = {}) {
+    const log = options.log;
+    this.fanout = new SourceFanout((error) =>
+      log?.(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+    this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
+  }
+
+  publish(message: SourceMessage): void {
+    this.fanout.deliver(message);
+  }
+
+  subscribe(sourceId: string, listener: SourceListener): Promise<Unsubscribe> {
+    return Promise.resolve(this.fanout.add(sourceId, listener));
+  }
+
+  awaitReply(invocationId: string, signal?: AbortSignal): Promise<HttpResponse | null> {
+    return this.replies.wait(invocationId, signal);
+  }
+
+  publishReply(invocationId: string, response: HttpResponse | null): void {
+    this.replies.deliver(invocationId, response);
+  }
+
+  stats(): PubSubStats {
+    return { subscribers: this.fanout.size, replyWaiters: this.replies.size };
+  }
+}
