@@ -54,6 +54,7 @@ export {
   deploySource,
   hookFailure,
   removeSource,
+  unexpectedOutcome,
   updateSource,
   type Applied,
   type DeployOutcome,

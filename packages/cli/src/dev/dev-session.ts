@@ -1,6 +1,7 @@
 import {
   describeTimer,
   timerEvent,
+  unexpectedOutcome,
   type DeployOutcome,
   type InvocationResult,
   type TimerSchedule,
@@ -166,7 +167,7 @@ export class DevSession {
         });
         return;
       default:
-        throw new Error(`unexpected lifecycle outcome ${JSON.stringify(outcome satisfies never)}`);
+        unexpectedOutcome(outcome);
     }
   }
 

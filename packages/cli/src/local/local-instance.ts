@@ -4,6 +4,7 @@ import {
   DEFAULT_ACTION_TIMEOUT_MS,
   DEFAULT_SOURCE_TIMEOUT_MS,
   deploySource,
+  unexpectedOutcome,
   updateSource,
   type Accounts,
   type DeployOutcome,
@@ -240,7 +241,7 @@ export class LocalInstance {
       case 'refused':
         return;
       default:
-        return unreachable(outcome);
+        return unexpectedOutcome(outcome);
     }
   }
 
@@ -280,10 +281,6 @@ export class LocalInstance {
     this.state = state;
     if (this.options.stateDir) writeState(this.options.stateDir, state);
   }
-}
-
-function unreachable(value: never): never {
-  throw new Error(`unexpected lifecycle outcome ${JSON.stringify(value)}`);
 }
 
 function timeoutFor(info: ComponentInfo, options: Pick<LocalInstanceOptions, 'timeoutMs'>): number {

@@ -5,6 +5,7 @@ import {
   nextTimerFire,
   removeSource,
   timerEvent,
+  unexpectedOutcome,
   updateSource,
   type InvocationResult,
   type RolledBack,
@@ -131,7 +132,7 @@ export class SourceService {
         case 'refused':
           throw outcome.failure.error;
         default:
-          return unreachable(outcome);
+          return unexpectedOutcome(outcome);
       }
       const built = this.options.executor.buildCommit({
         sourceId: id,
@@ -217,7 +218,7 @@ export class SourceService {
             next = source;
             break;
           default:
-            return unreachable(outcome);
+            return unexpectedOutcome(outcome);
         }
         results.push(...outcome.commit.results);
         state = outcome.commit.state;
@@ -256,7 +257,7 @@ export class SourceService {
           );
         }
         default:
-          return unreachable(outcome);
+          return unexpectedOutcome(outcome);
       }
       this.options.writes.deleteSource(source.id);
       this.options.onSchedulesChanged();
@@ -402,10 +403,6 @@ function dropRemovedProps(
 
 export function describedProps(component: ComponentRow): PropDescription[] {
   return JSON.parse(component.configurable_props) as PropDescription[];
-}
-
-function unreachable(value: never): never {
-  throw new Error(`unexpected lifecycle outcome ${JSON.stringify(value)}`);
 }
 
 export type { ComponentHandle };

@@ -17,6 +17,7 @@ export type {
   RunHook,
   UpdateOutcome,
 } from './lifecycle-types.js';
+export { unexpectedOutcome } from './lifecycle-types.js';
 export { removeSource } from './remove-source.js';
 export type { RemoveSourceOptions } from './remove-source.js';
 export { updateSource } from './update-source.js';

@@ -55,3 +55,8 @@ export interface RolledBack {
 export type DeployOutcome = Applied | Refused;
 export type UpdateOutcome = Applied | Refused | RolledBack;
 export type LifecycleOutcome = UpdateOutcome;
+
+/** The `default:` of a switch over an outcome's kind: a compile error when a kind is left out. */
+export function unexpectedOutcome(outcome: never): never {
+  throw new Error(`unexpected lifecycle outcome ${JSON.stringify(outcome)}`);
+}
