@@ -938,7 +938,7 @@ describe.concurrent('methods-and-hooks.md', () => {
     expect(second.report.emits).toMatchObject([{ event: { order: 1 }, metadata: { summary: 'delivery' } }]);
   });
 
-  it('a failing deploy hook stops the run, writes no state and exits 1', async () => {
+  it('a failing deploy hook runs deactivate to clean up, stops the run, writes no state and exits 1', async () => {
     const file = scratchComponent(
       'failing-deploy.mjs',
       "export default { name: 'F', version: '0.1.0', props: { db: '$.service.db' }, hooks: { async deploy() { this.db.set('x', 1); throw new Error('no history'); } }, async run() { this.$emit({ ran: true }); } };\n",
@@ -946,7 +946,10 @@ describe.concurrent('methods-and-hooks.md', () => {
     const state = path.join(scratch, 'failing-deploy-state');
     const { code, json } = await tributaryJson<Report>(['run', file, '--state', state, '--json']);
     expect(code).toBe(1);
-    expect(json.hooks).toEqual([{ name: 'deploy', ok: false }]);
+    expect(json.hooks).toEqual([
+      { name: 'deploy', ok: false },
+      { name: 'deactivate', ok: true },
+    ]);
     expect(json.emits).toEqual([]);
     expect(json.error?.code).toBe('COMPONENT_ERROR');
     expect(existsSync(path.join(state, 'state.json'))).toBe(false);

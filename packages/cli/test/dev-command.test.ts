@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -145,6 +145,37 @@ describe('tributary dev', () => {
     await again.waitFor((line) => line['type'] === 'ready');
     expect(again.lines.filter((line) => line['type'] === 'result').map((line) => line['kind'])).toEqual(['activate']);
     expect(await again.interrupt()).toBe(0);
+  });
+
+  it('a first start whose activate fails cleans up, answers 404 and stays undeployed; the next save deploys', async () => {
+    const dir = mkdtempSync(path.join(scratch, 'refused-'));
+    const file = path.join(dir, 'refuse-activate.mjs');
+    copyFileSync(path.join(FIXTURES, 'lifecycle/refuse-activate.mjs'), file);
+    const dev = start(['refuse-activate.mjs', '--port', '0', '--state', 'state', '--prop', 'refuseVersion=1'], dir);
+    const ready = await dev.waitFor((line) => line['type'] === 'ready');
+    expect(dev.lines.filter((line) => line['type'] === 'result').map((line) => [line['kind'], line['ok']])).toEqual([
+      ['deploy', true],
+      ['activate', false],
+      ['deactivate', true],
+    ]);
+    const error = dev.lines.find((line) => line['type'] === 'error');
+    expect(error?.['code']).toBe('HOOK_FAILED');
+    expect(String(error?.['message'])).toContain(
+      'the activate hook failed: COMPONENT_ERROR: activate of version 1 refused',
+    );
+    const endpoint = String(ready['endpoint_url']);
+    expect((await fetch(endpoint, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect(existsSync(path.join(dir, 'state', 'state.json'))).toBe(false);
+
+    edit(file, 'const VERSION = "1";', 'const VERSION = "2";');
+    expect((await dev.waitFor((line) => line['type'] === 'reload'))['applied']).toBe(true);
+    expect((await fetch(endpoint, { method: 'POST', body: '{}' })).status).toBe(200);
+    const run = await dev.waitFor(isResult('run'));
+    // A deploy from scratch: nothing the failed first deploy wrote was kept.
+    expect(run['emits']).toMatchObject([
+      { event: { version: '2', order: ['deploy v2', 'activate v2'], registration: 'v2#2' } },
+    ]);
+    expect(await dev.interrupt()).toBe(0);
   });
 
   it('answers 404 off the endpoint path, 413 over 512 KB and CORS preflight', async () => {

@@ -50,6 +50,25 @@ export { listPropOptions } from './invoke/list-options.js';
 export type { ListOptionsInput, OptionsPage } from './invoke/list-options.js';
 export type { LogEntry, LogLevel } from './invoke/log-capture.js';
 export { MAX_INVOCATION_PAYLOAD_BYTES } from './invoke/payload-budget.js';
+export {
+  deploySource,
+  hookFailure,
+  removeSource,
+  unexpectedOutcome,
+  updateSource,
+  type Applied,
+  type DeployOutcome,
+  type DeploySourceOptions,
+  type HookFailure,
+  type LifecycleCommit,
+  type LifecycleOutcome,
+  type Refused,
+  type RemoveSourceOptions,
+  type RolledBack,
+  type RunHook,
+  type UpdateOutcome,
+  type UpdateSourceOptions,
+} from './lifecycle/index.js';
 export { DEFAULT_ACTION_TIMEOUT_MS, DEFAULT_SOURCE_TIMEOUT_MS } from './limits.js';
 export type {
   AppDefinition,

@@ -75,13 +75,14 @@ export async function runRun(file: string, options: RunCommandOptions, output: O
       sandbox,
       ...(options.timeout ? { timeoutMs: parseSeconds(options.timeout, '--timeout') } : {}),
     });
-    const results: InvocationResult[] = await instance.deployIfNew();
-    if (results.every((result) => result.ok)) {
+    const deployed = await instance.deployIfNew();
+    const results: InvocationResult[] = [...(deployed?.ran ?? [])];
+    if (deployed === null || deployed.kind === 'applied') {
       const timer = instance.props.timer;
       const runEvent =
         event ??
         (instance.component.type === 'source' ? (timer ? timerEvent(timer.schedule, Date.now()) : {}) : undefined);
-      results.push(await instance.invoke('run', { event: runEvent }));
+      results.push(await instance.run({ event: runEvent }));
     }
     const report = buildRunReport({ type: instance.component.type, results, warnings: instance.code.issues });
     if (json) output.json(report);

@@ -18,6 +18,8 @@ export interface DevIngressOptions {
   readonly host: string;
   readonly port: number;
   readonly endpointId: () => string;
+  /** False while the source is not deployed or its activate failed: the endpoint answers 404, as on the server. */
+  readonly active: () => boolean;
   readonly customResponse: () => boolean;
   readonly deliver: (delivery: IngressDelivery) => void;
 }
@@ -62,6 +64,14 @@ export class DevIngress {
         status: 404,
         headers: { 'content-type': 'text/plain' },
         body: `No endpoint at ${url.pathname}; this source listens at ${prefix}\n`,
+      });
+      return;
+    }
+    if (!this.options.active()) {
+      send(response, {
+        status: 404,
+        headers: { 'content-type': 'text/plain' },
+        body: 'This source is not active: its deploy or activate hook failed; save the file to try again\n',
       });
       return;
     }

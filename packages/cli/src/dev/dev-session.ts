@@ -1,9 +1,11 @@
 import {
   describeTimer,
   timerEvent,
-  type InvocationKind,
+  unexpectedOutcome,
+  type DeployOutcome,
   type InvocationResult,
   type TimerSchedule,
+  type UpdateOutcome,
 } from '@tributary/runtime';
 import { isAppError } from '@tributary/contracts';
 import type { Sandbox } from '@tributary/sandbox';
@@ -39,13 +41,14 @@ export class DevSession {
       host: options.host,
       port: options.port,
       endpointId: () => options.instance.endpointId,
+      active: () => options.instance.isActive,
       customResponse: () => options.instance.props.http?.customResponse === true,
       deliver: (delivery) => this.deliverHttp(delivery),
     });
     this.timer = new DevTimer((at) => {
       const schedule = this.options.instance.props.timer?.schedule;
-      if (schedule)
-        void this.enqueue('run', `timer ${describeSchedule(schedule)}`, { event: timerEvent(schedule, at) });
+      if (schedule && this.options.instance.isActive)
+        void this.enqueue(`timer ${describeSchedule(schedule)}`, { event: timerEvent(schedule, at) });
     });
     this.watcher = new FileWatcher({ debounceMs: 150, onChange: (file) => void this.reload(file) });
   }
@@ -60,11 +63,10 @@ export class DevSession {
         kind: fresh ? 'deploy, activate' : 'activate',
         trigger: fresh ? 'first start' : 'start',
       });
-      const results = fresh
+      const outcome = fresh
         ? await instance.deployIfNew({ onLog: (entry) => printer.log('deploy', entry) })
-        : [await instance.invoke('activate', { onLog: (entry) => printer.log('activate', entry) })];
-      for (const result of results)
-        printer.notice({ type: 'result', result, trigger: fresh ? 'first start' : 'start' });
+        : await instance.activate({ onLog: (entry) => printer.log('activate', entry) });
+      if (outcome) this.report(outcome, fresh ? 'first start' : 'start', 'save the file to try again');
     });
     this.startTimer();
     this.watcher.watch(instance.code.prepared.files);
@@ -93,32 +95,32 @@ export class DevSession {
     this.watcher.close();
     await this.ingress.close();
     await this.serial(async () => {
-      const result = await this.options.instance.invoke('deactivate', {
+      if (!this.options.instance.isActive) return;
+      const outcome = await this.options.instance.deactivate({
         onLog: (entry) => this.options.printer.log('deactivate', entry),
       });
-      this.options.printer.notice({ type: 'result', result, trigger: 'stop' });
+      this.report(outcome, 'stop', 'stopping anyway');
     });
     this.options.printer.notice({ type: 'stopped' });
   }
 
   private deliverHttp(delivery: IngressDelivery): void {
     const event = delivery.event;
-    void this.enqueue('run', `${String(event['method'])} ${String(event['path'])}`, {
+    void this.enqueue(`${String(event['method'])} ${String(event['path'])}`, {
       event,
       onRespond: (response) => delivery.respond(response),
     }).then((result) => delivery.respond(result?.response ?? null));
   }
 
   private enqueue(
-    kind: InvocationKind,
     trigger: string,
-    options: Parameters<LocalInstance['invoke']>[1] = {},
+    options: Parameters<LocalInstance['run']>[0] = {},
   ): Promise<InvocationResult | null> {
     return this.serial(async () => {
       if (this.stopped) return null;
       const { printer, instance } = this.options;
-      printer.notice({ type: 'invocation', kind, trigger });
-      const result = await instance.invoke(kind, { ...options, onLog: (entry) => printer.log(kind, entry) });
+      printer.notice({ type: 'invocation', kind: 'run', trigger });
+      const result = await instance.run({ ...options, onLog: (entry) => printer.log('run', entry) });
       printer.notice({ type: 'result', result, trigger });
       return result;
     });
@@ -132,10 +134,11 @@ export class DevSession {
         const next = await loadCode(this.options.sandbox, this.options.file);
         printer.notice({ type: 'invocation', kind: 'update', trigger: `change in ${file}` });
         const previous = instance.code;
-        const { results, applied } = await instance.update(next, { onLog: (entry) => printer.log('update', entry) });
+        const outcome = await instance.update(next, { onLog: (entry) => printer.log('update', entry) });
+        const applied = outcome.kind === 'applied';
         // Stop whichever worker holds the code that is no longer running.
         (applied ? previous : next).handle.close();
-        for (const result of results) printer.notice({ type: 'result', result, trigger: 'update' });
+        this.report(outcome, 'update', 'still running the previous code');
         printer.notice({ type: 'reload', file, applied });
         this.startTimer();
       } catch (error) {
@@ -148,9 +151,29 @@ export class DevSession {
     });
   }
 
+  /** Prints the hooks an operation ran and, when a hook failed it, the HOOK_FAILED error. */
+  private report(outcome: DeployOutcome | UpdateOutcome, trigger: string, then: string): void {
+    const { printer } = this.options;
+    for (const result of outcome.ran) printer.notice({ type: 'result', result, trigger });
+    switch (outcome.kind) {
+      case 'applied':
+        return;
+      case 'refused':
+      case 'rolled-back':
+        printer.notice({
+          type: 'error',
+          code: outcome.failure.error.code,
+          message: `${outcome.failure.error.message} (${then})`,
+        });
+        return;
+      default:
+        unexpectedOutcome(outcome);
+    }
+  }
+
   private startTimer(): void {
     const schedule = this.options.instance.props.timer?.schedule;
-    if (schedule) this.timer.start(schedule);
+    if (schedule && this.options.instance.isActive) this.timer.start(schedule);
     else this.timer.stop();
   }
 

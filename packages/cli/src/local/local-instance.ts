@@ -3,11 +3,18 @@ import { AppError } from '@tributary/contracts';
 import {
   DEFAULT_ACTION_TIMEOUT_MS,
   DEFAULT_SOURCE_TIMEOUT_MS,
+  deploySource,
+  unexpectedOutcome,
+  updateSource,
   type Accounts,
+  type DeployOutcome,
   type HttpResponse,
   type InvocationKind,
   type InvocationResult,
+  type InvocationState,
   type LogEntry,
+  type RunHook,
+  type UpdateOutcome,
   type ValidationIssue,
   type ValidationPurpose,
 } from '@tributary/runtime';
@@ -41,6 +48,13 @@ export interface LoadedCode {
   readonly issues: readonly ValidationIssue[];
 }
 
+/** One version of the code as the lifecycle sees it: its worker and the props it was configured with. */
+interface LocalCode {
+  readonly loaded: LoadedCode;
+  readonly configured: Record<string, unknown>;
+  readonly propsInfo: PropsInfo;
+}
+
 /**
  * Prepares a file (bundle + npm packages) and loads it in a sandbox worker; throws
  * COMPONENT_INVALID with the rule id of the first error.
@@ -66,19 +80,24 @@ export async function loadCode(
 
 /**
  * One component running on the author's machine: its code (in a sandbox worker), configured props
- * and local state. `run` and `dev` both drive components through this, so they share every rule.
+ * and local state. `run` and `dev` both drive components through this, so they share every rule;
+ * the hook sequencing is the runtime's lifecycle module, the same the server runs.
  */
 export class LocalInstance {
   private state: LocalState;
   private endpointBase: string;
+  private current: LocalCode;
+  /** Not kept in the state directory: every `dev` start activates again. */
+  private active = false;
 
   private constructor(
     private readonly options: LocalInstanceOptions,
-    private loaded: LoadedCode,
-    private configured: Record<string, unknown>,
-    private propsInfo: PropsInfo,
+    loaded: LoadedCode,
+    configured: Record<string, unknown>,
+    propsInfo: PropsInfo,
     readonly accounts: Accounts,
   ) {
+    this.current = { loaded, configured, propsInfo };
     this.state = options.stateDir ? readState(options.stateDir) : freshState();
     this.endpointBase = options.endpointBase;
   }
@@ -109,19 +128,24 @@ export class LocalInstance {
   }
 
   get component(): ComponentInfo {
-    return this.loaded.info;
+    return this.current.loaded.info;
   }
 
   get code(): LoadedCode {
-    return this.loaded;
+    return this.current.loaded;
   }
 
   get props(): PropsInfo {
-    return this.propsInfo;
+    return this.current.propsInfo;
   }
 
   get isDeployed(): boolean {
     return this.state.deployed;
+  }
+
+  /** Whether the endpoint and timer should deliver: after a deploy or activate that succeeded. */
+  get isActive(): boolean {
+    return this.active;
   }
 
   get endpointUrl(): string {
@@ -137,62 +161,109 @@ export class LocalInstance {
   }
 
   /**
-   * The first time a state directory is used: the deploy hook, then activate. State is kept only
-   * when both succeed, so a failing hook leaves the directory as it was.
+   * The first time a state directory is used, a deploy (`deploy`, then `activate`); null when the
+   * directory was deployed before or the component is an action. State is kept only when the deploy
+   * is applied, so a failing hook leaves the directory as it was.
    */
-  async deployIfNew(options: InvokeOptions = {}): Promise<InvocationResult[]> {
-    if (this.state.deployed || this.component.type !== 'source') return [];
-    const deploy = await this.invokeRaw('deploy', options, this.state);
-    if (!deploy.ok) return [deploy];
-    const activate = await this.invokeRaw('activate', options, { ...this.state, ...deploy.state });
-    if (!activate.ok) return [deploy, activate];
-    this.commit({ ...this.state, ...activate.state, deployed: true });
-    return [deploy, activate];
+  async deployIfNew(options: InvokeOptions = {}): Promise<DeployOutcome | null> {
+    if (this.state.deployed || this.component.type !== 'source') return null;
+    const outcome = await deploySource({ code: this.current, state: this.state, runHook: this.hookRunner(options) });
+    this.keep(outcome, this.current);
+    return outcome;
   }
 
-  /** Runs `run` or a hook and keeps what it wrote (db writes survive a failed run, contract §3.3). */
-  async invoke(kind: InvocationKind, options: InvokeOptions = {}): Promise<InvocationResult> {
-    const result = await this.invokeRaw(kind, options, this.state);
-    if (kind === 'run' || result.ok) this.commit({ ...this.state, ...result.state });
+  /** `activate` of the running code, as when a deployed source is switched on (a `dev` restart). */
+  activate(options: InvokeOptions = {}): Promise<UpdateOutcome> {
+    return this.change(this.current, false, true, options);
+  }
+
+  /** `deactivate` of the running code when active (`dev` stopping). */
+  deactivate(options: InvokeOptions = {}): Promise<UpdateOutcome> {
+    return this.change(this.current, this.active, false, options);
+  }
+
+  /** Runs `run` and keeps what it wrote (db writes survive a failed run, contract §3.3). */
+  async run(options: InvokeOptions = {}): Promise<InvocationResult> {
+    const result = await this.invokeRaw(this.current, 'run', options, this.state);
+    this.commit({ ...this.state, ...result.state });
     return result;
   }
 
   /**
-   * Swaps in new code as an update does (contract §5.3): deactivate with the old code, activate
-   * with the new; if the new activate fails, the old code is restored and activated again.
+   * Swaps in new code as an update does (contract §5.3), or deploys it when no deploy succeeded
+   * yet; the lifecycle module decides which hooks run and what a failure rolls back.
    */
-  async update(
-    next: LoadedCode,
-    options: InvokeOptions = {},
-  ): Promise<{ results: InvocationResult[]; applied: boolean }> {
+  async update(next: LoadedCode, options: InvokeOptions = {}): Promise<DeployOutcome | UpdateOutcome> {
     const { configured, info } = await LocalInstance.configure(this.options, next, this.accounts);
-    const results: InvocationResult[] = [];
-    const previous = { loaded: this.loaded, configured: this.configured, info: this.propsInfo };
-    if (this.component.type === 'source') results.push(await this.invoke('deactivate', options));
-    this.loaded = next;
-    this.configured = configured;
-    this.propsInfo = info;
-    if (this.component.type !== 'source') return { results, applied: true };
-    const activate = await this.invoke('activate', options);
-    results.push(activate);
-    if (activate.ok) return { results, applied: true };
-    this.loaded = previous.loaded;
-    this.configured = previous.configured;
-    this.propsInfo = previous.info;
-    results.push(await this.invoke('activate', options));
-    return { results, applied: false };
+    const code: LocalCode = { loaded: next, configured, propsInfo: info };
+    if (this.component.type !== 'source') {
+      this.current = code;
+      return { kind: 'applied', ran: [], commit: { results: [], state: this.state } };
+    }
+    if (!this.state.deployed) {
+      const outcome = await deploySource({ code, state: this.state, runHook: this.hookRunner(options) });
+      this.keep(outcome, code);
+      return outcome;
+    }
+    return this.change(code, this.active, true, options);
   }
 
-  private invokeRaw(kind: InvocationKind, options: InvokeOptions, state: LocalState): Promise<InvocationResult> {
+  private async change(
+    next: LocalCode,
+    wasActive: boolean,
+    wantsActive: boolean,
+    options: InvokeOptions,
+  ): Promise<UpdateOutcome> {
+    const outcome = await updateSource({
+      current: this.current,
+      next,
+      wasActive,
+      wantsActive,
+      state: this.state,
+      runHook: this.hookRunner(options),
+    });
+    this.keep(outcome, next, wantsActive);
+    return outcome;
+  }
+
+  /** Stores what an outcome says to store, and which code and activity it leaves running. */
+  private keep(outcome: DeployOutcome | UpdateOutcome, next: LocalCode, wantsActive = true): void {
+    switch (outcome.kind) {
+      case 'applied':
+        this.current = next;
+        this.active = wantsActive;
+        this.commit({ ...this.state, ...outcome.commit.state, deployed: true });
+        return;
+      case 'rolled-back':
+        // The previous code stays, and stays active, as the server keeps its row.
+        this.commit({ ...this.state, ...outcome.commit.state });
+        return;
+      case 'refused':
+        return;
+      default:
+        return unexpectedOutcome(outcome);
+    }
+  }
+
+  private hookRunner(options: InvokeOptions): RunHook<LocalCode> {
+    return (code, hook, state) => this.invokeRaw(code, hook, options, state);
+  }
+
+  private invokeRaw(
+    code: LocalCode,
+    kind: InvocationKind,
+    options: InvokeOptions,
+    state: InvocationState,
+  ): Promise<InvocationResult> {
     if (options.event !== undefined && this.component.type === 'action') {
       throw new AppError('EVENT_INVALID', 'actions take no event; give their input with --prop or --props', {
         field: '--event',
       });
     }
-    return this.loaded.handle.invoke(
+    return code.loaded.handle.invoke(
       {
         kind,
-        configured: this.configured,
+        configured: code.configured,
         accounts: this.accounts,
         ...(options.event !== undefined ? { event: options.event } : {}),
         state: { db: state.db, dedupe: state.dedupe },

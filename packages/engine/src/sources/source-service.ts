@@ -1,9 +1,15 @@
 import { AppError } from '@tributary/contracts';
 import {
+  deploySource,
   describeTimer,
   nextTimerFire,
+  removeSource,
   timerEvent,
+  unexpectedOutcome,
+  updateSource,
   type InvocationResult,
+  type RolledBack,
+  type RunHook,
   type TimerSchedule,
 } from '@tributary/runtime';
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
@@ -71,13 +77,21 @@ export interface SourceServiceOptions {
 
 export const OWNER_ID = 'u_local';
 
+/** One version of a source's code as the lifecycle sees it: its worker, props and endpoint. */
+interface SourceCode {
+  readonly handle: () => Promise<ComponentHandle>;
+  readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
+}
+
 /**
- * Deployed sources and their lifecycle, exactly as contract §5.3: deploy = create, `deploy` hook,
- * `activate` hook; update = `deactivate`, new code and props, `activate`; delete = `deactivate`,
- * then remove. A hook that fails fails the operation and nothing is stored.
+ * Deployed sources: storage, names and props here; which hooks run in what order, and what a
+ * failing hook undoes, in the runtime's lifecycle module (shared with `tributary dev`).
  */
 export class SourceService {
   constructor(private readonly options: SourceServiceOptions) {}
+
+  private readonly runHook: RunHook<SourceCode> = async (code, hook, state) =>
+    this.options.executor.invoke({ handle: await code.handle(), source: code.source, kind: hook, state });
 
   async deploy(request: DeployRequest): Promise<SourceRow> {
     const component = await this.resolveComponent(request);
@@ -107,23 +121,24 @@ export class SourceService {
         created_at: now,
         updated_at: now,
       };
-      const empty = { db: {}, dedupe: null };
-      const deploy = await this.options.executor.invoke({ handle, source: row, kind: 'deploy', state: empty });
-      const activate = deploy.ok
-        ? await this.options.executor.invoke({ handle, source: row, kind: 'activate', state: deploy.state })
-        : null;
-      const failed = !deploy.ok ? deploy : activate && !activate.ok ? activate : null;
-      if (failed || !activate) {
-        await this.options.executor
-          .invoke({ handle, source: row, kind: 'deactivate', state: (activate ?? deploy).state })
-          .catch(() => undefined);
-        throw hookFailed(failed ?? deploy);
+      const outcome = await deploySource({
+        code: { handle: () => Promise.resolve(handle), source: row },
+        state: { db: {}, dedupe: null },
+        runHook: this.runHook,
+      });
+      switch (outcome.kind) {
+        case 'applied':
+          break;
+        case 'refused':
+          throw outcome.failure.error;
+        default:
+          return unexpectedOutcome(outcome);
       }
       const built = this.options.executor.buildCommit({
         sourceId: id,
         invocationId: null,
-        results: [deploy, activate],
-        state: activate.state,
+        results: outcome.commit.results,
+        state: outcome.commit.state,
       });
       const logIds = this.options.writes.insertSource(row, built.commit);
       this.options.executor.publish(id, this.options.executor.committed(built, logIds));
@@ -152,6 +167,7 @@ export class SourceService {
       const wantsActive = request.active ?? source.active === 1;
       const results: InvocationResult[] = [];
       let state = this.options.writes.readState(source.id);
+      let rolledBack: RolledBack | null = null;
       if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
         const oldHandle = await this.options.executor.handle(oldComponent);
         const newHandle =
@@ -183,40 +199,35 @@ export class SourceService {
           ...next,
           next_fire_at: next.timer && wantsActive ? nextTimerFire(JSON.parse(next.timer) as TimerSchedule, now) : null,
         };
-        if (source.active === 1) {
-          const deactivate = await this.options.executor.invoke({
-            handle: oldHandle,
-            source,
-            kind: 'deactivate',
-            state,
-          });
-          if (!deactivate.ok) throw hookFailed(deactivate);
-          results.push(deactivate);
-          state = deactivate.state;
+        const outcome = await updateSource({
+          current: { handle: () => Promise.resolve(oldHandle), source },
+          next: { handle: () => Promise.resolve(newHandle), source: next },
+          wasActive: source.active === 1,
+          wantsActive,
+          state,
+          runHook: this.runHook,
+        });
+        switch (outcome.kind) {
+          case 'applied':
+            break;
+          case 'refused':
+            throw outcome.failure.error;
+          case 'rolled-back':
+            // The previous row stays; what the rollback's `activate` left is stored below.
+            rolledBack = outcome;
+            next = source;
+            break;
+          default:
+            return unexpectedOutcome(outcome);
         }
-        if (wantsActive) {
-          const activate = await this.options.executor.invoke({
-            handle: newHandle,
-            source: next,
-            kind: 'activate',
-            state,
-          });
-          if (!activate.ok) {
-            // Roll back: the previous code and props go live again (contract §5.3).
-            if (source.active === 1)
-              await this.options.executor
-                .invoke({ handle: oldHandle, source, kind: 'activate', state })
-                .catch(() => undefined);
-            throw hookFailed(activate);
-          }
-          results.push(activate);
-          state = activate.state;
-        }
+        results.push(...outcome.commit.results);
+        state = outcome.commit.state;
       }
       const built = this.options.executor.buildCommit({ sourceId: source.id, invocationId: null, results, state });
       const logIds = this.options.writes.updateSource(next, built.commit);
       this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
+      if (rolledBack) throw rolledBack.failure.error;
       return next;
     });
   }
@@ -227,22 +238,26 @@ export class SourceService {
     return this.options.locks.run(current.id, async () => {
       const source = await this.get(current.id);
       const component = await this.options.components.get(source.component_id);
-      if (source.active === 1) {
-        const handle = await this.options.executor.handle(component);
-        const deactivate = await this.options.executor.invoke({
-          handle,
-          source,
-          kind: 'deactivate',
-          state: this.options.writes.readState(source.id),
-        });
-        if (!deactivate.ok && options.force !== true) {
-          const error = hookFailed(deactivate);
+      const outcome = await removeSource({
+        code: { handle: () => this.options.executor.handle(component), source },
+        wasActive: source.active === 1,
+        state: this.options.writes.readState(source.id),
+        force: options.force === true,
+        runHook: this.runHook,
+      });
+      switch (outcome.kind) {
+        case 'applied':
+          break;
+        case 'refused': {
+          const error = outcome.failure.error;
           throw new AppError(
             'HOOK_FAILED',
             `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`,
             error.details,
           );
         }
+        default:
+          return unexpectedOutcome(outcome);
       }
       this.options.writes.deleteSource(source.id);
       this.options.onSchedulesChanged();
@@ -388,19 +403,6 @@ function dropRemovedProps(
 
 export function describedProps(component: ComponentRow): PropDescription[] {
   return JSON.parse(component.configurable_props) as PropDescription[];
-}
-
-function hookFailed(result: InvocationResult): AppError {
-  const code = result.error?.code ?? 'COMPONENT_ERROR';
-  return new AppError(
-    'HOOK_FAILED',
-    `the ${result.kind} hook failed: ${code}: ${result.error?.message ?? 'unknown error'}`,
-    {
-      hook: result.kind,
-      cause_code: code,
-      logs: result.logs.map((entry) => `${entry.level}: ${entry.message}`),
-    },
-  );
 }
 
 export type { ComponentHandle };
