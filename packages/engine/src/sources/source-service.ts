@@ -13,7 +13,7 @@ import type { ComponentRow, ComponentService } from '../components/component-ser
 import { newId, newSecretToken } from '../ids.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
-import type { SqliteWrites } from '../store/sqlite-writes.js';
+import type { Store } from '../ports/store.js';
 import { echoProps, mergeProps, openProps, sealProps, type PropDescription } from './configured-props.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { slugify } from './slug.js';
@@ -65,7 +65,7 @@ export interface SourceServiceOptions {
   /** Called when timers may have changed, so the scheduler re-arms. */
   readonly onSchedulesChanged: () => void;
   readonly configureTimeoutMs: number;
-  readonly writes: SqliteWrites;
+  readonly store: Store;
   readonly accounts: AccountService;
 }
 
@@ -125,7 +125,7 @@ export class SourceService {
         results: [deploy, activate],
         state: activate.state,
       });
-      const logIds = this.options.writes.insertSource(row, built.commit);
+      const logIds = await this.options.store.insertSource(row, built.commit);
       this.options.executor.publish(id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       return row;
@@ -151,7 +151,7 @@ export class SourceService {
       }
       const wantsActive = request.active ?? source.active === 1;
       const results: InvocationResult[] = [];
-      let state = this.options.writes.readState(source.id);
+      let state = await this.options.store.readState(source.id);
       if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
         const oldHandle = await this.options.executor.handle(oldComponent);
         const newHandle =
@@ -214,7 +214,7 @@ export class SourceService {
         }
       }
       const built = this.options.executor.buildCommit({ sourceId: source.id, invocationId: null, results, state });
-      const logIds = this.options.writes.updateSource(next, built.commit);
+      const logIds = await this.options.store.updateSource(next, built.commit);
       this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       return next;
@@ -233,7 +233,7 @@ export class SourceService {
           handle,
           source,
           kind: 'deactivate',
-          state: this.options.writes.readState(source.id),
+          state: await this.options.store.readState(source.id),
         });
         if (!deactivate.ok && options.force !== true) {
           const error = hookFailed(deactivate);
@@ -244,7 +244,7 @@ export class SourceService {
           );
         }
       }
-      this.options.writes.deleteSource(source.id);
+      await this.options.store.deleteSource(source.id);
       this.options.onSchedulesChanged();
       return source;
     });
