@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '@tributary/engine';
+import { Engine, type RetryPolicy } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { FastifyInstance } from 'fastify';
 import { readRows } from './server-harness.js';
@@ -118,7 +118,12 @@ export interface TestServer {
 
 /** An engine on a temporary data dir and cache, its server listening on a free port. */
 export async function startTestServer(
-  options: { responseDeadlineMs?: number; sseKeepaliveMs?: number; concurrency?: number } = {},
+  options: {
+    responseDeadlineMs?: number;
+    sseKeepaliveMs?: number;
+    concurrency?: number;
+    retry?: Partial<RetryPolicy>;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-server-data-'));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-server-cache-'));
@@ -134,6 +139,7 @@ export async function startTestServer(
     concurrency: options.concurrency ?? 4,
     sourceTimeoutMs: 20_000,
     log,
+    ...(options.retry ? { retry: options.retry } : {}),
   });
   const { key } = await engine.apiKeys.create('test');
   const app = await createServer({
