@@ -57,6 +57,18 @@ export function schedulerContract(name: string, makeBackend: MakeBackend): void 
       expect(await ticksOf(source.id)).toHaveLength(1);
     });
 
+    it('never queues one tick twice when two schedulers check the same backend', async () => {
+      const source = await createSource(backend, T0, { timer: TIMER, next_fire_at: T0 });
+      const other = await open();
+      try {
+        const results = await Promise.all([backend.scheduler.tick(), other.scheduler.tick(), other.scheduler.tick()]);
+        expect(results.flat()).toEqual([source.id]);
+      } finally {
+        await other.close();
+      }
+      expect(await ticksOf(source.id)).toHaveLength(1);
+    });
+
     it('skips inactive sources and sources without a timer', async () => {
       const inactive = await createSource(backend, T0, { timer: TIMER, next_fire_at: T0, active: 0 });
       const plain = await createSource(backend, T0);
