@@ -33,7 +33,8 @@ const SATURATED_PAUSE_MS = 40;
  * ingress may answer 2xx. Entries leave the queue in the same `Store.commit` that stores their
  * results, and an entry stays queued while it runs, so a crash at any point leaves the invocation
  * queued: delivery is at least once, never zero. A platform failure (not the component's: the
- * worker died, the commit failed) is retried with backoff, then kept as a dead letter.
+ * commit failed, the worker could not start) is retried with backoff, then kept as a dead letter;
+ * a component that throws or kills its worker has a result like any other.
  *
  * A source's backlog runs in batches: its oldest queued rows (up to `batchSize`) go to the worker
  * in one request, run in order, and commit in one transaction. Per-source order and every
