@@ -6,11 +6,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+import { ensureWebBuilt, launchBrowser, REPO, screenshotPath, startServer, type RunningServer } from './harness.js';
 
+/** better-sqlite3 (a dependency of the engine), to alter the server's database from the test. */
+const openSqlite = (() => {
+  const require = createRequire(path.join(REPO, 'packages/engine/package.json'));
+  const Database = require('better-sqlite3') as new (file: string) => {
+    prepare(sql: string): { run(): unknown };
+    close(): void;
+  };
+  return (file: string) => new Database(file);
+})();
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const code = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
 
@@ -455,6 +465,54 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('heading', { name: 'No events yet' }).waitFor();
     const events = await server.api<{ data: unknown[] }>('GET', `/v1/sources/${sourceId}/event_summaries`);
     expect(events.body.data).toEqual([]);
+  });
+
+  it('shows dead letters under Settings, and retries or deletes them', async () => {
+    // A trigger made on a connection of the test's own makes the server's commits fail in SQLite:
+    // each run fails three times (1 s and 2 s apart) and becomes a dead letter.
+    const sqlite = openSqlite(path.join(server.scratch ?? '', 'data', 'tributary.db'));
+    sqlite
+      .prepare("CREATE TRIGGER refuse_logs BEFORE INSERT ON logs BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+      .run();
+    try {
+      for (const name of ['Dee', 'Eve'])
+        expect((await server.api('POST', `/v1/sources/${sourceId}/run`, { event: { body: { name } } })).status).toBe(
+          202,
+        );
+      await expect
+        .poll(async () => (await server.api<{ data: unknown[] }>('GET', '/v1/dead-letters')).body.data.length, {
+          timeout: 30_000,
+          interval: 250,
+        })
+        .toBe(2);
+    } finally {
+      sqlite.prepare('DROP TRIGGER refuse_logs').run();
+      sqlite.close();
+    }
+    const letters = (await server.api<{ data: { id: string }[] }>('GET', '/v1/dead-letters')).body.data;
+    const [newest, oldest] = letters.map((letter) => letter.id);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'Dead letters' }).waitFor();
+    await page.getByTestId('dead-letter').nth(1).waitFor();
+    expect(await page.getByTestId('dead-letter').first().textContent()).toContain('disk full');
+    await shot('settings-dead-letters');
+    expect(await unlabeled()).toEqual([]);
+
+    await page.getByRole('button', { name: `Retry ${oldest}` }).click();
+    await page.getByText(`Queued ${oldest} again.`).waitFor();
+    await page.getByRole('button', { name: `Delete ${newest}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete dead letter' }).click();
+    await page.getByRole('heading', { name: 'No dead letters' }).waitFor();
+    await expect
+      .poll(async () => {
+        const events = await server.api<{ data: { event: unknown }[] }>(
+          'GET',
+          `/v1/sources/${sourceId}/event_summaries?expand=event`,
+        );
+        return JSON.stringify(events.body.data);
+      })
+      .toContain('Dee');
+    expect((await server.api('GET', `/v1/dead-letters/${newest}`)).status).toBe(404);
   });
 
   it('deletes a source after confirmation', async () => {

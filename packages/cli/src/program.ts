@@ -6,6 +6,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerStartCommand } from './commands/start.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerAccountsCommand } from './commands/accounts.js';
+import { registerDeadLettersCommand } from './commands/dead-letters.js';
 import { registerDeployCommand } from './commands/deploy.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerListCommand } from './commands/list.js';
@@ -42,6 +43,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerListCommand(program, output, setExit);
   registerSourceCommands(program, output, setExit);
   registerAccountsCommand(program, output, setExit);
+  registerDeadLettersCommand(program, output, setExit);
   registerInitCommand(program, output, setExit);
   const exitOverride = (command: Command): void => {
     command.exitOverride();
@@ -83,6 +85,7 @@ const REMOTE_COMMANDS = new Set([
   'delete',
   'run-now',
   'accounts',
+  'dead-letters',
 ]);
 
 /**

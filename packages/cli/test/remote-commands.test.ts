@@ -2,8 +2,9 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeF
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, tributary } from './cli-process.js';
+import { FIXTURES, REPO, tributary } from './cli-process.js';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import {
   ADMIN_KEY,
   CliProcess,
@@ -14,6 +15,16 @@ import {
   TerminalProcess,
   type ServerProcess,
 } from './server-process.js';
+
+/** better-sqlite3 (a dependency of the engine), to alter the server's database from the test. */
+const openSqlite = (() => {
+  const require = createRequire(path.join(REPO, 'packages/engine/package.json'));
+  const Database = require('better-sqlite3') as new (file: string) => {
+    prepare(sql: string): { run(): unknown };
+    close(): void;
+  };
+  return (file: string) => new Database(file);
+})();
 
 // The issue's "done means": the real binary against a real `tributary start` on a temporary data dir.
 const REMOTE = path.join(FIXTURES, 'remote');
@@ -421,6 +432,56 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
       events = (await cli(['events', 'greeter', '-n', '1'])).stdout;
     }
     expect(events).toBe('{"text":"Howdy, Ivy!","greeting":"hello"}\n');
+  });
+
+  it('dead-letters list, retry and delete an invocation the platform failed to run', async () => {
+    // A trigger made on a connection of the test's own makes the server's commits fail in SQLite.
+    const sqlite = openSqlite(path.join(server.scratch ?? '', 'data', 'tributary.db'));
+    sqlite
+      .prepare("CREATE TRIGGER refuse_logs BEFORE INSERT ON logs BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+      .run();
+    let letters: { id: string; source_id: string; attempts: number; last_error: string }[] = [];
+    try {
+      expect(
+        (await cli(['run-now', 'greeter', '--event', '{"path":"/dead","body":{"name":"Dee","id":10}}'])).code,
+      ).toBe(0);
+      // Three attempts, 1 s and 2 s apart, then a dead letter.
+      for (let attempt = 0; attempt < 100 && letters.length === 0; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const listed = await cli(['dead-letters', 'list', '--json']);
+        expect(listed.code).toBe(0);
+        letters = JSON.parse(listed.stdout) as typeof letters;
+      }
+    } finally {
+      sqlite.prepare('DROP TRIGGER refuse_logs').run();
+      sqlite.close();
+    }
+    expect(letters).toEqual([
+      expect.objectContaining({ source_id: sourceId, attempts: 3, last_error: expect.stringContaining('disk full') }),
+    ]);
+    const id = letters[0]?.id ?? '';
+
+    const table = await cli(['dead-letters', 'list', '--source', 'greeter']);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+SOURCE\s+TRIGGER\s+ATTEMPTS\s+FAILED\s+LAST ERROR$/);
+    expect(table.stdout).toContain(id);
+
+    const retried = await cli(['dead-letters', 'retry', id]);
+    expect([retried.code, retried.stdout]).toEqual([0, `Queued ${id} again\n`]);
+    let events = '';
+    for (let attempt = 0; attempt < 50 && !events.includes('Dee'); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      events = (await cli(['events', 'greeter', '-n', '1'])).stdout;
+    }
+    expect(events).toContain('Howdy, Dee!');
+    expect((await cli(['dead-letters', 'list'])).stdout).toBe('No dead letters.\n');
+
+    const missing = await cli(['dead-letters', 'delete', id, '--json']);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout + missing.stderr).toContain('NOT_FOUND');
+    const unknownSource = await cli(['dead-letters', 'list', '--source', 'no-such-source']);
+    expect(unknownSource.code).toBe(1);
+    expect(unknownSource.stderr).toContain('query.source_id');
   });
 
   it('exit codes: 1 for a refused prop, usage or an ambiguous name; 2 for an unreachable server', async () => {

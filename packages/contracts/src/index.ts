@@ -42,6 +42,8 @@ export {
   CreateAccountBody,
   CreateApiKeyBody,
   CreatedApiKey,
+  DeadLetter,
+  DeadLettersQuery,
   DeletedAccount,
   PutAppBody,
   ReloadPropsBody,

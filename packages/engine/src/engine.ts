@@ -1,23 +1,28 @@
 import path from 'node:path';
-import type { Kysely } from 'kysely';
 import { Sandbox } from '@tributary/sandbox';
 import { AccountService } from './accounts/account-service.js';
 import { ComponentCalls } from './actions/component-calls.js';
 import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ComponentService } from './components/component-service.js';
+import { DeadLetterService } from './invocations/dead-letter-service.js';
 import { InvocationRunner } from './invocations/invocation-runner.js';
+import { SqliteInvocationQueue } from './invocations/sqlite-invocation-queue.js';
+import type { RetryPolicy } from './ports/invocation-queue.js';
+import type { Scheduler } from './ports/scheduler.js';
+import type { Store } from './ports/store.js';
 import { MemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
-import { Scheduler } from './scheduler/scheduler.js';
+import { SqliteScheduler } from './scheduler/sqlite-scheduler.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
+import { EventService } from './sources/event-service.js';
 import { SourceService } from './sources/source-service.js';
 import { openDatabase } from './store/open-database.js';
-import type { Database } from './store/schema.js';
+import { SqliteStore } from './store/sqlite-store.js';
 import { SqliteWrites } from './store/sqlite-writes.js';
 import { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
 
@@ -40,6 +45,10 @@ export interface EngineOptions {
   readonly pubsub?: PubSub;
   /** The HTTP endpoints' rate limit (default: in-process, 10/s with bursts of 50). */
   readonly endpointLimiter?: RateLimiter;
+  /** How platform failures of invocations are retried before they become dead letters. */
+  readonly retry?: Partial<RetryPolicy>;
+  /** Longest wait between the scheduler's checks (default 1 s). */
+  readonly schedulerMaxSleepMs?: number;
 }
 
 /**
@@ -49,15 +58,16 @@ export interface EngineOptions {
  */
 export class Engine {
   private constructor(
-    readonly db: Kysely<Database>,
-    private readonly writes: SqliteWrites,
-    private readonly closeDb: () => void,
+    private readonly store: Store,
+    private readonly closeStore: () => Promise<void>,
     readonly sandbox: Sandbox,
     readonly apiKeys: ApiKeys,
     readonly components: ComponentService,
     readonly sources: SourceService,
     readonly runner: InvocationRunner,
     readonly scheduler: Scheduler,
+    readonly events: EventService,
+    readonly deadLetters: DeadLetterService,
     readonly pubsub: PubSub,
     readonly apps: AppCatalog,
     readonly accounts: AccountService,
@@ -103,18 +113,27 @@ export class Engine {
       accounts,
     });
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
+    const store = new SqliteStore({ db, writes });
+    const queue = new SqliteInvocationQueue({ raw, writes, now, ...(options.retry ? { retry: options.retry } : {}) });
     const runner = new InvocationRunner({
-      db,
+      store,
+      queue,
       executor,
       components,
       locks,
       concurrency: options.concurrency,
       now,
       log: options.log,
-      writes,
       pubsub,
     });
-    const scheduler = new Scheduler({ db, now, onQueued: (sourceIds) => runner.notify(sourceIds), writes });
+    const scheduler = new SqliteScheduler({
+      db,
+      now,
+      onQueued: (sourceIds) => runner.notify(sourceIds),
+      writes,
+      log: options.log,
+      ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
+    });
     const sources = new SourceService({
       db,
       components,
@@ -124,7 +143,7 @@ export class Engine {
       now,
       onSchedulesChanged: () => scheduler.wake(),
       configureTimeoutMs: 30_000,
-      writes,
+      store,
       accounts,
     });
     const calls = new ComponentCalls({
@@ -135,15 +154,19 @@ export class Engine {
       actionTimeoutMs: 30_000,
     });
     return new Engine(
-      db,
-      writes,
-      () => raw.close(),
+      store,
+      async () => {
+        await db.destroy();
+        raw.close();
+      },
       sandbox,
       new ApiKeys(db, now),
       components,
       sources,
       runner,
       scheduler,
+      new EventService({ store }),
+      new DeadLetterService({ list: queue.deadLetters, onRequeued: (sourceId) => runner.notify([sourceId]) }),
       pubsub,
       apps,
       accounts,
@@ -160,16 +183,14 @@ export class Engine {
 
   /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
   async stop(): Promise<void> {
-    this.scheduler.stop();
+    await this.scheduler.stop();
     await this.runner.stop();
     await this.sandbox.close();
-    await this.db.destroy();
-    this.closeDb();
+    await this.closeStore();
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */
-  findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
-    const row = this.writes.findEndpoint(endpointId);
-    return Promise.resolve(row ? { id: row.id, customResponse: row.custom_response === 1 } : null);
+  findEndpoint(endpointId: string): Promise<{ readonly id: string; readonly customResponse: boolean } | null> {
+    return this.store.findEndpoint(endpointId);
   }
 }

@@ -36,8 +36,19 @@ export {
 } from '@tributary/runtime';
 export type { HttpResponse } from '@tributary/runtime';
 export { REDACTED } from './sources/configured-props.js';
-export { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from './sources/event-queries.js';
-export type { Page, PageQuery } from './sources/event-queries.js';
+export type { EventService } from './sources/event-service.js';
+export type { DeadLetterService } from './invocations/dead-letter-service.js';
+export type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from './ports/store.js';
+export type {
+  FailOutcome,
+  InvocationQueue,
+  NewInvocation,
+  QueuedInvocation,
+  RetryPolicy,
+} from './ports/invocation-queue.js';
+export { backoffMs, DEFAULT_RETRY_POLICY } from './ports/invocation-queue.js';
+export type { DeadLetter, DeadLetterList, DeadLetterQuery } from './ports/dead-letter-list.js';
+export type { Scheduler } from './ports/scheduler.js';
 export { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
 export type { SourceRow } from './sources/source-executor.js';
 export { OWNER_ID } from './sources/source-service.js';

@@ -8,6 +8,7 @@ import { apiKeyRoutes } from './routes/api-keys.routes.js';
 import { appRoutes } from './routes/apps.routes.js';
 import { callRoutes } from './routes/calls.routes.js';
 import { componentRoutes } from './routes/components.routes.js';
+import { deadLetterRoutes } from './routes/dead-letters.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
 import { sourceRoutes } from './routes/sources.routes.js';
@@ -51,6 +52,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...appRoutes(engine),
     ...accountRoutes(engine),
     ...apiKeyRoutes(engine),
+    ...deadLetterRoutes(engine),
   ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(

@@ -3,7 +3,7 @@
  * (newest first, last 100, errors with their stack) over the REST API.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, queueIdle, snapshot, startHarness, waitFor, type Harness } from './server-harness.js';
+import { fixture, queueIdle, readRows, snapshot, startHarness, waitFor, type Harness } from './server-harness.js';
 
 let h: Harness;
 
@@ -90,7 +90,7 @@ describe('RUN NOW and the event bin', () => {
     expect(typeof first100?.metadata['ts']).toBe('number');
     expect(first100?.indexed_at_ms).toBe(Number(first100?.id.split('-')[0]));
     expect(new Set(all.data.map((summary) => summary.id)).size).toBe(100);
-    const stored = await h.engine.db.selectFrom('events').select('id').where('source_id', '=', id).execute();
+    const stored = readRows(h.dbFile, 'SELECT id FROM events WHERE source_id = ?', id);
     expect(stored).toHaveLength(100);
 
     // Default page size 10.

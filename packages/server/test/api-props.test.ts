@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, openSqlite, snapshot, startHarness, waitFor, type Harness } from './server-harness.js';
+import { fixture, openSqlite, readRows, snapshot, startHarness, waitFor, type Harness } from './server-harness.js';
 
 let h: Harness;
 
@@ -300,8 +300,8 @@ describe('timer props (F03)', () => {
 
     // The next fire time follows the schedule and is cleared while inactive.
     const nextFire = async () =>
-      (await h.engine.db.selectFrom('sources').select('next_fire_at').where('id', '=', id).executeTakeFirstOrThrow())
-        .next_fire_at;
+      readRows<{ next_fire_at: number | null }>(h.dbFile, 'SELECT next_fire_at FROM sources WHERE id = ?', id)[0]
+        ?.next_fire_at;
     expect(await nextFire()).toBeGreaterThan(Date.now());
     // The API shows it as next_run_at (epoch seconds): the next five-minute mark.
     const shown = (await h.request('GET', `/v1/sources/${id}`)).body.data.next_run_at as number;

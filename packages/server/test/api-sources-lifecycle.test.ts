@@ -8,7 +8,16 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fixture, logMessages, queueIdle, snapshot, startHarness, waitFor, type Harness } from './server-harness.js';
+import {
+  fixture,
+  logMessages,
+  queueIdle,
+  readRows,
+  snapshot,
+  startHarness,
+  waitFor,
+  type Harness,
+} from './server-harness.js';
 
 let h: Harness;
 
@@ -184,9 +193,8 @@ describe('F13 lifecycle over the API', () => {
       expect(response.body.error.code).toBe('NOT_FOUND');
     }
     expect((await post(source.endpoint_url, { n: 5 })).status).toBe(404);
-    const db = h.engine.db;
-    for (const table of ['events', 'logs', 'invocations', 'source_state'] as const) {
-      const rows = await db.selectFrom(table).select('source_id').where('source_id', '=', source.id).execute();
+    for (const table of ['events', 'logs', 'invocations', 'source_state', 'dead_letters'] as const) {
+      const rows = readRows(h.dbFile, `SELECT source_id FROM ${table} WHERE source_id = ?`, source.id);
       expect(rows, table).toHaveLength(0);
     }
     expect((await h.request('DELETE', `/v1/sources/${source.id}`)).status).toBe(404);

@@ -4,7 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixture, openSqlite, queueIdle, startHarness, waitFor, type Harness } from './server-harness.js';
+import { fixture, openSqlite, queueIdle, readRows, startHarness, waitFor, type Harness } from './server-harness.js';
 
 const harnesses: Harness[] = [];
 
@@ -69,11 +69,12 @@ describe('missed timer ticks', () => {
     expect(logs.filter((message: string) => message === '--- run started')).toHaveLength(1);
 
     // The next tick is scheduled from now, not from the missed time.
-    const row = await second.engine.db
-      .selectFrom('sources')
-      .select(['next_fire_at', 'active'])
-      .where('id', '=', id)
-      .executeTakeFirstOrThrow();
+    const [row] = readRows<{ next_fire_at: number; active: number }>(
+      second.dbFile,
+      'SELECT next_fire_at, active FROM sources WHERE id = ?',
+      id,
+    );
+    if (!row) throw new Error(`no source ${id}`);
     expect(row.next_fire_at).toBeGreaterThan(Date.now());
     expect(row.next_fire_at).toBeLessThanOrEqual(Date.now() + 15_000);
     // The inactive source did not fire at all.

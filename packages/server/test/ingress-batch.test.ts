@@ -13,6 +13,7 @@ import {
   waitForEvents,
   type DeployedSource,
   type TestServer,
+  queuedInvocations,
 } from './ingress-harness.js';
 
 const SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/batch-webhook.mjs');
@@ -87,11 +88,7 @@ describe('batched runs of a backlog (real engine and server)', () => {
         expect(messages[2]).toMatch(/^--- run finished in \d+ ms$/);
       }
     }
-    const queued = await server.engine.db
-      .selectFrom('invocations')
-      .select('id')
-      .where('source_id', '=', source.id)
-      .execute();
+    const queued = queuedInvocations(server, source.id);
     expect(queued).toEqual([]);
   });
 

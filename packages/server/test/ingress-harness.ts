@@ -6,9 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '@tributary/engine';
+import { Engine, type RetryPolicy } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { FastifyInstance } from 'fastify';
+import { readRows } from './server-harness.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const FIXTURES = path.join(REPO, 'fixtures/components');
@@ -105,6 +106,8 @@ export class ApiClient {
 
 export interface TestServer {
   readonly engine: Engine;
+  /** The engine's SQLite file, for tests that inspect or alter rows on a connection of their own. */
+  readonly dbFile: string;
   readonly app: FastifyInstance;
   readonly base: string;
   readonly key: string;
@@ -115,7 +118,12 @@ export interface TestServer {
 
 /** An engine on a temporary data dir and cache, its server listening on a free port. */
 export async function startTestServer(
-  options: { responseDeadlineMs?: number; sseKeepaliveMs?: number; concurrency?: number } = {},
+  options: {
+    responseDeadlineMs?: number;
+    sseKeepaliveMs?: number;
+    concurrency?: number;
+    retry?: Partial<RetryPolicy>;
+  } = {},
 ): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-server-data-'));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-server-cache-'));
@@ -131,6 +139,7 @@ export async function startTestServer(
     concurrency: options.concurrency ?? 4,
     sourceTimeoutMs: 20_000,
     log,
+    ...(options.retry ? { retry: options.retry } : {}),
   });
   const { key } = await engine.apiKeys.create('test');
   const app = await createServer({
@@ -144,6 +153,7 @@ export async function startTestServer(
   await engine.start();
   return {
     engine,
+    dbFile: path.join(dataDir, 'tributary.db'),
     app,
     base: address,
     key,
@@ -321,4 +331,16 @@ export async function postJson(
     body: JSON.stringify(body),
   });
   return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/** The invocations of a source still in the durable queue. */
+export function queuedInvocations(
+  server: { readonly dbFile: string },
+  sourceId: string,
+): { id: string; status: string; trigger: string; event: string; created_at: number }[] {
+  return readRows(
+    server.dbFile,
+    'SELECT id, status, trigger, event, created_at FROM invocations WHERE source_id = ?',
+    sourceId,
+  );
 }

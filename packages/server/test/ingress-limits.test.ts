@@ -12,7 +12,7 @@ import { Engine, MemoryRateLimiter, type RateLimit } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, REPO, waitFor, waitForEvents, type DeployedSource } from './ingress-harness.js';
+import { ApiClient, queuedInvocations, REPO, waitFor, waitForEvents, type DeployedSource } from './ingress-harness.js';
 import { freePort } from '../../../tools/test-support/tributary-server.js';
 
 const CAPTURE = 'server/http-capture.mjs';
@@ -22,9 +22,14 @@ const ADMIN_KEY = 'trb_limits_test_admin_key_0123456789';
 // The token bucket itself is the engine's RateLimiter port: packages/engine/test/contracts.
 
 /** An engine and server on temporary folders with the given endpoint rate limit. */
-async function startLimitedServer(
-  rateLimit: RateLimit,
-): Promise<{ engine: Engine; app: FastifyInstance; api: ApiClient; base: string; close: () => Promise<void> }> {
+async function startLimitedServer(rateLimit: RateLimit): Promise<{
+  engine: Engine;
+  dbFile: string;
+  app: FastifyInstance;
+  api: ApiClient;
+  base: string;
+  close: () => Promise<void>;
+}> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-limits-data-'));
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-limits-cache-'));
   const engine = await Engine.create({
@@ -43,6 +48,7 @@ async function startLimitedServer(
   await engine.start();
   return {
     engine,
+    dbFile: path.join(dataDir, 'tributary.db'),
     app,
     api: new ApiClient(base, key),
     base,
@@ -98,11 +104,7 @@ describe('HTTP endpoint rate limit (in-process server, real HTTP)', () => {
     expect(body.error.message).toMatch(/bursts of 50/);
     // Exactly the 50 acknowledged requests run; the refused one was never queued.
     const events = await waitForEvents(server.api, limited.id, 50);
-    const queued = await server.engine.db
-      .selectFrom('invocations')
-      .select('id')
-      .where('source_id', '=', limited.id)
-      .execute();
+    const queued = queuedInvocations(server, limited.id);
     expect(queued).toEqual([]);
     expect(events.map((record) => (record.event as { body: { n: number } }).body.n)).toEqual(
       Array.from({ length: 50 }, (_, index) => index + 1),

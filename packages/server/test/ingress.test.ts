@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ENDPOINT_BODY_BYTES } from '@tributary/runtime';
-import { sql } from 'kysely';
 import {
   postJson,
   startTestServer,
@@ -13,7 +12,9 @@ import {
   type DeployedSource,
   type EventRecord,
   type TestServer,
+  queuedInvocations,
 } from './ingress-harness.js';
+import { openSqlite } from './server-harness.js';
 
 const CAPTURE = 'server/http-capture.mjs';
 
@@ -22,11 +23,9 @@ async function queuedRows(
   server: TestServer,
   sourceId: string,
 ): Promise<{ id: string; status: string; trigger: string; event: string }[]> {
-  return server.engine.db
-    .selectFrom('invocations')
-    .select(['id', 'status', 'trigger', 'event'])
-    .where('source_id', '=', sourceId)
-    .execute();
+  return Promise.resolve(
+    queuedInvocations(server, sourceId).map(({ id, status, trigger, event }) => ({ id, status, trigger, event })),
+  );
 }
 
 describe('HTTP ingress', () => {
@@ -316,11 +315,7 @@ describe('HTTP ingress', () => {
         });
       }
       const rows = await queuedRows(server, source.id);
-      const createdAt = await server.engine.db
-        .selectFrom('invocations')
-        .select('created_at')
-        .where('source_id', '=', source.id)
-        .execute();
+      const createdAt = queuedInvocations(server, source.id);
       expect(rows).toHaveLength(count);
       expect(new Set(createdAt.map((row) => row.created_at)).size).toBeLessThan(count); // some share a millisecond
     } finally {
@@ -496,12 +491,17 @@ describe('HTTP ingress: store failure', () => {
 
   it('acknowledges nothing when the queue cannot be written: 5xx, then 200 once the store is back', async () => {
     const source = await server.api.deploy('server/numbered-webhook.mjs');
-    await sql`PRAGMA query_only = ON`.execute(server.engine.db);
+    // A trigger created on a connection of the test's own makes the engine's inserts fail for real.
+    const sqlite = openSqlite(server.dbFile);
+    sqlite
+      .prepare("CREATE TRIGGER refuse_queue BEFORE INSERT ON invocations BEGIN SELECT RAISE(ABORT, 'refused'); END")
+      .run();
     let refused: { status: number; text: string };
     try {
       refused = await postJson(server.api.endpoint(source), { n: 1 });
     } finally {
-      await sql`PRAGMA query_only = OFF`.execute(server.engine.db);
+      sqlite.prepare('DROP TRIGGER refuse_queue').run();
+      sqlite.close();
     }
     expect(refused.status).toBeGreaterThanOrEqual(500);
     expect(refused.text).not.toBe('OK');

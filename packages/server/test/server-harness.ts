@@ -36,6 +36,16 @@ export const openSqlite: (file: string) => SqliteDatabase = (() => {
   return (file: string) => new Database(file);
 })();
 
+/** Rows of one query on a connection of its own to the engine's SQLite file (WAL: reads never block it). */
+export function readRows<T = Record<string, unknown>>(file: string, query: string, ...params: unknown[]): T[] {
+  const sqlite = openSqlite(file);
+  try {
+    return sqlite.prepare(query).all(...params) as T[];
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** A parsed JSON body whose shape each test asserts on. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJson = any;
@@ -202,11 +212,7 @@ export async function waitFor<T>(
 /** No invocation of the source is queued or running (the engine's durable queue is empty for it). */
 export async function queueIdle(harness: Harness, sourceId: string): Promise<void> {
   await waitFor(async () => {
-    const rows = await harness.engine.db
-      .selectFrom('invocations')
-      .select('id')
-      .where('source_id', '=', sourceId)
-      .execute();
+    const rows = readRows(harness.dbFile, 'SELECT id FROM invocations WHERE source_id = ?', sourceId);
     return rows.length === 0;
   }, `the invocations of ${sourceId} to finish`);
 }
@@ -232,16 +238,8 @@ export async function snapshot(
 ): Promise<unknown> {
   const sources = await harness.request('GET', '/v1/users/me/sources?limit=100');
   const registry = await harness.request('GET', '/v1/components/registry');
-  const db = harness.engine.db;
-  const count = async (table: 'components' | 'sources' | 'registry' | 'events' | 'source_state' | 'api_keys') =>
-    Number(
-      (
-        await db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirst()
-      )?.n ?? 0,
-    );
+  const count = (table: 'components' | 'sources' | 'registry' | 'events' | 'source_state' | 'api_keys') =>
+    Promise.resolve(Number(readRows<{ n: number }>(harness.dbFile, `SELECT count(*) AS n FROM ${table}`)[0]?.n ?? 0));
   return {
     sources: sources.body,
     registry: registry.body,

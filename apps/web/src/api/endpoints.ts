@@ -8,6 +8,7 @@ import {
   App,
   ConfigureComponentResult,
   CreatedApiKey,
+  DeadLetter,
   DeletedAccount,
   DeployedSource,
   EventSummary,
@@ -31,6 +32,7 @@ export type AppT = z.infer<typeof App>;
 export type AccountT = z.infer<typeof Account>;
 export type ApiKeyT = z.infer<typeof ApiKey>;
 export type DeletedAccountT = z.infer<typeof DeletedAccount>;
+export type DeadLetterT = z.infer<typeof DeadLetter>;
 export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
 export type ConfigureResultT = z.infer<typeof ConfigureComponentResult>;
 export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
@@ -161,6 +163,21 @@ export function createApi(http: Http) {
     createApiKey: (name: string) =>
       http({ method: 'POST', path: '/v1/api_keys', body: { name }, schema: single(CreatedApiKey) }).then((r) => r.data),
     revokeApiKey: (id: string) => http({ method: 'DELETE', path: `/v1/api_keys/${enc(id)}`, schema: Empty }),
+
+    // Dead letters: invocations the platform failed to run on every attempt
+    listDeadLetters: (sourceId?: string) =>
+      http({
+        method: 'GET',
+        path: '/v1/dead-letters',
+        query: { source_id: sourceId, limit: 100 },
+        schema: list(DeadLetter),
+      }),
+    retryDeadLetter: (id: string) =>
+      http({ method: 'POST', path: `/v1/dead-letters/${enc(id)}/retry`, schema: single(Invocation) }).then(
+        (r) => r.data,
+      ),
+    deleteDeadLetter: (id: string) =>
+      http({ method: 'DELETE', path: `/v1/dead-letters/${enc(id)}`, schema: z.unknown() }),
   };
 }
 

@@ -1,4 +1,4 @@
-/** Settings: API keys (create, list, revoke) and connected accounts (connect, list, remove). */
+/** Settings: API keys (create, list, revoke), connected accounts (connect, list, remove) and dead letters. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { AccountT, ApiKeyT, CreatedApiKeyT, DeletedAccountT } from '../api/endpoints.js';
@@ -9,6 +9,7 @@ import { CopyButton } from '../components/copy-button.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
 import { useTitle } from '../components/use-title.js';
+import { DeadLetters } from './dead-letters.js';
 
 export function SettingsScreen() {
   useTitle('Settings');
@@ -17,6 +18,7 @@ export function SettingsScreen() {
       <h1>Settings</h1>
       <ApiKeys />
       <Accounts />
+      <DeadLetters />
     </section>
   );
 }

@@ -126,6 +126,29 @@ export const User = z.object({ id: z.string(), username: z.string(), email: z.st
 
 export const Invocation = z.object({ invocation_id: z.string() });
 
+/**
+ * An invocation that failed in the platform (not in the component's code) on every attempt, kept
+ * until it is retried or deleted (docs/server.md, "Retries and dead letters"). Times in epoch seconds.
+ */
+export const DeadLetter = z.object({
+  id: z.string(),
+  source_id: z.string(),
+  trigger: z.enum(['http', 'timer', 'manual']),
+  event: z.unknown(),
+  attempts: z.number().int(),
+  last_error: z.string(),
+  created_at: z.number().int(),
+  failed_at: z.number().int(),
+});
+
+export const DeadLettersQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  /** The next page: dead letters that failed before this one (its id). */
+  before: z.string().min(1).optional(),
+  /** Only this source's (id, name slug or name). */
+  source_id: z.string().min(1).optional(),
+});
+
 /** `{ data: T }`, the single-object envelope. */
 export function single<T extends z.ZodType>(schema: T) {
   return z.object({ data: schema });

@@ -1,20 +1,18 @@
 import type { HttpResponse } from '@tributary/runtime';
 import { MAX_BATCH_ITEMS, type ComponentHandle } from '@tributary/sandbox';
-import type { Kysely, Selectable } from 'kysely';
 import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
+import type { InvocationQueue, QueuedInvocation, Trigger } from '../ports/invocation-queue.js';
+import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { PubSub } from '../pubsub/pubsub.js';
-import type { Database } from '../store/schema.js';
-import type { SqliteWrites } from '../store/sqlite-writes.js';
 
-export type Trigger = 'http' | 'timer' | 'manual';
-type InvocationRow = Selectable<Database['invocations']>;
-type QueueRow = Parameters<SqliteWrites['enqueue']>[0];
+export type { Trigger } from '../ports/invocation-queue.js';
 
 export interface RunnerOptions {
-  readonly db: Kysely<Database>;
+  readonly store: Store;
+  readonly queue: InvocationQueue;
   readonly executor: SourceExecutor;
   readonly components: ComponentService;
   readonly locks: KeyedMutex;
@@ -22,24 +20,24 @@ export interface RunnerOptions {
   readonly concurrency: number;
   readonly now: () => number;
   readonly log: (message: string) => void;
-  readonly writes: SqliteWrites;
   /** Carries customResponse replies to the process holding the request. */
   readonly pubsub: PubSub;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
 }
 
-const MAX_ATTEMPTS = 3;
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
 const SATURATED = 0.95;
 /** While saturated, a source waits this long between batches, so acknowledging requests goes first. */
 const SATURATED_PAUSE_MS = 40;
 
 /**
- * The durable invocation queue, kept in SQLite. `enqueue` returns once the row is committed, which
- * is when the ingress may answer 2xx. Rows leave the table in the same transaction that commits
- * their results, and a row stays queued while it runs (claims are kept in memory), so a crash at
- * any point leaves the invocation queued: delivery is at least once, never zero.
+ * Runs the invocation queue. `enqueue` returns once the entry is durable, which is when the
+ * ingress may answer 2xx. Entries leave the queue in the same `Store.commit` that stores their
+ * results, and an entry stays queued while it runs, so a crash at any point leaves the invocation
+ * queued: delivery is at least once, never zero. A platform failure (not the component's: the
+ * commit failed, the worker could not start) is retried with backoff, then kept as a dead letter;
+ * a component that throws or kills its worker has a result like any other.
  *
  * A source's backlog runs in batches: its oldest queued rows (up to `batchSize`) go to the worker
  * in one request, run in order, and commit in one transaction. Per-source order and every
@@ -51,12 +49,9 @@ export class InvocationRunner {
   /** Sources that may have queued work, in the order they get a turn (round robin). */
   private readonly pending = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
-  /** Platform failures per invocation (kept in memory: a restart starts the count again). */
-  private readonly attempts = new Map<string, number>();
   /** Sources whose next N invocations run one by one: the rest of a batch that failed part way. */
   private readonly solo = new Map<string, number>();
-  /** Rows waiting for the next group commit, with the callers waiting on them. */
-  private readonly toQueue: { row: QueueRow; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private retryTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private loadTimer: NodeJS.Timeout | undefined;
   private saturated = false;
@@ -69,18 +64,12 @@ export class InvocationRunner {
   constructor(private readonly options: RunnerOptions) {}
 
   async start(): Promise<void> {
-    // Rows are only ever queued (claims live in memory), so whatever was in flight when the
-    // process died runs again. Databases written before that change may still hold 'running'.
-    await this.options.db
-      .updateTable('invocations')
-      .set({ status: 'queued' })
-      .where('status', '=', 'running')
-      .execute();
-    for (const sourceId of this.options.writes.sourcesWithWork()) this.pending.add(sourceId);
+    for (const sourceId of await this.options.queue.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
-    this.timer = setInterval(() => this.notify(this.options.writes.sourcesWithWork()), 5000);
+    this.timer = setInterval(() => void this.rescan(), 5000);
     this.timer.unref();
+    await this.armRetryTimer();
     // When requests arrive faster than one thread can acknowledge and run them, acknowledging (the
     // durable queue absorbs the rest) comes first: runs then go in fewer, fuller batches.
     // Two busy samples in a row: a short spike (a burst, a slow commit) does not slow the runs.
@@ -102,42 +91,50 @@ export class InvocationRunner {
     clearInterval(this.timer);
     clearInterval(this.loadTimer);
     clearTimeout(this.pauseTimer);
+    clearTimeout(this.retryTimer);
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /**
-   * Queues an invocation; resolves once its row is committed (so the ingress may answer 2xx), and
-   * rejects if the commit fails. Rows queued in the same turn of the event loop commit together in
-   * one transaction (a group commit): under load one commit serves many requests.
-   */
-  enqueue(input: { readonly sourceId: string; readonly trigger: Trigger; readonly event: unknown }): Promise<string> {
-    const id = newId('inv');
-    const row = {
-      id,
-      sourceId: input.sourceId,
-      trigger: input.trigger,
-      event: JSON.stringify(input.event ?? null),
-      createdAt: this.options.now(),
-    };
-    return new Promise((resolve, reject) => {
-      this.toQueue.push({ row, resolve: () => resolve(id), reject });
-      if (this.toQueue.length === 1) setImmediate(() => this.flushQueued());
-    });
+  /** Re-reads which sources have queued work (a safety net, and after a backoff ran out). */
+  async rescan(): Promise<void> {
+    try {
+      this.notify(await this.options.queue.sourcesWithWork());
+    } catch (error) {
+      this.options.log(`reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
+    }
   }
 
-  private flushQueued(): void {
-    const group = this.toQueue.splice(0);
-    try {
-      this.options.writes.enqueueAll(group.map((entry) => entry.row));
-    } catch (error) {
-      for (const entry of group) entry.reject(error);
-      return;
-    }
-    for (const entry of group) {
-      this.pending.add(entry.row.sourceId);
-      entry.resolve();
-    }
+  /** Wakes the runner when the first invocation backing off becomes due. */
+  private async armRetryTimer(): Promise<void> {
+    const next = await this.options.queue.nextRetryAt();
+    if (next === null || this.stopped) return;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => void this.rescan(), Math.max(1, next - this.options.now()));
+    this.retryTimer.unref();
+  }
+
+  /**
+   * Queues an invocation; resolves once it is durable (so the ingress may answer 2xx), and rejects
+   * if that fails.
+   */
+  async enqueue(input: {
+    readonly sourceId: string;
+    readonly trigger: Trigger;
+    readonly event: unknown;
+  }): Promise<string> {
+    const id = newId('inv');
+    await this.options.queue.enqueue([
+      {
+        id,
+        sourceId: input.sourceId,
+        trigger: input.trigger,
+        event: JSON.stringify(input.event ?? null),
+        createdAt: this.options.now(),
+      },
+    ]);
+    this.pending.add(input.sourceId);
     this.wake();
+    return id;
   }
 
   /** Work was queued for these sources by someone else (the scheduler). */
@@ -157,15 +154,12 @@ export class InvocationRunner {
 
   private async pump(): Promise<void> {
     if (this.stopped) return;
-    const free = this.options.concurrency - this.running.size;
-    if (free <= 0) return;
-    // Each source with work gets a turn in order, its oldest row first: one source's backlog cannot
-    // hide another's work, and rows of one source stay first in, first out.
-    const picked: InvocationRow[][] = [];
+    // Each source with work gets a turn in order, its oldest entry first: one source's backlog
+    // cannot hide another's work, and entries of one source stay first in, first out.
     const now = Date.now();
     let firstResume = Number.POSITIVE_INFINITY;
     for (const sourceId of [...this.pending]) {
-      if (picked.length >= free) break;
+      if (this.running.size >= this.options.concurrency) break;
       if (this.running.has(sourceId)) continue;
       const until = this.pausedUntil.get(sourceId);
       if (until !== undefined) {
@@ -176,24 +170,36 @@ export class InvocationRunner {
         this.pausedUntil.delete(sourceId);
       }
       this.pending.delete(sourceId);
+      // Reserved before the claim resolves, so a pump running meanwhile neither takes this source
+      // nor more slots than `concurrency`.
+      this.running.add(sourceId);
       const limit = (this.solo.get(sourceId) ?? 0) > 0 ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
-      const rows = this.options.writes.oldestOfSource(sourceId, limit);
-      if (rows.length > 0) picked.push(rows);
+      let rows: QueuedInvocation[] = [];
+      try {
+        rows = await this.options.queue.claim(sourceId, limit);
+      } catch (error) {
+        this.options.log(`claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`);
+      }
+      if (rows.length === 0) {
+        this.running.delete(sourceId);
+        continue;
+      }
+      this.run(sourceId, rows);
     }
     if (firstResume !== Number.POSITIVE_INFINITY) this.wakeAfterPause(firstResume - now);
-    for (const rows of picked) {
-      const sourceId = rows[0]?.source_id ?? '';
-      this.running.add(sourceId);
-      const work = this.execute(sourceId, rows).finally(() => {
-        this.running.delete(sourceId);
-        if (this.saturated) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
-        // Back of the line: it may have more queued (checked on its next turn).
-        this.pending.add(sourceId);
-        this.inFlight.delete(work);
-        this.wake();
-      });
-      this.inFlight.add(work);
-    }
+  }
+
+  private run(sourceId: string, rows: readonly QueuedInvocation[]): void {
+    const work = this.execute(sourceId, rows).finally(async () => {
+      await this.options.queue.release(sourceId).catch(() => undefined);
+      this.running.delete(sourceId);
+      if (this.saturated) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
+      // Back of the line: it may have more queued (checked on its next turn).
+      this.pending.add(sourceId);
+      this.inFlight.delete(work);
+      this.wake();
+    });
+    this.inFlight.add(work);
   }
 
   /** Wakes the pump when the first paused source may run again. */
@@ -208,14 +214,14 @@ export class InvocationRunner {
     );
   }
 
-  private async execute(sourceId: string, queued: readonly InvocationRow[]): Promise<void> {
-    const { executor, components, locks, writes } = this.options;
+  private async execute(sourceId: string, queued: readonly QueuedInvocation[]): Promise<void> {
+    const { executor, components, locks, store, queue } = this.options;
     let rows = queued;
     try {
       await locks.run(sourceId, async () => {
-        const source = writes.getSource(sourceId);
+        const source = await store.getSource(sourceId);
         if (!source) {
-          for (const row of rows) writes.deleteInvocation(row.id);
+          await queue.drop(rows.map((row) => row.id));
           return;
         }
         // A customResponse caller waits for its own invocation's http.respond(): those run one by one.
@@ -231,7 +237,7 @@ export class InvocationRunner {
           handle,
           source,
           events: rows.map((row) => JSON.parse(row.event) as unknown),
-          state: writes.readState(source.id),
+          state: await store.readState(source.id),
         });
         const done = rows.slice(0, results.length);
         const last = results.at(-1);
@@ -243,10 +249,8 @@ export class InvocationRunner {
           results,
           state: last.state,
         });
-        // The rows that ran leave in the transaction that stores their results; the rest stay queued.
-        const logIds = writes.commit(built.commit, () => {
-          for (const row of done) writes.deleteInvocation(row.id);
-        });
+        // The entries that ran leave in the transaction that stores their results; the rest stay queued.
+        const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id) });
         executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
@@ -254,32 +258,54 @@ export class InvocationRunner {
         if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
       });
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       if (rows.length > 1) {
-        // A platform failure of a batch: nothing of it committed; its invocations are retried one by one.
+        // A platform failure of a batch: nothing of it committed; its invocations are retried one
+        // by one (no attempt counted yet: the one to blame is not known).
         this.options.log(
           `a batch of ${rows.length} invocations of ${sourceId} failed in the platform (retrying them one by one): ${message}`,
         );
         this.solo.set(sourceId, rows.length);
         return;
       }
-      // A platform failure (not the component's): retry a few times, then drop it with a log line.
-      for (const row of rows) {
-        this.options.log(`invocation ${row.id} of ${row.source_id} failed in the platform: ${message}`);
-        const attempts = (this.attempts.get(row.id) ?? 0) + 1;
-        this.attempts.set(row.id, attempts);
-        if (attempts >= MAX_ATTEMPTS) {
-          writes.deleteInvocation(row.id);
-          this.attempts.delete(row.id);
-        }
-        this.respond(row.id, null);
-      }
+      for (const row of rows) await this.failed(row, message);
+    }
+  }
+
+  /** A platform failure (not the component's) of one invocation: retried after a backoff, then a dead letter. */
+  private async failed(row: QueuedInvocation, message: string): Promise<void> {
+    this.options.log(`invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
+    this.respond(row.id, null);
+    let outcome;
+    try {
+      outcome = await this.options.queue.fail(row.id, message);
+    } catch (error) {
+      // Not even the failure could be recorded: the entry stays queued and runs again.
+      this.options.log(`recording the failure of invocation ${row.id} failed: ${messageOf(error)}`);
+      return;
+    }
+    switch (outcome.kind) {
+      case 'retry':
+        this.options.log(
+          `invocation ${row.id} retries (attempt ${outcome.attempts + 1}) after ${outcome.notBefore - this.options.now()} ms`,
+        );
+        await this.armRetryTimer().catch(() => undefined);
+        return;
+      case 'dead':
+        this.options.log(
+          `invocation ${row.id} of ${row.sourceId} failed ${outcome.attempts} times and is now a dead letter (GET /v1/dead-letters/${row.id})`,
+        );
+        return;
+      case 'gone':
+        return;
+      default:
+        outcome satisfies never;
     }
   }
 
   /** One invocation on its own: a customResponse source, a batch of one, or a retry after a failed batch. */
-  private async runOne(source: SourceRow, handle: ComponentHandle, row: InvocationRow): Promise<void> {
-    const { executor, writes } = this.options;
+  private async runOne(source: SourceRow, handle: ComponentHandle, row: QueuedInvocation): Promise<void> {
+    const { executor, store } = this.options;
     const soloLeft = this.solo.get(source.id) ?? 0;
     if (soloLeft > 1) this.solo.set(source.id, soloLeft - 1);
     else this.solo.delete(source.id);
@@ -287,7 +313,7 @@ export class InvocationRunner {
       handle,
       source,
       kind: 'run',
-      state: writes.readState(source.id),
+      state: await store.readState(source.id),
       event: JSON.parse(row.event) as unknown,
       onRespond: (response) => this.respond(row.id, response),
     });
@@ -297,8 +323,8 @@ export class InvocationRunner {
       results: [result],
       state: result.state,
     });
-    // The queue row leaves in the same transaction that stores the results: at least once, never lost.
-    const logIds = writes.commit(built.commit, () => writes.deleteInvocation(row.id));
+    // The queue entry leaves in the same transaction that stores the results: at least once, never lost.
+    const logIds = await store.commit(built.commit, { dequeue: [row.id] });
     executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
   }
@@ -311,4 +337,8 @@ export class InvocationRunner {
   private respond(invocationId: string, response: HttpResponse | null): void {
     this.options.pubsub.publishReply(invocationId, response);
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -1,20 +1,10 @@
 import { AppError } from '@tributary/contracts';
 import type { Kysely } from 'kysely';
 import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
+import type { Page, PageQuery } from '../ports/store.js';
 import type { Database } from '../store/schema.js';
 
-export interface PageQuery {
-  readonly limit: number;
-  /** Entries older than this id (next page, newest first). */
-  readonly before?: string;
-  /** Entries newer than this id. */
-  readonly after?: string;
-}
-
-export interface Page<T> {
-  readonly data: T[];
-  readonly total: number;
-}
+export type { Page, PageQuery } from '../ports/store.js';
 
 /** Event summaries of one source, newest first (contract §9.2). */
 export async function listEvents(db: Kysely<Database>, sourceId: string, page: PageQuery): Promise<Page<EventRecord>> {

@@ -19,7 +19,7 @@ import type { ComponentRow, ComponentService } from '../components/component-ser
 import { newId, newSecretToken } from '../ids.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
-import type { SqliteWrites } from '../store/sqlite-writes.js';
+import type { Store } from '../ports/store.js';
 import { echoProps, mergeProps, openProps, sealProps, type PropDescription } from './configured-props.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { slugify } from './slug.js';
@@ -71,7 +71,7 @@ export interface SourceServiceOptions {
   /** Called when timers may have changed, so the scheduler re-arms. */
   readonly onSchedulesChanged: () => void;
   readonly configureTimeoutMs: number;
-  readonly writes: SqliteWrites;
+  readonly store: Store;
   readonly accounts: AccountService;
 }
 
@@ -140,7 +140,7 @@ export class SourceService {
         results: outcome.commit.results,
         state: outcome.commit.state,
       });
-      const logIds = this.options.writes.insertSource(row, built.commit);
+      const logIds = await this.options.store.insertSource(row, built.commit);
       this.options.executor.publish(id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       return row;
@@ -166,7 +166,7 @@ export class SourceService {
       }
       const wantsActive = request.active ?? source.active === 1;
       const results: InvocationResult[] = [];
-      let state = this.options.writes.readState(source.id);
+      let state = await this.options.store.readState(source.id);
       let rolledBack: RolledBack | null = null;
       if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
         const oldHandle = await this.options.executor.handle(oldComponent);
@@ -224,7 +224,7 @@ export class SourceService {
         state = outcome.commit.state;
       }
       const built = this.options.executor.buildCommit({ sourceId: source.id, invocationId: null, results, state });
-      const logIds = this.options.writes.updateSource(next, built.commit);
+      const logIds = await this.options.store.updateSource(next, built.commit);
       this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       if (rolledBack) throw rolledBack.failure.error;
@@ -241,7 +241,7 @@ export class SourceService {
       const outcome = await removeSource({
         code: { handle: () => this.options.executor.handle(component), source },
         wasActive: source.active === 1,
-        state: this.options.writes.readState(source.id),
+        state: await this.options.store.readState(source.id),
         force: options.force === true,
         runHook: this.runHook,
       });
@@ -259,7 +259,7 @@ export class SourceService {
         default:
           return unexpectedOutcome(outcome);
       }
-      this.options.writes.deleteSource(source.id);
+      await this.options.store.deleteSource(source.id);
       this.options.onSchedulesChanged();
       return source;
     });

@@ -129,4 +129,32 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('accounts_app').on('accounts').columns(['app', 'id']).execute();
     },
   },
+  // Issue 13: retries with backoff kept in the row (a restart no longer forgets the count), and
+  // invocations that failed in the platform on every attempt kept as dead letters instead of dropped.
+  '0003-retries-and-dead-letters': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .alterTable('invocations')
+        .addColumn('not_before', 'integer', (col) => col.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable('invocations').addColumn('last_error', 'text').execute();
+      await db.schema
+        .createTable('dead_letters')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('source_id', 'text', (col) => col.notNull())
+        .addColumn('trigger', 'text', (col) => col.notNull())
+        .addColumn('event', 'text', (col) => col.notNull())
+        .addColumn('attempts', 'integer', (col) => col.notNull())
+        .addColumn('last_error', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('failed_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema
+        .createIndex('dead_letters_source')
+        .on('dead_letters')
+        .columns(['source_id', 'failed_at'])
+        .execute();
+      await db.schema.createIndex('dead_letters_failed').on('dead_letters').columns(['failed_at', 'id']).execute();
+    },
+  },
 };

@@ -98,5 +98,22 @@ export interface Database {
     attempts: number;
     created_at: number;
     started_at: number | null;
+    /** Not claimed before this time: the backoff after a platform failure (0 = at once). */
+    not_before: number;
+    last_error: string | null;
+  };
+  /** Invocations that failed in the platform on every attempt, kept until retried or deleted. */
+  dead_letters: {
+    /** The invocation's id, kept through a retry. */
+    id: string;
+    source_id: string;
+    trigger: 'http' | 'timer' | 'manual';
+    event: string;
+    attempts: number;
+    last_error: string;
+    /** When the invocation was first queued. */
+    created_at: number;
+    /** When its last attempt failed. */
+    failed_at: number;
   };
 }

@@ -1,33 +1,13 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { DedupeState, Json } from '@tributary/runtime';
+import type { SourceCommit } from '../ports/store.js';
 import type { Database } from './schema.js';
 
 type SourceRow = Selectable<Database['sources']>;
 type InvocationRow = Selectable<Database['invocations']>;
 
-export interface EventInsert {
-  readonly id: string;
-  readonly indexedAtMs: number;
-  readonly event: string;
-  readonly metadata: string;
-}
-
-export interface LogInsert {
-  readonly invocationId: string | null;
-  readonly ts: number;
-  readonly level: 'info' | 'warn' | 'error';
-  readonly message: string;
-}
-
-/** What one commit writes for a source: events and logs appended, state replaced. */
-export interface SourceCommit {
-  readonly sourceId: string;
-  readonly events: readonly EventInsert[];
-  readonly logs: readonly LogInsert[];
-  readonly db: string;
-  readonly dedupe: string | null;
-}
+export type { EventInsert, LogInsert, SourceCommit } from '../ports/store.js';
 
 const SOURCE_COLUMNS = [
   'id',
@@ -65,7 +45,7 @@ export class SqliteWrites {
       getSource: prepare('SELECT * FROM sources WHERE id = ?'),
       readState: prepare('SELECT db, dedupe FROM source_state WHERE source_id = ?'),
       insertInvocation: prepare(
-        "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL)",
+        "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL, 0)",
       ),
       sourcesWithWork: prepare(
         "SELECT source_id FROM invocations WHERE status = 'queued' GROUP BY source_id ORDER BY min(rowid)",
@@ -93,8 +73,8 @@ export class SqliteWrites {
           .map((column) => `${column} = ?`)
           .join(', ')} WHERE id = ?`,
       ),
-      setNextFire: prepare('UPDATE sources SET next_fire_at = ? WHERE id = ?'),
-      deleteSourceRows: ['events', 'logs', 'invocations', 'source_state'].map((table) =>
+      moveNextFire: prepare('UPDATE sources SET next_fire_at = ? WHERE id = ? AND next_fire_at = ?'),
+      deleteSourceRows: ['events', 'logs', 'invocations', 'source_state', 'dead_letters'].map((table) =>
         prepare(`DELETE FROM ${table} WHERE source_id = ?`),
       ),
       deleteSource: prepare('DELETE FROM sources WHERE id = ?'),
@@ -148,8 +128,9 @@ export class SqliteWrites {
     return this.statements.oldestOfSource.all(sourceId, limit) as InvocationRow[];
   }
 
-  deleteInvocation(id: string): void {
-    this.statements.deleteInvocation.run(id);
+  /** Removes a queued invocation; false when it was not queued. */
+  deleteInvocation(id: string): boolean {
+    return this.statements.deleteInvocation.run(id).changes > 0;
   }
 
   /** Appends events and logs, trims both to their size, replaces the state; returns the log ids. */
@@ -180,18 +161,27 @@ export class SqliteWrites {
     })();
   }
 
-  /** Queues the due ticks and moves each source's next fire time, in one transaction. */
+  /**
+   * Queues the due ticks and moves each source's next fire time, in one transaction; returns the
+   * sources whose tick was queued. A tick is queued only if the fire time is still the one it was
+   * read at, so two checks that overlap never queue the same tick twice.
+   */
   queueTicks(
     ticks: readonly {
       invocation: { id: string; sourceId: string; event: string; createdAt: number };
+      firedAt: number;
       nextFireAt: number;
     }[],
-  ): void {
-    this.raw.transaction(() => {
+  ): string[] {
+    return this.raw.transaction(() => {
+      const queued: string[] = [];
       for (const tick of ticks) {
+        const moved = this.statements.moveNextFire.run(tick.nextFireAt, tick.invocation.sourceId, tick.firedAt);
+        if (moved.changes === 0) continue;
         this.enqueue({ ...tick.invocation, trigger: 'timer' });
-        this.statements.setNextFire.run(tick.nextFireAt, tick.invocation.sourceId);
+        queued.push(tick.invocation.sourceId);
       }
+      return queued;
     })();
   }
 

@@ -14,7 +14,7 @@ import {
   UpdateSourceBody,
   User,
 } from '@tributary/contracts';
-import { deleteEvents, listEvents, listLogs, OWNER_ID, type Engine, type EventRecord } from '@tributary/engine';
+import { OWNER_ID, type Engine, type EventRecord } from '@tributary/engine';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor, pageInfo } from './pagination.js';
 import { route, type RouteSpec } from './route-table.js';
@@ -149,7 +149,7 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
       response: list(EventSummary),
       handler: async ({ params, query }) => {
         const source = await sources.resolve(params['id'] ?? '');
-        const page = await listEvents(engine.db, source.id, {
+        const page = await engine.events.list(source.id, {
           limit: query.limit,
           ...(query.before ? { before: query.before } : {}),
           ...(query.after ? { after: query.after } : {}),
@@ -170,7 +170,7 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
       status: 202,
       handler: async ({ params, query }) => {
         const source = await sources.resolve(params['id'] ?? '');
-        await deleteEvents(engine.db, source.id, {
+        await engine.events.delete(source.id, {
           ...(query.start_id ? { startId: query.start_id } : {}),
           ...(query.end_id ? { endId: query.end_id } : {}),
         });
@@ -186,7 +186,7 @@ export function sourceRoutes(engine: Engine): RouteSpec[] {
       response: list(LogEntry),
       handler: async ({ params, query }) => {
         const source = await sources.resolve(params['id'] ?? '');
-        const page = await listLogs(engine.db, source.id, {
+        const page = await engine.events.logs(source.id, {
           limit: query.limit,
           ...(query.before ? { before: query.before } : {}),
           ...(query.after ? { after: query.after } : {}),

@@ -1,5 +1,4 @@
 import type { Engine, SourceMessage } from '@tributary/engine';
-import { eventsAfter, logsAfter } from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../http/auth.js';
 
@@ -49,8 +48,8 @@ export function registerSse(
     if (lastId !== null) {
       const missed =
         kind === 'event'
-          ? await eventsAfter(engine.db, source.id, lastId)
-          : await logsAfter(engine.db, source.id, lastId);
+          ? await engine.events.after(source.id, lastId)
+          : await engine.events.logsAfter(source.id, lastId);
       for (const record of missed) write({ kind, sourceId: source.id, record } as SourceMessage);
     }
     for (const message of buffered.splice(0)) write(message);

@@ -1,0 +1,80 @@
+import type { Kysely } from 'kysely';
+import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
+import type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
+import { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from '../sources/event-queries.js';
+import type { Database } from './schema.js';
+import { settle } from './settle.js';
+import type { SqliteWrites } from './sqlite-writes.js';
+
+export interface SqliteStoreOptions {
+  readonly db: Kysely<Database>;
+  readonly writes: SqliteWrites;
+}
+
+/**
+ * The `Store` on the embedded SQLite file: commits and source writes are synchronous prepared
+ * statements in one better-sqlite3 transaction (the hot path), reads go through Kysely.
+ */
+export class SqliteStore implements Store {
+  constructor(private readonly options: SqliteStoreOptions) {}
+
+  getSource(id: string): Promise<StoredSource | undefined> {
+    return settle(() => this.options.writes.getSource(id));
+  }
+
+  findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
+    return settle(() => {
+      const row = this.options.writes.findEndpoint(endpointId);
+      return row ? { id: row.id, customResponse: row.custom_response === 1 } : null;
+    });
+  }
+
+  readState(sourceId: string): Promise<SourceState> {
+    return settle(() => this.options.writes.readState(sourceId));
+  }
+
+  commit(commit: SourceCommit, options: { readonly dequeue?: readonly string[] } = {}): Promise<number[]> {
+    const writes = this.options.writes;
+    return settle(() =>
+      writes.commit(commit, () => {
+        for (const id of options.dequeue ?? []) {
+          // Throwing rolls the whole transaction back: results of an invocation someone else
+          // already committed are not stored a second time.
+          if (!writes.deleteInvocation(id)) throw new Error(`invocation ${id} is no longer queued`);
+        }
+      }),
+    );
+  }
+
+  insertSource(row: StoredSource, commit: SourceCommit): Promise<number[]> {
+    return settle(() => this.options.writes.insertSource(row, commit));
+  }
+
+  updateSource(row: StoredSource, commit: SourceCommit): Promise<number[]> {
+    return settle(() => this.options.writes.updateSource(row, commit));
+  }
+
+  deleteSource(sourceId: string): Promise<void> {
+    return settle(() => this.options.writes.deleteSource(sourceId));
+  }
+
+  listEvents(sourceId: string, page: PageQuery): Promise<Page<EventRecord>> {
+    return listEvents(this.options.db, sourceId, page);
+  }
+
+  eventsAfter(sourceId: string, lastEventId: string | null): Promise<EventRecord[]> {
+    return eventsAfter(this.options.db, sourceId, lastEventId);
+  }
+
+  deleteEvents(sourceId: string, range: { readonly startId?: string; readonly endId?: string }): Promise<number> {
+    return deleteEvents(this.options.db, sourceId, range);
+  }
+
+  listLogs(sourceId: string, page: PageQuery): Promise<Page<LogRecord>> {
+    return listLogs(this.options.db, sourceId, page);
+  }
+
+  logsAfter(sourceId: string, lastId: string | null): Promise<LogRecord[]> {
+    return logsAfter(this.options.db, sourceId, lastId);
+  }
+}
