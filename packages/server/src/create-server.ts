@@ -1,6 +1,11 @@
 import type { Engine } from '@tributary/engine';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  installErrorHandler,
+  installJsonParser,
+} from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
 import { registerIngress } from './ingress/ingress.routes.js';
 import type { RateLimit } from './ingress/rate-limiter.js';
@@ -42,8 +47,10 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   installErrorHandler(app, options.log);
+  installJsonParser(app);
   registerRequestLog(app);
   app.get('/healthz', () => ({ status: 'ok' }));
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
