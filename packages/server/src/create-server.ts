@@ -31,6 +31,8 @@ export interface ServerOptions {
   readonly sseKeepaliveMs?: number;
   /** pino request log on stderr at this level (docs/server.md); none when absent. */
   readonly logLevel?: LogLevel;
+  /** Where that log goes (default stderr). */
+  readonly logStream?: NodeJS.WritableStream;
   /** Rate limit of each HTTP endpoint (default 10/s, bursts of 50; rate 0 = off). */
   readonly endpointRateLimit?: RateLimit;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
@@ -41,7 +43,7 @@ export interface ServerOptions {
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
-    ...serverLogging(options.logLevel),
+    ...serverLogging(options.logLevel, options.logStream),
     bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
     return503OnClosing: true,
     // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).

@@ -3,6 +3,7 @@ import type { Socket } from 'node:net';
 import { AppError, isAppError } from '@tributary/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { loggedRoute } from './request-log.js';
 
 /**
  * The server's one error handler: platform errors keep their code and the registry's status;
@@ -12,7 +13,9 @@ import secureJson from 'secure-json-parse';
 export function installErrorHandler(app: FastifyInstance, log: (message: string) => void): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error, request);
-    if (appError.code === 'INTERNAL') log(`${request.method} ${request.url} failed: ${error.stack ?? error.message}`);
+    // The route pattern, never the URL: queries hold `?token=`, endpoint paths their secret id.
+    if (appError.code === 'INTERNAL')
+      log(`${request.method} ${loggedRoute(request)} failed: ${error.stack ?? error.message}`);
     const details = Object.keys(appError.details).length > 0 ? { details: appError.details } : {};
     void reply.status(appError.status).send({ error: { code: appError.code, message: appError.message, ...details } });
   });
