@@ -256,6 +256,7 @@ export class ComponentHandle {
         ...(error.rule ? { rule: error.rule } : {}),
       } as SerializedError,
       state: { db: streamed.db, dedupe: deduped.state },
+      startedAtMs: streamed.started,
       durationMs: Date.now() - streamed.started,
     };
   }

@@ -63,6 +63,7 @@ export const InvocationResultMessage = z.object({
   sends: z.array(z.object({ kind: z.enum(['http', 'email', 's3', 'emit', 'sse']), config: record })),
   error: SerializedErrorMessage.nullable(),
   state: z.object({ db: record, dedupe: z.unknown().nullable() }),
+  startedAtMs: z.number(),
   durationMs: z.number(),
 });
 export type InvocationResultMessage = z.infer<typeof InvocationResultMessage>;
