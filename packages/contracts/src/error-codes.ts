@@ -203,6 +203,21 @@ export const ERROR_CODES = {
     description:
       'A request body has a content type the route does not take (JSON for the API; no file uploads to endpoints).',
   },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    category: 'user',
+    description: "A request's headers (cookies included) are larger than the server's 16 KB limit.",
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    category: 'user',
+    description: 'A request was not received in full within the time the server allows.',
+  },
+  MALFORMED_REQUEST: {
+    status: 400,
+    category: 'user',
+    description: 'A request is not valid HTTP/1.1: an unknown method, a broken request line or header.',
+  },
   RATE_LIMITED: {
     status: 429,
     category: 'user',

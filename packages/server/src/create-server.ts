@@ -1,6 +1,11 @@
 import type { Engine } from '@tributary/engine';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { frameworkErrorHandler, installErrorHandler } from './http/error-handler.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  installErrorHandler,
+  installJsonParser,
+} from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
 import { registerIngress } from './ingress/ingress.routes.js';
 import { accountRoutes } from './routes/accounts.routes.js';
@@ -26,6 +31,8 @@ export interface ServerOptions {
   readonly sseKeepaliveMs?: number;
   /** pino request log on stderr at this level (docs/server.md); none when absent. */
   readonly logLevel?: LogLevel;
+  /** Where that log goes (default stderr). */
+  readonly logStream?: NodeJS.WritableStream;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
 }
@@ -34,14 +41,16 @@ export interface ServerOptions {
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
-    ...serverLogging(options.logLevel),
+    ...serverLogging(options.logLevel, options.logStream),
     bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
     return503OnClosing: true,
     // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   installErrorHandler(app, options.log);
+  installJsonParser(app);
   registerRequestLog(app);
   app.get('/healthz', () => ({ status: 'ok' }));
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.

@@ -32,7 +32,16 @@ beforeAll(async () => {
       case '/huge.mjs':
         response
           .writeHead(200, { 'content-type': 'text/javascript' })
-          .end(`// ${'x'.repeat(2 * 1024 * 1024)}\n${fixture('f02-counter.mjs')}`);
+          .end(`// ${'x'.repeat(6 * 1024 * 1024)}\n${fixture('f02-counter.mjs')}`);
+        return;
+      case '/not-code':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"token": "INTERNAL-SECRET-7f3a"}');
+        return;
+      case '/not-code-2':
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('token INTERNAL_SECRET_7f3a');
+        return;
+      case '/not-code-3':
+        response.writeHead(200, { 'content-type': 'text/plain' }).end('INTERNAL_SECRET_7f3a');
         return;
       default:
         response.writeHead(404).end('not here');
@@ -139,6 +148,13 @@ describe('POST /v1/components (save)', () => {
       'http://10.0.0.1/x.mjs',
       'http://192.168.1.1/x.mjs',
       'http://2130706433/x.mjs', // 127.0.0.1 written as a number
+      `${codeBase.replace('127.0.0.1', '[::ffff:127.0.0.1]')}/f02-counter.mjs`,
+      `${codeBase.replace('127.0.0.1', '[::ffff:7f00:1]')}/f02-counter.mjs`,
+      `${codeBase.replace('127.0.0.1', '0x7f.1')}/f02-counter.mjs`,
+      `${codeBase.replace('127.0.0.1', '[64:ff9b::7f00:1]')}/f02-counter.mjs`,
+      'http://0.0.0.0/x.mjs',
+      'http://[::]/x.mjs',
+      'http://[fd00::1]/x.mjs',
     ];
     for (const url of urls) {
       const response = await h.request('POST', '/v1/components', { body: { component_url: url } });
@@ -172,13 +188,33 @@ describe('POST /v1/components (save)', () => {
     expect(deployed.body.data.component_key).toBe('fx-counter');
   });
 
-  it('refuses redirects, error statuses and oversized code behind a URL', async () => {
+  it('follows a redirect and refuses error statuses and code over the 5 MB component code limit', async () => {
+    const redirected = await privileged.request('POST', '/v1/components', {
+      body: { component_url: `${codeBase}/redirect` },
+    });
+    expect(redirected.status).toBe(200);
+    expect(redirected.body.data.key).toBe('fx-counter');
     const before = await snapshot(privileged);
-    for (const url of [`${codeBase}/redirect`, `${codeBase}/missing.mjs`, `${codeBase}/huge.mjs`]) {
+    for (const url of [`${codeBase}/missing.mjs`, `${codeBase}/huge.mjs`]) {
       const response = await privileged.request('POST', '/v1/components', { body: { component_url: url } });
       expect(response.status, url).toBe(400);
       expect(response.body.error.code, url).toBe('URL_REFUSED');
     }
+    expect(await snapshot(privileged)).toEqual(before);
+  });
+
+  it('never echoes the content behind a URL that is not a component', async () => {
+    const before = await snapshot(privileged);
+    for (const url of [`${codeBase}/not-code`, `${codeBase}/not-code-2`, `${codeBase}/not-code-3`]) {
+      const response = await privileged.request('POST', '/v1/components', { body: { component_url: url } });
+      expect(response.status, url).toBeGreaterThanOrEqual(400);
+      expect(response.status, url).toBeLessThan(500);
+      expect(response.text, url).not.toContain('INTERNAL');
+      const deploy = await privileged.request('POST', '/v1/sources', { body: { component_url: url } });
+      expect(deploy.status, url).toBeLessThan(500);
+      expect(deploy.text, url).not.toContain('INTERNAL');
+    }
+    expect(privileged.logLines.join('\n')).not.toContain('INTERNAL');
     expect(await snapshot(privileged)).toEqual(before);
   });
 

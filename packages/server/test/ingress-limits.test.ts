@@ -198,7 +198,7 @@ describe('tributary start: rate-limit settings and the request log (real binary)
         return parsed.some((entry) => entry['status'] === 429) ? parsed : undefined;
       }, 'the 429 log line');
       const ingress = entries.filter(
-        (entry) => typeof entry['path'] === 'string' && (entry['path'] as string).startsWith('/e/'),
+        (entry) => typeof entry['route'] === 'string' && (entry['route'] as string).startsWith('/e/'),
       );
       expect(ingress.map((entry) => [entry['level'], entry['status']])).toEqual([
         [20, 200],
@@ -206,12 +206,14 @@ describe('tributary start: rate-limit settings and the request log (real binary)
         [20, 200],
         [40, 429],
       ]);
-      expect(ingress[0]).toMatchObject({ method: 'POST', path: `/e/${endpointId.slice(0, 6)}…`, msg: 'request' });
+      expect(ingress[0]).toMatchObject({ method: 'POST', route: '/e/:endpointId', msg: 'request' });
       expect(typeof ingress[0]?.['ms']).toBe('number');
-      const deploy = entries.find((entry) => entry['path'] === '/v1/sources');
+      const deploy = entries.find((entry) => entry['route'] === '/v1/sources');
       expect(deploy).toMatchObject({ method: 'POST', status: 200, level: 20 });
       const all = server.stderr.join('\n');
-      for (const secret of ['body-secret', 'query-secret', ADMIN_KEY, endpointId]) expect(all).not.toContain(secret);
+      for (const secret of ['body-secret', 'query-secret', ADMIN_KEY, endpointId, endpointId.slice(0, 6)]) {
+        expect(all).not.toContain(secret);
+      }
     } finally {
       await server.stop();
     }
@@ -244,7 +246,7 @@ describe('tributary start: rate-limit settings and the request log (real binary)
       expect(entries.find((entry) => entry['status'] === 404)).toMatchObject({
         level: 40,
         method: 'GET',
-        path: '/v1/sources/dc_missing',
+        route: '/v1/sources/:id',
       });
     } finally {
       await server.stop();

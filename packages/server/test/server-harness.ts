@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '@tributary/engine';
 import type { FastifyInstance } from 'fastify';
-import { createServer } from '../src/index.js';
+import { createServer, type LogLevel } from '../src/index.js';
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const FIXTURES = path.join(REPO, 'fixtures/components');
@@ -101,6 +101,11 @@ export interface HarnessOptions {
   readonly appsFile?: string;
   /** A built web app folder to serve at `/`. */
   readonly webDir?: string;
+  /** Turns the pino request log on, written to `logStream` (default stderr). */
+  readonly logLevel?: LogLevel;
+  readonly logStream?: NodeJS.WritableStream;
+  /** Runs on the app before it listens (a test adds a route). */
+  readonly beforeListen?: (app: FastifyInstance) => void;
 }
 
 export const PUBLIC_URL = 'http://tributary.test';
@@ -129,7 +134,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     log,
     ...(options.apiBodyLimitBytes !== undefined ? { apiBodyLimitBytes: options.apiBodyLimitBytes } : {}),
     ...(options.webDir !== undefined ? { webDir: options.webDir } : {}),
+    ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
+    ...(options.logStream !== undefined ? { logStream: options.logStream } : {}),
   });
+  options.beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   if (options.startEngine !== false) await engine.start();
   let closed = false;

@@ -7,6 +7,20 @@ import { z } from 'zod';
 
 const configuredProps = z.record(z.string(), z.unknown()).describe('Prop values by prop name');
 
+/** C0 controls and DEL (NUL included): a name is one line of readable text. */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+/** A UTF-16 surrogate without its pair: not text, and not storable as UTF-8. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A name a person gives and reads (source, account, API key, app): 1–200 characters of text. */
+const DisplayName = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((value) => !CONTROL_CHARACTER.test(value), 'a name may not contain control characters (NUL, newline, ...)')
+  .refine((value) => !LONE_SURROGATE.test(value), 'a name may not contain a lone UTF-16 surrogate');
+
 export const SaveComponentBody = z
   .strictObject({
     component_code: z.string().min(1).optional(),
@@ -25,7 +39,7 @@ export const DeploySourceBody = z
     component_code: z.string().min(1).optional(),
     component_key: z.string().min(1).optional(),
     component_url: z.string().min(1).optional(),
-    name: z.string().min(1).max(200).optional(),
+    name: DisplayName.optional(),
     configured_props: configuredProps.optional(),
   })
   .refine(
@@ -41,7 +55,7 @@ export const UpdateSourceBody = z.strictObject({
   component_code: z.string().min(1).optional(),
   component_key: z.string().min(1).optional(),
   component_url: z.string().min(1).optional(),
-  name: z.string().min(1).max(200).optional(),
+  name: DisplayName.optional(),
   active: z.boolean().optional(),
   configured_props: configuredProps.optional(),
 });
@@ -194,7 +208,7 @@ export const App = z.object({
 /** Body of `PUT /v1/apps/{slug}`; also one entry (plus `slug`) of an `--apps-file`. */
 export const PutAppBody = z
   .strictObject({
-    name: z.string().min(1).max(200),
+    name: DisplayName,
     description: z.string().max(2000).nullable().optional(),
     auth_type: AppAuthType,
     fields: z
@@ -217,7 +231,7 @@ export const AppsFile = z.strictObject({
   apps: z.array(
     z.strictObject({
       slug: AppSlug,
-      name: z.string().min(1).max(200),
+      name: DisplayName,
       description: z.string().max(2000).nullable().optional(),
       auth_type: AppAuthType,
       fields: z
@@ -245,7 +259,7 @@ export const Account = z.object({
 
 export const CreateAccountBody = z.strictObject({
   app: z.string().min(1).max(64),
-  name: z.string().min(1).max(200).optional(),
+  name: DisplayName.optional(),
   fields: z.record(z.string(), z.string().max(16_384)),
 });
 
@@ -338,7 +352,7 @@ export const ApiKey = z.object({
 
 export const CreatedApiKey = ApiKey.extend({ key: z.string().describe('the full key, shown only once') });
 
-export const CreateApiKeyBody = z.strictObject({ name: z.string().min(1).max(200) });
+export const CreateApiKeyBody = z.strictObject({ name: DisplayName });
 
 export type SavedComponentT = z.infer<typeof SavedComponent>;
 export type DeployedSourceT = z.infer<typeof DeployedSource>;

@@ -50,7 +50,9 @@ export class ComponentService {
   ): Promise<ComponentRow> {
     const code =
       source.code ??
-      (source.url ? await fetchComponentUrl(source.url, { allowPrivate: this.options.allowPrivateUrls }) : null);
+      (source.url
+        ? await fetchComponentUrl(source.url, { allowPrivate: this.options.allowPrivateUrls, maxBytes: MAX_CODE_BYTES })
+        : null);
     if (code === null)
       throw new AppError('VALIDATION_FAILED', 'give component_code or component_url', { field: 'component_code' });
     if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
@@ -69,7 +71,9 @@ export class ComponentService {
         .executeTakeFirst();
       if (known) return known;
     }
-    const { prepared, info } = await this.validate(code, codeHash, purpose);
+    const { prepared, info } = await this.validate(code, codeHash, purpose).catch((error: unknown) => {
+      throw source.code === undefined ? withoutFetchedContent(error) : error;
+    });
     if (accept) await accept({ info, codeHash });
     const existing = await this.options.db
       .selectFrom('components')
@@ -283,6 +287,25 @@ function moduleExtension(code: string): 'mjs' | 'cjs' {
   const esm = /^\s*(import\s|import\(|export\s)/m.test(code);
   const cjs = /\bmodule\.exports\b|\bexports\.\w+\s*=|\brequire\(/.test(code);
   return cjs && !esm ? 'cjs' : 'mjs';
+}
+
+/**
+ * A syntax or load error quotes the code (esbuild's `found "..."`, `X is not defined`); for code
+ * fetched from component_url that text may be a document from someone else's server, so the
+ * error keeps its code and position and drops the quote.
+ */
+function withoutFetchedContent(error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  if (!['COMPONENT_SYNTAX_ERROR', 'COMPONENT_LOAD_FAILED', 'INTERNAL'].includes(error.code)) return error;
+  const { line, column } = error.details as { line?: unknown; column?: unknown };
+  const at =
+    typeof line === 'number' ? ` at line ${line}${typeof column === 'number' ? `, column ${column}` : ''}` : '';
+  const what = error.code === 'COMPONENT_SYNTAX_ERROR' ? 'is not valid JavaScript' : 'does not load as a module';
+  return new AppError(error.code, `the code behind component_url ${what}${at} (its content is not shown)`, {
+    field: 'component_url',
+    ...(typeof line === 'number' ? { line } : {}),
+    ...(typeof column === 'number' ? { column } : {}),
+  });
 }
 
 function assertRegistryKey(key: string): void {

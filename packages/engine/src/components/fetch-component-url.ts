@@ -1,59 +1,82 @@
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import { AppError } from '@tributary/contracts';
+import ipaddr from 'ipaddr.js';
 
 export interface FetchUrlOptions {
   /** Let URLs reach loopback and private addresses (an operator's own Git server, tests). */
   readonly allowPrivate: boolean;
+  /** The most bytes read from the body; more refuses the URL (the component code limit). */
   readonly maxBytes?: number;
+  /** For the whole fetch, redirects included. */
   readonly timeoutMs?: number;
+  /**
+   * Decides whether an address may be connected to when `allowPrivate` is false; default
+   * `!isPrivateAddress(address)`. Tests use it to treat one loopback address as public.
+   */
+  readonly isAllowedAddress?: (address: string) => boolean;
 }
 
-const MAX_BYTES = 1024 * 1024;
+const MAX_BYTES = 5 * 1024 * 1024;
 const TIMEOUT_MS = 10_000;
+const MAX_REDIRECTS = 5;
+
+/** Raised by the guarded lookup (and the connected-address check) for a refused address. */
+class RefusedAddressError extends Error {
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
+    super(`${host} resolves to ${address}, a private or loopback address`);
+  }
+}
 
 /**
- * Fetches component code from a URL: http(s) only, one size and time limit, and no private,
- * loopback or link-local addresses unless the operator allows them (so a deploy request cannot
- * make the server probe its own network). GitHub `blob` pages are read from their raw form.
+ * Fetches component code from a URL: http(s) only, one size and time limit, at most 5 redirects,
+ * and no private, loopback or link-local addresses unless the operator allows them (so a deploy
+ * request cannot make the server probe its own network). The address check runs where the
+ * connection is made: on the addresses DNS returned (a guarded `lookup`, every redirect hop
+ * included) and again on the socket's remote address, so a name that resolves somewhere else the
+ * second time, a redirect to an internal host or a numeric spelling of one cannot slip past a
+ * check made on the URL text. The body is read as a stream and given up at `maxBytes`. Error
+ * messages name the URL's host, the status or the rule, never the fetched content. GitHub `blob`
+ * pages are read from their raw form.
  */
 export async function fetchComponentUrl(url: string, options: FetchUrlOptions): Promise<string> {
-  let parsed: URL;
-  try {
-    parsed = new URL(rawGithub(url));
-  } catch {
-    throw new AppError('URL_REFUSED', `component_url "${url}" is not a valid URL`, { field: 'component_url' });
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new AppError('URL_REFUSED', `component_url must be http or https, got ${parsed.protocol}`, {
-      field: 'component_url',
-    });
-  }
-  if (!options.allowPrivate) await refusePrivate(parsed.hostname);
+  let current = parseUrl(rawGithub(url), url);
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  const limit = options.maxBytes ?? MAX_BYTES;
+  const allowed = options.allowPrivate
+    ? () => true
+    : (options.isAllowedAddress ?? ((address: string) => !isPrivateAddress(address)));
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? TIMEOUT_MS);
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    const response = await fetch(parsed, { signal: controller.signal, redirect: 'error' });
-    if (!response.ok) {
-      throw new AppError('URL_REFUSED', `fetching component_url answered HTTP ${response.status}`, {
-        field: 'component_url',
-      });
+    for (let hop = 0; ; hop++) {
+      const response = await get(current, allowed, controller.signal);
+      const status = response.statusCode ?? 0;
+      if (status >= 300 && status < 400 && response.headers.location !== undefined) {
+        response.resume();
+        if (hop >= MAX_REDIRECTS) throw refused(`component_url redirected more than ${MAX_REDIRECTS} times`);
+        current = parseUrl(new URL(response.headers.location, current).href, url);
+        continue;
+      }
+      if (status < 200 || status >= 300) {
+        response.resume();
+        throw refused(`fetching component_url answered HTTP ${status}`);
+      }
+      return await readCapped(response, limit);
     }
-    const limit = options.maxBytes ?? MAX_BYTES;
-    const body = Buffer.from(await response.arrayBuffer());
-    if (body.length > limit) {
-      throw new AppError('URL_REFUSED', `component_url returned ${body.length} bytes; the limit is ${limit}`, {
-        field: 'component_url',
-      });
-    }
-    return body.toString('utf8');
   } catch (error) {
     if (error instanceof AppError) throw error;
+    if (error instanceof RefusedAddressError) {
+      throw refused(`component_url host "${error.host}" resolves to ${error.address}, a private or loopback address`);
+    }
     const reason = controller.signal.aborted
-      ? `no answer within ${options.timeoutMs ?? TIMEOUT_MS} ms`
-      : error instanceof Error
-        ? error.message
-        : String(error);
+      ? `no answer within ${timeoutMs} ms`
+      : ((error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error)));
     throw new AppError(
       'URL_REFUSED',
       `fetching component_url failed: ${reason}`,
@@ -65,54 +88,123 @@ export async function fetchComponentUrl(url: string, options: FetchUrlOptions): 
   }
 }
 
+function refused(message: string): AppError {
+  return new AppError('URL_REFUSED', message, { field: 'component_url' });
+}
+
+function parseUrl(candidate: string, original: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(candidate);
+  } catch {
+    throw refused(`component_url "${original}" is not a valid URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw refused(`component_url must be http or https, got ${parsed.protocol}`);
+  }
+  return parsed;
+}
+
+/** One GET on a fresh connection whose addresses pass `allowed`; resolves with the response head. */
+function get(url: URL, allowed: (address: string) => boolean, signal: AbortSignal): Promise<IncomingMessage> {
+  // The URL parser has already turned numeric spellings (2130706433, 0x7f.1) into dotted form.
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  // Node connects to an IP literal without calling `lookup`: check it here.
+  if (isIP(host) && !allowed(host)) return Promise.reject(new RefusedAddressError(url.hostname, host));
+  const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+    dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const blocked = addresses.find((entry) => !allowed(entry.address));
+      if (blocked) return callback(new RefusedAddressError(hostname, blocked.address), '', 0);
+      if (lookupOptions.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.get(
+      url,
+      {
+        agent: false,
+        lookup,
+        signal,
+        headers: { accept: 'text/javascript, application/javascript, text/plain, */*', 'accept-encoding': 'identity' },
+      },
+      (response) => {
+        // The address actually connected to, whatever resolved it.
+        const remote = response.socket.remoteAddress;
+        if (remote !== undefined && !allowed(remote)) {
+          response.destroy();
+          reject(new RefusedAddressError(url.hostname, remote));
+          return;
+        }
+        resolve(response);
+      },
+    );
+    request.on('error', reject);
+  });
+}
+
+/** The body as UTF-8, refused (and the connection dropped) once it passes `limit` bytes. */
+async function readCapped(response: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    response.destroy();
+    throw refused(`component_url returned ${declared} bytes; the limit is ${limit}`);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > limit) {
+      response.destroy();
+      throw refused(`component_url returned more than ${limit} bytes; the limit is ${limit}`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function rawGithub(url: string): string {
   const match = /^https:\/\/github\.com\/([^/]+)\/([^/]+)\/blob\/(.+)$/.exec(url);
   return match ? `https://raw.githubusercontent.com/${match[1]}/${match[2]}/${match[3]}` : url;
 }
 
-async function refusePrivate(hostname: string): Promise<void> {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host)
-    ? [host]
-    : (await lookup(host, { all: true }).catch(() => [])).map((entry) => entry.address);
-  if (addresses.length === 0)
-    throw new AppError('URL_REFUSED', `component_url host "${hostname}" does not resolve`, { field: 'component_url' });
-  const blocked = addresses.find(isPrivateAddress);
-  if (blocked) {
-    throw new AppError(
-      'URL_REFUSED',
-      `component_url host "${hostname}" resolves to ${blocked}, a private or loopback address`,
-      {
-        field: 'component_url',
-      },
-    );
-  }
-}
-
-/** Loopback, private (RFC 1918, ULA), link-local, CGNAT, unspecified and IPv4-mapped forms of them. */
+/**
+ * True for every address that is not plain global unicast: loopback, unspecified, private
+ * (RFC 1918, ULA), link-local (cloud metadata at 169.254.169.254 included), CGNAT, multicast,
+ * broadcast, reserved and documentation ranges. IPv6 forms that embed an IPv4 address
+ * (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, IPv4-translated, 6to4) are judged by the
+ * address they embed. Classification comes from ipaddr.js (the parser Fastify's proxy-addr uses)
+ * rather than prefix matching on text. Anything that does not parse as an address is private.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return isPrivateAddress(mapped[1]);
-  if (isIP(address) === 4) {
-    const [a = 0, b = 0] = address.split('.').map(Number);
-    return (
-      a === 0 ||
-      a === 10 ||
-      a === 127 ||
-      (a === 169 && b === 254) ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      a >= 224
-    );
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return true;
   }
-  const lower = address.toLowerCase();
-  return (
-    lower === '::' ||
-    lower === '::1' ||
-    lower.startsWith('fc') ||
-    lower.startsWith('fd') ||
-    lower.startsWith('fe80') ||
-    lower.startsWith('ff')
-  );
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  const parts = v6.parts;
+  const embedded = (high: number, low: number): boolean =>
+    isPrivateAddress(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`);
+  switch (range) {
+    case 'unicast':
+      return false;
+    case 'ipv4Mapped':
+    case 'rfc6145':
+      return embedded(parts[6] ?? 0, parts[7] ?? 0);
+    case 'rfc6052':
+      // 64:ff9b::/96 embeds the IPv4 address in its last 32 bits; 64:ff9b:1::/48 is local use.
+      return parts[1] === 0xff9b && parts[2] === 0 ? embedded(parts[6] ?? 0, parts[7] ?? 0) : true;
+    case '6to4':
+      return embedded(parts[1] ?? 0, parts[2] ?? 0);
+    default:
+      return true;
+  }
 }

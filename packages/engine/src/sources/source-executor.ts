@@ -186,9 +186,13 @@ export class SourceExecutor {
   }
 }
 
-/** An invocation's log lines, framed by start and end markers (contract §3.7). */
+/**
+ * An invocation's log lines, framed by start and end markers (contract §3.7): "started" at the
+ * time the invocation started, the end marker at start + duration, the lines as stamped in the
+ * worker (same clock) between them.
+ */
 function markers(result: InvocationResult): LogEntry[] {
-  const start = result.logs[0]?.ts ?? Date.now();
+  const start = result.startedAtMs;
   const end: LogEntry = result.ok
     ? {
         level: 'info',

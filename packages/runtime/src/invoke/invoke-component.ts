@@ -68,6 +68,8 @@ export interface InvocationResult {
   readonly error: SerializedError | null;
   /** State to persist: db writes (kept even when the run failed) and the new dedupe state. */
   readonly state: InvocationState;
+  /** When the invocation started (epoch ms, the clock its log lines are stamped with). */
+  readonly startedAtMs: number;
   readonly durationMs: number;
 }
 
@@ -206,6 +208,7 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
     sends: record?.sends ?? [],
     error,
     state: { db: db.snapshot(), dedupe: deduped.state },
+    startedAtMs: startedAt,
     durationMs: now() - startedAt,
   };
 }

@@ -158,7 +158,8 @@ export class ComponentHandle {
             if (message.type !== 'item_result') streamed.take(message);
           },
         );
-        if (reply.type === 'result') return fromResultMessage(reply.result);
+        // Log lines are not repeated in the result: they are the ones that streamed.
+        if (reply.type === 'result') return { ...fromResultMessage(reply.result), logs: streamed.logs };
         if (reply.type === 'failed') return this.rebuild(request.kind, streamed, rebuildError(reply.error).toJSON());
         throw unexpected(reply);
       } catch (error) {
@@ -195,7 +196,7 @@ export class ComponentHandle {
           streamed.take(message);
           return;
         }
-        const result = fromResultMessage(message.result);
+        const result = { ...fromResultMessage(message.result), logs: streamed.logs };
         results.push(result);
         streamed = new Streamed(result.state, itemCallbacks(results.length));
       };
@@ -256,6 +257,7 @@ export class ComponentHandle {
         ...(error.rule ? { rule: error.rule } : {}),
       } as SerializedError,
       state: { db: streamed.db, dedupe: deduped.state },
+      startedAtMs: streamed.started,
       durationMs: Date.now() - streamed.started,
     };
   }
@@ -304,8 +306,10 @@ class Streamed {
   take(message: Exclude<StreamMessage, { type: 'item_result' }>): void {
     switch (message.type) {
       case 'log':
-        this.logs.push(message.entry);
-        this.callbacks.onLog?.(message.entry);
+        for (const entry of message.entries) {
+          this.logs.push(entry);
+          this.callbacks.onLog?.(entry);
+        }
         return;
       case 'emit':
         this.emits.push(message.emit as EmittedEvent);

@@ -195,7 +195,7 @@ export class WorkerProcess {
       case 'emit':
       case 'db_set':
       case 'respond':
-        pending.streamedBytes += JSON.stringify(message).length;
+        pending.streamedBytes += streamedSize(message);
         if (pending.streamedBytes > this.options.maxStreamBytes) {
           this.kill('payload');
           return;
@@ -269,6 +269,18 @@ export class WorkerProcess {
   private keepTail(chunk: Buffer): void {
     this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
   }
+}
+
+/**
+ * What a streamed message counts against `maxStreamBytes`: the text of log lines (what the
+ * worker's payload budget counts too, so short lines are not charged their JSON framing), the
+ * JSON of anything else.
+ */
+function streamedSize(message: StreamMessage): number {
+  if (message.type !== 'log') return JSON.stringify(message).length;
+  let total = 0;
+  for (const entry of message.entries) total += entry.message.length;
+  return total;
 }
 
 /** Rebuilds an error that crossed the protocol as data. */

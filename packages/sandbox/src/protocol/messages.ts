@@ -7,7 +7,9 @@
 import { z } from 'zod';
 
 // 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
-export const PROTOCOL_VERSION = 2;
+// 3: `log` carries `entries` (one or more lines), so a flood of short lines is not one message each;
+//    results carry `startedAtMs`.
+export const PROTOCOL_VERSION = 3;
 
 /** Most invocations one `invoke_batch` may carry. */
 export const MAX_BATCH_ITEMS = 64;
@@ -63,6 +65,7 @@ export const InvocationResultMessage = z.object({
   sends: z.array(z.object({ kind: z.enum(['http', 'email', 's3', 'emit', 'sse']), config: record })),
   error: SerializedErrorMessage.nullable(),
   state: z.object({ db: record, dedupe: z.unknown().nullable() }),
+  startedAtMs: z.number(),
   durationMs: z.number(),
 });
 export type InvocationResultMessage = z.infer<typeof InvocationResultMessage>;
@@ -161,7 +164,7 @@ export const WorkerMessage = z.discriminatedUnion('type', [
   z.object({ v, type: z.literal('ready'), pid: z.number() }),
   z.object({ v, type: z.literal('loaded'), id, info: ComponentInfo.nullable(), issues: z.array(Issue) }),
   z.object({ v, type: z.literal('props_result'), id, info: PropsInfo }),
-  z.object({ v, type: z.literal('log'), id, item, entry: LogEntryMessage }),
+  z.object({ v, type: z.literal('log'), id, item, entries: z.array(LogEntryMessage).min(1) }),
   z.object({ v, type: z.literal('emit'), id, item, emit: EmitMessage }),
   z.object({
     v,

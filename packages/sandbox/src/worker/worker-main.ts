@@ -16,6 +16,7 @@ import {
   type HttpResponse,
   type InvocationKind,
   type InvocationResult,
+  type LogEntry,
 } from '@tributary/runtime/worker';
 import {
   PROTOCOL_VERSION,
@@ -29,8 +30,60 @@ let component: Component | null = null;
 let loadError: SerializedError | null = null;
 let activeId: string | null = null;
 
+/** Sends a message, after the log lines still waiting (so the host sees them first). */
 function send(message: WorkerMessage): void {
-  process.send?.(message);
+  flushLogs();
+  sendTracked(message);
+}
+
+/*
+ * Log lines on their way to the host. A line goes out at once while few messages are in flight,
+ * so the lines written before a blocking loop or a crash reach the host. Under a flood (a
+ * synchronous loop of console.log gives the channel no chance to drain) lines wait here and go out
+ * in messages of up to LOG_CHUNK_BYTES: one IPC message per line would queue hundreds of thousands
+ * of writes in this process and take it over its memory cap long before the payload limit.
+ */
+const MAX_IN_FLIGHT = 32;
+const LOG_CHUNK_BYTES = 64 * 1024;
+let inFlight = 0;
+let waiting: { id: string; item: number | undefined; entries: LogEntry[] } | null = null;
+
+function sendTracked(message: WorkerMessage): void {
+  if (!process.send) return;
+  inFlight += 1;
+  process.send(message, undefined, {}, () => {
+    inFlight -= 1;
+    while (waiting && inFlight < MAX_IN_FLIGHT) sendLogChunk();
+  });
+}
+
+function writeLog(id: string, item: number | undefined, entry: LogEntry): void {
+  if (waiting && (waiting.id !== id || waiting.item !== item)) flushLogs();
+  if (!waiting && inFlight < MAX_IN_FLIGHT) {
+    sendTracked({ v: PROTOCOL_VERSION, type: 'log', id, ...(item === undefined ? {} : { item }), entries: [entry] });
+    return;
+  }
+  waiting ??= { id, item, entries: [] };
+  waiting.entries.push(entry);
+}
+
+/** Sends the oldest waiting lines, up to LOG_CHUNK_BYTES of text, as one message. */
+function sendLogChunk(): void {
+  if (!waiting) return;
+  const { id, item, entries } = waiting;
+  let count = 0;
+  let bytes = 0;
+  while (count < entries.length && (count === 0 || bytes < LOG_CHUNK_BYTES)) {
+    bytes += (entries[count]?.message.length ?? 0) + 48;
+    count += 1;
+  }
+  const chunk = entries.splice(0, count);
+  if (entries.length === 0) waiting = null;
+  sendTracked({ v: PROTOCOL_VERSION, type: 'log', id, ...(item === undefined ? {} : { item }), entries: chunk });
+}
+
+function flushLogs(): void {
+  while (waiting) sendLogChunk();
 }
 
 function toResponse(response: HttpResponse): ResponseMessage {
@@ -42,8 +95,9 @@ function toResponse(response: HttpResponse): ResponseMessage {
   };
 }
 
+/** A result for the host; its log lines went out as they were written, so they are not sent twice. */
 function toResultMessage(result: InvocationResult): Extract<WorkerMessage, { type: 'result' }>['result'] {
-  return { ...result, response: result.response ? toResponse(result.response) : null };
+  return { ...result, logs: [], response: result.response ? toResponse(result.response) : null };
 }
 
 function serialize(error: unknown): SerializedError {
@@ -215,7 +269,7 @@ function runOne(input: {
     ...(input.endpointUrl ? { endpointUrl: input.endpointUrl } : {}),
     timeoutMs: input.timeoutMs,
     maxPayloadBytes: input.maxPayloadBytes,
-    onLog: (entry) => send({ v: PROTOCOL_VERSION, type: 'log', id, ...tag, entry }),
+    onLog: (entry) => writeLog(id, input.item, entry),
     onEmit: (emit) => send({ v: PROTOCOL_VERSION, type: 'emit', id, ...tag, emit }),
     onDbSet: (key, value) =>
       send({

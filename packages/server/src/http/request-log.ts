@@ -1,4 +1,4 @@
-import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -7,19 +7,23 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * Fastify's own logger (pino, one JSON line per entry) on stderr at `level`, or none. Fastify's two
  * lines per request are off: `registerRequestLog` writes one, at a level that depends on the status.
  */
-export function serverLogging(level: LogLevel | undefined): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+export function serverLogging(
+  level: LogLevel | undefined,
+  stream: NodeJS.WritableStream = process.stderr,
+): Pick<FastifyServerOptions, 'logger' | 'logController'> {
   if (level === undefined) return { logger: false };
   return {
-    logger: { level, stream: process.stderr },
+    logger: { level, stream },
     logController: new LogController({ disableRequestLogging: true }),
   };
 }
 
 /**
- * One line per request once it is answered: method, path, status and time. Successes are debug,
- * 4xx (a 413 body, a 429 rate limit, a bad key) warn and 5xx error. Only the path is written:
- * query strings may hold `?token=` (browsers' SSE key), endpoint ids are the only secret of an
- * endpoint URL (so they are cut to 6 characters), and headers and bodies are never logged.
+ * One line per request once it is answered: method, route, status and time. Successes are debug,
+ * 4xx (a 413 body, a 429 rate limit, a bad key) warn and 5xx error. The route is the pattern that
+ * matched (`/sources/:id/sse`, `/e/:endpointId/*`), or for a request no route matched the first
+ * segment of its path: query strings may hold `?token=` (browsers' SSE key) and endpoint
+ * ids are the only secret of an endpoint URL. Headers and bodies are never logged.
  */
 export function registerRequestLog(app: FastifyInstance): void {
   // Successes are the hot path of the ingress: skip building their entry unless debug is on.
@@ -32,7 +36,7 @@ export function registerRequestLog(app: FastifyInstance): void {
     }
     const entry = {
       method: request.method,
-      path: loggedPath(request.url),
+      route: loggedRoute(request),
       status,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
@@ -43,8 +47,17 @@ export function registerRequestLog(app: FastifyInstance): void {
   });
 }
 
-function loggedPath(url: string): string {
+/** What a log line may say about a request's URL: the route pattern, else the redacted path. */
+export function loggedRoute(request: FastifyRequest): string {
+  return request.routeOptions.url ?? redactedPath(request.url);
+}
+
+/**
+ * For a request no route matched: its first path segment only (`/v1/…`, `/e/…`). The rest of an
+ * unmatched path is anything a client typed, an endpoint id or a key included.
+ */
+export function redactedPath(url: string): string {
   const path = url.split('?', 1)[0] ?? '';
-  const endpoint = /^\/e\/([^/]{6})[^/]*/.exec(path);
-  return endpoint ? `/e/${endpoint[1]}…${path.slice(endpoint[0].length)}` : path;
+  const first = /^\/[^/]*/.exec(path)?.[0] ?? '/';
+  return path.length > first.length ? `${first}/…` : first;
 }

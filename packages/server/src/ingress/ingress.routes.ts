@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { AppError } from '@tributary/contracts';
 import {
   buildHttpEvent,
@@ -116,9 +117,14 @@ export async function registerIngress(
           return assertNever(outcome);
       }
     };
-    for (const url of ['/e/:endpointId', '/e/:endpointId/*']) {
-      scope.route({ method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'], url, handler });
+    // Any method Node's parser accepts (WebDAV's PROPFIND, PURGE, ...); Fastify knows only a few
+    // until told. CONNECT opens a tunnel (Node's 'connect' event), never a request.
+    for (const method of http.METHODS) {
+      if (method !== 'CONNECT' && !scope.supportedMethods.includes(method))
+        scope.addHttpMethod(method, { hasBody: true });
     }
+    const methods = http.METHODS.filter((method) => method !== 'CONNECT');
+    for (const url of ['/e/:endpointId', '/e/:endpointId/*']) scope.route({ method: methods, url, handler });
   });
 }
 
