@@ -165,6 +165,7 @@ export class Engine {
     await this.sandbox.close();
     await this.db.destroy();
     this.closeDb();
+    await Promise.all([this.pubsub.close(), this.endpointLimiter.close()]);
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */

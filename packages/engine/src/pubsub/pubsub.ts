@@ -70,4 +70,9 @@ export interface PubSub {
   awaitReply(invocationId: string, signal?: AbortSignal): Promise<HttpResponse | null>;
   publishReply(invocationId: string, response: HttpResponse | null): void;
   stats(): PubSubStats;
+  /**
+   * Lets go of what the implementation holds (connections); the engine calls it last, when it stops.
+   * Nothing is published or delivered afterwards.
+   */
+  close(): Promise<void>;
 }

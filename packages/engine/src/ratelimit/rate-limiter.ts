@@ -31,4 +31,6 @@ export interface RateLimiter {
   /** The limit every key gets (the 429 message quotes it). */
   readonly limit: RateLimit;
   take(key: string): Promise<Admission>;
+  /** Lets go of what the implementation holds (a connection); the engine calls it when it stops. */
+  close(): Promise<void>;
 }
