@@ -59,6 +59,14 @@ describe('Redis (needs 127.0.0.1:6379 or TRIBUTARY_TEST_REDIS_URL)', () => {
     await Promise.all(limiters.map((limiter) => limiter.close()));
   });
 
+  it('keeps a bucket whose refill takes longer than Lua writes as a plain number', async () => {
+    if (!shared) throw new Error('no Redis connection');
+    const limiter = new RedisRateLimiter({ redis: shared, prefix, limit: { ratePerSecond: 1e-12, burst: 10 } });
+    const key = `slow-${Date.now()}`;
+    expect(await limiter.take(key)).toEqual({ ok: true });
+    expect(await shared.pttl(`${prefix}ratelimit:${key}`)).toBeGreaterThan(1e14);
+  });
+
   it('carries a reply whose body is bytes unchanged', async () => {
     const [a, b] = await Promise.all([openPeer(), openPeer()]);
     const body = Buffer.from([0, 255, 1, 254]);

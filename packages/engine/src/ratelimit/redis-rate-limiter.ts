@@ -22,9 +22,11 @@ export interface RedisRateLimiterOptions {
  * refill, free refusals and injected clock (the contract suite checks all three) cannot be had.
  *
  * The time comes from the caller (processes keep their clocks in step with NTP); a clock behind
- * the stored one refills nothing rather than going backwards. Numbers are stored with %.17g
- * because Lua's own conversion keeps 14 digits. The key expires once the bucket would be full
- * again (plus a second), since a full bucket is the same as none: Redis holds only busy endpoints.
+ * the stored one refills nothing rather than going backwards. Numbers go to Redis formatted
+ * explicitly (17 digits for the bucket, a plain integer for the TTL) rather than left to how a
+ * Redis version converts Lua numbers: a fractional token or a century-long TTL must survive
+ * intact. The key expires once the bucket would be full again (plus a second), since a full
+ * bucket is the same as none: Redis holds only busy endpoints.
  */
 const TAKE_TOKEN = `
 local rate = tonumber(ARGV[2])
@@ -40,7 +42,7 @@ end
 local admitted = tokens >= 1
 if admitted then tokens = tokens - 1 end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', string.format('%.17g', at))
-redis.call('PEXPIRE', KEYS[1], math.ceil(((capacity - tokens) / rate) * 1000) + 1000)
+redis.call('PEXPIRE', KEYS[1], string.format('%.0f', math.ceil(((capacity - tokens) / rate) * 1000) + 1000))
 if admitted then return { 1 } end
 return { 0, math.max(1, math.ceil((1 - tokens) / rate)) }
 `;
