@@ -35,15 +35,22 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<Redis>
     maxRetriesPerRequest: options.maxRetriesPerRequest ?? 20,
     retryStrategy: (attempt) => (ready ? reconnectDelayMs(attempt) : null),
   });
+  // Listening to 'error' also keeps ioredis from printing each failed attempt as unhandled.
   redis.on('error', (error: Error) => {
     lastError = error;
-    if (!ready || outage) return;
+  });
+  // 'reconnecting', not 'error': a server that closes the connection cleanly raises no error,
+  // and a deliberate quit() raises no reconnect.
+  redis.on('reconnecting', () => {
+    if (outage) return;
     outage = true;
-    options.log?.(`Redis ${shown} (${options.name}): connection lost (${error.message}); reconnecting`);
+    const reason = lastError?.message ?? 'closed by the server';
+    options.log?.(`Redis ${shown} (${options.name}): connection lost (${reason}); reconnecting`);
   });
   redis.on('ready', () => {
     if (outage) options.log?.(`Redis ${shown} (${options.name}): connected again`);
     outage = false;
+    lastError = undefined;
   });
   try {
     await redis.connect();
