@@ -22,9 +22,9 @@ export type Admission = { readonly ok: true } | { readonly ok: false; readonly r
  * - A refusal says, in whole seconds (at least 1, rounded up), when the next token is there:
  *   the `Retry-After` of the 429.
  * - `ratePerSecond` 0 turns the limit off: every take is admitted.
- * - The bucket is the key's, not the process's: a shared implementation (Redis) admits no more
- *   across all processes than the memory one admits in one. That is why `take` is async: there
- *   it is one script run per request (refill and take atomically, the clock passed in).
+ * - The bucket is the key's, not the process's: a shared implementation (`RedisRateLimiter`)
+ *   admits no more across all processes than the memory one admits in one. That is why `take` is
+ *   async: there it is one script run per request (refill and take atomically, the clock passed in).
  * - `take` rejects only when the backing service fails, never for lack of tokens.
  */
 export interface RateLimiter {
