@@ -69,7 +69,6 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
     // So is an unreachable Redis: connected before anything is created, closed by the engine.
     const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
-    mkdirSync(config.dataDir, { recursive: true });
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
     const engine = await createEngine(redis, {
       dataDir: config.dataDir,
@@ -89,18 +88,21 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
             }),
           }),
     });
-    if (config.adminKey) {
-      await engine.apiKeys.create('admin', config.adminKey);
-    } else if ((await engine.apiKeys.count()) === 0) {
-      const { key } = await engine.apiKeys.create('admin');
-      output.out(`Admin API key (shown once; keep it): ${key}`);
-    }
-    const app = await createServer({
-      engine,
-      version: VERSION,
-      log,
-      webDir: config.webDir,
-      logLevel: config.logLevel,
+    // Open connections (Redis) would keep a failed start from exiting: the engine closes them.
+    const app = await stopOnFailure(engine, async () => {
+      if (config.adminKey) {
+        await engine.apiKeys.create('admin', config.adminKey);
+      } else if ((await engine.apiKeys.count()) === 0) {
+        const { key } = await engine.apiKeys.create('admin');
+        output.out(`Admin API key (shown once; keep it): ${key}`);
+      }
+      return createServer({
+        engine,
+        version: VERSION,
+        log,
+        webDir: config.webDir,
+        logLevel: config.logLevel,
+      });
     });
     const stopRequested = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
@@ -142,15 +144,28 @@ async function openRedis(
   return ports;
 }
 
-/** Engine.create, letting go of the Redis connections if it fails (once created, the engine owns them). */
+/**
+ * Creates the data directory and the engine, letting go of the Redis connections if either fails
+ * (once created, the engine owns them).
+ */
 async function createEngine(
   redis: RedisPorts | undefined,
   options: Parameters<typeof Engine.create>[0],
 ): Promise<Engine> {
   try {
+    mkdirSync(options.dataDir, { recursive: true });
     return await Engine.create(options);
   } catch (error) {
     await redis?.close();
+    throw error;
+  }
+}
+
+async function stopOnFailure<T>(engine: Engine, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    await engine.stop();
     throw error;
   }
 }
