@@ -173,7 +173,10 @@ export class RedisPubSub implements PubSub {
     return ready;
   }
 
-  /** Unsubscribes the channel with the last local listener; Redis runs a connection's commands in order, so a quick re-subscribe stays subscribed. */
+  /**
+   * Unsubscribes the channel with the last local listener. Redis runs a connection's commands in
+   * order, so a subscribe that follows at once still ends subscribed.
+   */
   private release(sourceId: string): void {
     const channel = this.channels.get(sourceId);
     if (!channel) return;
