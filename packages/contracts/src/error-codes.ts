@@ -229,6 +229,12 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The CLI could not reach the Tributary server at the API URL (not running, wrong URL, network down).',
   },
+  REDIS_UNREACHABLE: {
+    status: 503,
+    category: 'user',
+    description:
+      'The server could not connect to the Redis at TRIBUTARY_REDIS_URL when it started (not running, wrong URL, auth).',
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',

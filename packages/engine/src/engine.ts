@@ -187,6 +187,7 @@ export class Engine {
     await this.runner.stop();
     await this.sandbox.close();
     await this.closeStore();
+    await Promise.all([this.pubsub.close(), this.endpointLimiter.close()]);
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */

@@ -26,6 +26,14 @@ export { DEFAULT_ENDPOINT_RATE_LIMIT } from './ratelimit/rate-limiter.js';
 export type { Admission, RateLimit, RateLimiter } from './ratelimit/rate-limiter.js';
 export { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
 export type { MemoryRateLimiterOptions } from './ratelimit/memory-rate-limiter.js';
+export { RedisPubSub } from './pubsub/redis-pubsub.js';
+export type { RedisPubSubOptions } from './pubsub/redis-pubsub.js';
+export { RedisRateLimiter } from './ratelimit/redis-rate-limiter.js';
+export type { RedisRateLimiterOptions } from './ratelimit/redis-rate-limiter.js';
+export { connectRedis, redactRedisUrl } from './redis/connect-redis.js';
+export type { ConnectRedisOptions } from './redis/connect-redis.js';
+export { openRedisPorts } from './redis/open-redis-ports.js';
+export type { RedisPorts, RedisPortsOptions } from './redis/open-redis-ports.js';
 // The server reaches the component model only through the engine (architecture.md §2): these are
 // the pieces of it the HTTP ingress needs to turn a request into an event and a reply into HTTP.
 export {

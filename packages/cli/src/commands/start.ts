@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { Engine, MemoryRateLimiter } from '@tributary/engine';
+import { Engine, MemoryRateLimiter, openRedisPorts, redactRedisUrl, type RedisPorts } from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
@@ -32,6 +32,11 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
       undefined,
     )
     .option(
+      '--redis-url <URL>',
+      'Redis shared by several processes for pub/sub and the endpoint rate limit (TRIBUTARY_REDIS_URL)',
+      undefined,
+    )
+    .option(
       '--log-level <LEVEL>',
       'server log on stderr: fatal, error, warn, info, debug, trace or silent (TRIBUTARY_LOG_LEVEL, default info)',
       undefined,
@@ -48,6 +53,7 @@ Examples:
   $ tributary start
   $ tributary start --port 9000 --data-dir /var/lib/tributary
   $ tributary start --apps-file ./apps.json
+  $ tributary start --redis-url redis://127.0.0.1:6379
   $ TRIBUTARY_ADMIN_KEY=trb_mysecretkey0123 tributary start --host 0.0.0.0`,
     )
     .action(async (flags: StartFlags) => {
@@ -60,10 +66,11 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     const config = loadServerConfig(flags, process.env);
     // A busy port is refused before the data directory, database or admin key are created.
     const port = await resolveListenPort(config.port, config.host);
-    mkdirSync(config.dataDir, { recursive: true });
     const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
+    // So is an unreachable Redis: connected before anything is created, closed by the engine.
+    const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-    const engine = await Engine.create({
+    const engine = await createEngine(redis, {
       dataDir: config.dataDir,
       cacheDir: config.cacheDir,
       publicUrl,
@@ -72,23 +79,30 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
-      // One process: its own buckets. A shared limiter goes here when several processes serve /e/.
-      endpointLimiter: new MemoryRateLimiter({
-        limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
-      }),
+      // Without Redis, one process: its own buckets and in-process fan-out.
+      ...(redis
+        ? { pubsub: redis.pubsub, endpointLimiter: redis.endpointLimiter }
+        : {
+            endpointLimiter: new MemoryRateLimiter({
+              limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
+            }),
+          }),
     });
-    if (config.adminKey) {
-      await engine.apiKeys.create('admin', config.adminKey);
-    } else if ((await engine.apiKeys.count()) === 0) {
-      const { key } = await engine.apiKeys.create('admin');
-      output.out(`Admin API key (shown once; keep it): ${key}`);
-    }
-    const app = await createServer({
-      engine,
-      version: VERSION,
-      log,
-      webDir: config.webDir,
-      logLevel: config.logLevel,
+    // Open connections (Redis) would keep a failed start from exiting: the engine closes them.
+    const app = await stopOnFailure(engine, async () => {
+      if (config.adminKey) {
+        await engine.apiKeys.create('admin', config.adminKey);
+      } else if ((await engine.apiKeys.count()) === 0) {
+        const { key } = await engine.apiKeys.create('admin');
+        output.out(`Admin API key (shown once; keep it): ${key}`);
+      }
+      return createServer({
+        engine,
+        version: VERSION,
+        log,
+        webDir: config.webDir,
+        logLevel: config.logLevel,
+      });
     });
     const stopRequested = new Promise<string>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
@@ -112,5 +126,46 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     return EXIT_OK;
   } catch (error) {
     return reportFailure(output, error, { json: false });
+  }
+}
+
+async function openRedis(
+  url: string,
+  config: { readonly redisPrefix: string; readonly endpointRatePerS: number; readonly endpointBurst: number },
+  log: (message: string) => void,
+): Promise<RedisPorts> {
+  const ports = await openRedisPorts({
+    url,
+    prefix: config.redisPrefix,
+    endpointLimit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
+    log,
+  });
+  log(`Redis ${redactRedisUrl(url)} (prefix ${config.redisPrefix}) carries pub/sub and the endpoint rate limit`);
+  return ports;
+}
+
+/**
+ * Creates the data directory and the engine, letting go of the Redis connections if either fails
+ * (once created, the engine owns them).
+ */
+async function createEngine(
+  redis: RedisPorts | undefined,
+  options: Parameters<typeof Engine.create>[0],
+): Promise<Engine> {
+  try {
+    mkdirSync(options.dataDir, { recursive: true });
+    return await Engine.create(options);
+  } catch (error) {
+    await redis?.close();
+    throw error;
+  }
+}
+
+async function stopOnFailure<T>(engine: Engine, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (error) {
+    await engine.stop();
+    throw error;
   }
 }

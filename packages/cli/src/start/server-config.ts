@@ -32,6 +32,17 @@ export const ServerConfig = z.object({
     .describe('Requests per second each HTTP endpoint takes on average (0 = no limit)'),
   endpointBurst: z.coerce.number().int().min(1).describe('Requests an HTTP endpoint takes at once after a quiet spell'),
   logLevel: z.enum(LOG_LEVELS).describe('Level of the server log on stderr (requests at debug, refusals at warn)'),
+  redisUrl: z
+    .string()
+    .url()
+    .refine((url) => /^rediss?:\/\//.test(url), 'must be a redis:// or rediss:// URL')
+    .nullable()
+    .describe('Redis shared by several processes: pub/sub and the endpoint rate limit (null = in-process)'),
+  redisPrefix: z
+    .string()
+    .min(1)
+    .max(100)
+    .describe('Put before every Redis key and channel; processes sharing it share the work'),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
@@ -43,6 +54,7 @@ export interface StartFlags {
   readonly endpointRatePerS?: string;
   readonly endpointBurst?: string;
   readonly logLevel?: string;
+  readonly redisUrl?: string;
 }
 
 /** apps/web/dist of this checkout: src/start and dist/start are both four levels below the root. */
@@ -68,6 +80,9 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
       String(DEFAULT_ENDPOINT_RATE_LIMIT.ratePerSecond),
     endpointBurst: flags.endpointBurst ?? env['TRIBUTARY_ENDPOINT_BURST'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.burst),
     logLevel: flags.logLevel ?? env['TRIBUTARY_LOG_LEVEL'] ?? 'info',
+    // An empty variable is "not set", as a compose file or a shell export leaves it.
+    redisUrl: flags.redisUrl ?? (env['TRIBUTARY_REDIS_URL'] || null),
+    redisPrefix: env['TRIBUTARY_REDIS_PREFIX'] ?? 'tributary:',
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

@@ -46,4 +46,9 @@ export class MemoryPubSub implements PubSub {
   stats(): PubSubStats {
     return { subscribers: this.fanout.size, replyWaiters: this.replies.size };
   }
+
+  /** Holds no connection: nothing to close. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
 }

@@ -60,8 +60,8 @@ export interface PubSubStats {
  * Why the shape suits a Redis implementation: `subscribe` is async so it can resolve once the
  * SUBSCRIBE is acknowledged; `publish` and `publishReply` return nothing because the publisher
  * has nothing to wait for (the event bin is the record, a lost reply ends in the ingress's 504).
- * Such an implementation keeps one subscriber connection per process and dispatches locally
- * with `SourceFanout` and `ReplyWaiters`; `publishReply` also stores the reply with a short TTL
+ * `RedisPubSub` keeps one subscriber connection per process and dispatches locally with
+ * `SourceFanout` and `ReplyWaiters`; `publishReply` also stores the reply with a short TTL
  * (SET NX) so that a waiter registering just after the reply reads it.
  */
 export interface PubSub {
@@ -70,4 +70,9 @@ export interface PubSub {
   awaitReply(invocationId: string, signal?: AbortSignal): Promise<HttpResponse | null>;
   publishReply(invocationId: string, response: HttpResponse | null): void;
   stats(): PubSubStats;
+  /**
+   * Lets go of what the implementation holds (connections); the engine calls it last, when it stops.
+   * Nothing is published or delivered afterwards.
+   */
+  close(): Promise<void>;
 }

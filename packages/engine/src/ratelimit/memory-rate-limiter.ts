@@ -34,6 +34,11 @@ export class MemoryRateLimiter implements RateLimiter {
     return Promise.resolve(this.takeNow(key));
   }
 
+  /** Holds no connection: nothing to close. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+
   private takeNow(key: string): Admission {
     const { ratePerSecond } = this.limit;
     if (ratePerSecond <= 0) return ADMITTED;

@@ -22,13 +22,15 @@ export type Admission = { readonly ok: true } | { readonly ok: false; readonly r
  * - A refusal says, in whole seconds (at least 1, rounded up), when the next token is there:
  *   the `Retry-After` of the 429.
  * - `ratePerSecond` 0 turns the limit off: every take is admitted.
- * - The bucket is the key's, not the process's: a shared implementation (Redis) admits no more
- *   across all processes than the memory one admits in one. That is why `take` is async: there
- *   it is one script run per request (refill and take atomically, the clock passed in).
+ * - The bucket is the key's, not the process's: a shared implementation (`RedisRateLimiter`)
+ *   admits no more across all processes than the memory one admits in one. That is why `take` is
+ *   async: there it is one script run per request (refill and take atomically, the clock passed in).
  * - `take` rejects only when the backing service fails, never for lack of tokens.
  */
 export interface RateLimiter {
   /** The limit every key gets (the 429 message quotes it). */
   readonly limit: RateLimit;
   take(key: string): Promise<Admission>;
+  /** Lets go of what the implementation holds (a connection); the engine calls it when it stops. */
+  close(): Promise<void>;
 }

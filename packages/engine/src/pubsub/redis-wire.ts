@@ -1,0 +1,55 @@
+import type { HttpResponse } from '@tributary/runtime';
+import type { SourceMessage } from './pubsub.js';
+
+/**
+ * What RedisPubSub puts on the wire, as JSON. Source messages are plain JSON already; a reply's
+ * body may be a Buffer, which JSON would turn into `{ type, data }`, so it travels as base64.
+ */
+type WireBody = { readonly text: string } | { readonly base64: string } | null;
+
+interface WireResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: WireBody;
+}
+
+interface WireReply {
+  readonly invocationId: string;
+  readonly response: WireResponse | null;
+}
+
+export function encodeSourceMessage(message: SourceMessage): string {
+  return JSON.stringify(message);
+}
+
+/** Trusts its input: only Tributary processes sharing the prefix publish on these channels. */
+export function decodeSourceMessage(text: string): SourceMessage {
+  return JSON.parse(text) as SourceMessage;
+}
+
+export function encodeReply(invocationId: string, response: HttpResponse | null): string {
+  const wire: WireReply = {
+    invocationId,
+    response: response && { status: response.status, headers: response.headers, body: encodeBody(response.body) },
+  };
+  return JSON.stringify(wire);
+}
+
+export function decodeReply(text: string): { invocationId: string; response: HttpResponse | null } {
+  const wire = JSON.parse(text) as WireReply;
+  const response = wire.response;
+  return {
+    invocationId: wire.invocationId,
+    response: response && { status: response.status, headers: response.headers, body: decodeBody(response.body) },
+  };
+}
+
+function encodeBody(body: HttpResponse['body']): WireBody {
+  if (body === null) return null;
+  return typeof body === 'string' ? { text: body } : { base64: body.toString('base64') };
+}
+
+function decodeBody(body: WireBody): HttpResponse['body'] {
+  if (body === null) return null;
+  return 'text' in body ? body.text : Buffer.from(body.base64, 'base64');
+}
