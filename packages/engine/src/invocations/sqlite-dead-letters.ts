@@ -40,18 +40,7 @@ export class SqliteDeadLetters implements DeadLetterList {
   }
 
   /** Moves a queued invocation here (inside the caller's transaction). */
-  bury(
-    row: {
-      id: string;
-      source_id: string;
-      trigger: Trigger;
-      event: string;
-      attempts: number;
-      last_error: string;
-      created_at: number;
-    },
-    failedAt: number,
-  ): void {
+  bury(row: Omit<Row, 'failed_at'>, failedAt: number): void {
     this.statements.deleteInvocation.run(row.id);
     this.statements.insert.run(
       row.id,
