@@ -11,7 +11,7 @@ import { SavedComponent } from '@tributary/contracts';
 import { z } from 'zod';
 import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
-import { describeSchedule, nextRun, triggerOf } from '../src/components/trigger.js';
+import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
 import { docHref, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
 import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
 import { groupLogs } from '../src/screens/source-logs.js';
@@ -154,20 +154,32 @@ describe('sources list', () => {
     updated_at: 1_000,
   };
 
-  it('tells HTTP from timer triggers and when a timer fires next', () => {
+  it('lists every trigger a source has, and when a timer fires next', () => {
     expect(
-      triggerOf({
+      triggersOf({
         ...base,
         configured_props: { http: { endpoint_url: 'http://h/e/x' } },
         endpoint_url: 'http://h/e/x',
       }),
-    ).toEqual({ kind: 'http', url: 'http://h/e/x' });
-    const timer = triggerOf({
+    ).toEqual([{ kind: 'http', url: 'http://h/e/x' }]);
+    // Both props: the endpoint is not hidden by the timer.
+    expect(
+      triggersOf({
+        ...base,
+        configured_props: {
+          http: { endpoint_url: 'http://h/e/x' },
+          timer: { cron: '0 * * * *', interval_seconds: null },
+        },
+        endpoint_url: 'http://h/e/x',
+      }).map((trigger) => trigger.kind),
+    ).toEqual(['http', 'timer']);
+    expect(triggersOf({ ...base, configured_props: {}, endpoint_url: null })).toEqual([]);
+    const [timer] = triggersOf({
       ...base,
       configured_props: { timer: { cron: null, interval_seconds: 60 } },
       endpoint_url: null,
     });
-    if (timer.kind !== 'timer') throw new Error('expected a timer');
+    if (timer?.kind !== 'timer') throw new Error('expected a timer');
     expect(describeSchedule(timer)).toBe('every 1 min');
     // The server's next_run_at while it is ahead; then the interval carries it forward: 1,060 s, 1,120 s, …
     expect(nextRun(timer, 1_060, 1_000_000)).toBe(1_060_000);
@@ -178,6 +190,11 @@ describe('sources list', () => {
     expect(new Date(nextRun(cron, tenOClock, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe(
       '2026-01-01T10:15:00.000Z',
     );
+    expect(cronRuns('0 9 * * 1', new Date('2026-01-01T00:00:00Z'), 2)?.map((date) => date.toISOString())).toEqual([
+      '2026-01-05T09:00:00.000Z',
+      '2026-01-12T09:00:00.000Z',
+    ]);
+    expect(cronRuns('not a cron', new Date(0), 2)).toBeNull();
   });
 
   it('counts events per hour over the last 24 hours', () => {

@@ -44,6 +44,12 @@ async function unlabeled(target: Page = page): Promise<string[]> {
   );
 }
 
+/** Signs the tab in unless it is, so a test run alone with -t does not depend on the sign-in test. */
+async function signIn(target: Page = page): Promise<void> {
+  if (!target.url().startsWith(server.base)) await target.goto(`${server.base}/sign-in`);
+  await target.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
+}
+
 async function post(url: string, body: unknown): Promise<number> {
   const response = await fetch(url, {
     method: 'POST',
@@ -273,6 +279,45 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot('source-events-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('shows both triggers of a source with an endpoint and a timer, before and after it has events', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-both.mjs'),
+      name: 'web both',
+      configured_props: { timer: { cron: '0 9 * * 1' } },
+    });
+    expect(deployed.status).toBe(200);
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { hi: 1 })).toBe(200);
+    await expect
+      .poll(async () => (await server.api<{ data: unknown[] }>('GET', `/v1/sources/${id}/event_summaries`)).body.data)
+      .toHaveLength(1);
+    const both = async (scope: ReturnType<Page['locator']>) => {
+      const triggers = scope.getByRole('list', { name: 'Triggers of web both' });
+      await triggers.waitFor();
+      expect(await triggers.locator('code').textContent()).toBe(url);
+      expect(await triggers.textContent()).toContain('cron 0 9 * * 1 (UTC)');
+      await triggers.getByRole('button', { name: `Copy URL: ${url}` }).waitFor();
+    };
+    await page.goto(`${server.base}/sources`);
+    await both(page.locator('tr', { hasText: 'web both' }));
+    await page.goto(`${server.base}/sources/${id}/events`);
+    await page.getByRole('button', { name: /via http/ }).waitFor();
+    await both(page.locator('.page'));
+    await page.getByRole('link', { name: 'Configuration' }).click();
+    await page.getByLabel('Cron expression').waitFor();
+    await both(page.locator('.page'));
+    // The HTTP prop itself shows the live URL on the form, not a "when it is deployed" promise.
+    expect(await page.locator('.config-form .endpoint code').textContent()).toBe(url);
+    await shot('source-both-triggers');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.base}/sources`);
+    await both(page.locator('tr', { hasText: 'web both' }));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
   });
 
   it('works with the keyboard alone, with a visible focus', async () => {

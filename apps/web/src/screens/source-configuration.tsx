@@ -98,6 +98,7 @@ function ConfigurationForm({
         values={form.values}
         onChange={form.setValue}
         errors={form.errors}
+        endpointUrl={source.endpoint_url}
       />
       <details className="code-editor">
         <summary>Code {component.key ? <span className="muted small">({component.key})</span> : null}</summary>

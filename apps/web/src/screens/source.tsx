@@ -5,9 +5,8 @@ import { Link, Navigate, NavLink, useNavigate, useParams } from 'react-router';
 import type { DeployedSourceT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { CopyButton } from '../components/copy-button.js';
 import { QueryView } from '../components/states.js';
-import { triggerOf } from '../components/trigger.js';
+import { TriggerList } from '../components/trigger-list.js';
 import { ConfigurationTab } from './source-configuration.js';
 import { EventsTab } from './source-events.js';
 import { LogsTab } from './source-logs.js';
@@ -61,7 +60,6 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
       navigate('/sources');
     },
   });
-  const trigger = triggerOf(source);
   const error = toggle.error ?? run.error ?? remove.error;
   return (
     <>
@@ -84,12 +82,9 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
           </button>
         </div>
       </div>
-      {trigger.kind === 'http' ? (
-        <p className="endpoint">
-          <span className="badge">HTTP</span> <code>{trigger.url}</code>{' '}
-          <CopyButton value={trigger.url} label="Copy URL" />
-        </p>
-      ) : null}
+      <div className="source-triggers">
+        <TriggerList source={source} />
+      </div>
       <div className="notice-slot" aria-live="polite">
         {error ? (
           <p className="field-error">{error.message}</p>

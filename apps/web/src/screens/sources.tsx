@@ -3,11 +3,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import type { DeployedSourceT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
-import { CopyButton } from '../components/copy-button.js';
 import { EventsChart } from '../components/sparkline.js';
 import { Empty, QueryView } from '../components/states.js';
-import { formatDuration, RelativeTime, useNow } from '../components/time.js';
-import { describeSchedule, nextRun, triggerOf } from '../components/trigger.js';
+import { RelativeTime, useNow } from '../components/time.js';
+import { TriggerList } from '../components/trigger-list.js';
 import { useTitle } from '../components/use-title.js';
 
 export function SourcesScreen() {
@@ -78,7 +77,6 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
     mutationFn: (active: boolean) => api.updateSource(source.id, { active }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sources'] }),
   });
-  const trigger = triggerOf(source);
   const times = events.data?.data.map((event) => event.indexed_at_ms) ?? [];
   const last = times.length > 0 ? Math.max(...times) : null;
   return (
@@ -104,26 +102,7 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
         {toggle.error ? <p className="field-error">{toggle.error.message}</p> : null}
       </td>
       <td data-label="Trigger" className="trigger-cell">
-        {trigger.kind === 'http' ? (
-          <span className="endpoint">
-            <span className="badge">HTTP</span>{' '}
-            <code className="truncate" title={trigger.url}>
-              {trigger.url}
-            </code>{' '}
-            <CopyButton value={trigger.url} label="Copy URL" />
-          </span>
-        ) : trigger.kind === 'timer' ? (
-          <span>
-            <span className="badge">Timer</span> {describeSchedule(trigger)}
-            {source.active ? (
-              <NextRun next={nextRun(trigger, source.next_run_at, now)} now={now} />
-            ) : (
-              <span className="muted"> · paused</span>
-            )}
-          </span>
-        ) : (
-          <span className="muted">Manual</span>
-        )}
+        <TriggerList source={source} />
       </td>
       <td data-label="Last event">
         {events.isPending ? (
@@ -143,9 +122,4 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
       </td>
     </tr>
   );
-}
-
-function NextRun({ next, now }: { readonly next: number | null; readonly now: number }) {
-  if (next === null) return null;
-  return <span className="muted"> · next in {formatDuration(next - now)}</span>;
 }
