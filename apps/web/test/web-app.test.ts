@@ -320,6 +320,42 @@ describe('web app', { timeout: 90_000 }, () => {
     expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
   });
 
+  it('says what RUN NOW does on an inactive source, then when the run finished, with links to its output', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+      component_code: code('web-ticker.mjs'),
+      name: 'web run now',
+      configured_props: { timer: { intervalSeconds: 3600 } },
+    });
+    const { id } = deployed.body.data;
+    expect((await server.api('PUT', `/v1/sources/${id}`, { active: false })).status).toBe(200);
+    await page.goto(`${server.base}/sources/${id}/events`);
+    const button = page.getByRole('button', { name: 'Run now' });
+    await button.waitFor();
+    expect(await page.locator('#run-now-hint').textContent()).toMatch(
+      /Inactive: its triggers are off\. Run now still runs it once, with a timer event/,
+    );
+    expect(await button.getAttribute('aria-describedby')).toBe('run-now-hint');
+    // Keyboard only: focus the button and press Enter; the focus stays on it while the run goes.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const status = page.getByTestId('run-status');
+    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/^Run finished in \d+ ms\./);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Run now');
+    // Announced politely in the always-present live region, with the same links.
+    const toast = page.getByRole('status').filter({ hasText: 'web run now: Run finished in' });
+    await toast.waitFor();
+    await toast.getByRole('link', { name: 'Events' }).waitFor();
+    await page.getByRole('button', { name: /^tick / }).waitFor({ timeout: 15_000 });
+    await shot('source-run-now');
+    await status.getByRole('link', { name: 'Logs of this run' }).click();
+    await page.waitForURL(/\/logs#invocation-/);
+    const current = page.locator('.log-group[aria-current="true"]');
+    await current.waitFor();
+    expect(await current.textContent()).toMatch(/--- run finished in \d+ ms/);
+    expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();

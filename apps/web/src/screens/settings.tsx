@@ -9,6 +9,7 @@ import { CopyButton } from '../components/copy-button.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
 import { useTitle } from '../components/use-title.js';
+import { useToast } from '../components/toasts.js';
 
 export function SettingsScreen() {
   useTitle('Settings');
@@ -28,10 +29,12 @@ function ApiKeys() {
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedApiKeyT | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyT | null>(null);
+  const toast = useToast();
   const create = useMutation({
     mutationFn: () => api.createApiKey(name.trim()),
     onSuccess: async (key) => {
       setCreated(key);
+      toast({ message: `Created the key ${key.name}: copy it now, it is shown once` });
       setName('');
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -39,6 +42,7 @@ function ApiKeys() {
   const revoke = useMutation({
     mutationFn: (id: string) => api.revokeApiKey(id),
     onSuccess: async () => {
+      if (revoking) toast({ message: `Revoked the key ${revoking.name}` });
       setRevoking(null);
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -68,7 +72,7 @@ function ApiKeys() {
       </form>
       {create.error ? <ErrorState error={create.error} /> : null}
       {created ? (
-        <div className="notice notice-info" role="status">
+        <div className="notice notice-info">
           <p>
             Key <strong>{created.name}</strong> created. Copy it now: it is not shown again.
           </p>

@@ -9,6 +9,7 @@ import { useApi } from '../auth/session.js';
 import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
+import { useToast } from '../components/toasts.js';
 
 export function ConfigurationTab({
   source,
@@ -56,6 +57,7 @@ function ConfigurationForm({
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
+  const toast = useToast();
   const save = useMutation({
     mutationFn: () =>
       api.updateSource(source.id, {
@@ -71,6 +73,7 @@ function ConfigurationForm({
     onSuccess: (updated) => {
       setSaved(true);
       onSaved(updated);
+      toast({ message: `Saved ${updated.name}` });
     },
     onError: (error) => {
       if (!form.showError(error)) setTopError(error);
@@ -119,7 +122,8 @@ function ConfigurationForm({
         <button type="submit" className="button button-primary" disabled={save.isPending || form.reloading}>
           {save.isPending ? 'Saving…' : 'Save'}
         </button>
-        <span className="muted small" role="status" aria-live="polite">
+        {/* Not a live region: the toast announces the save. */}
+        <span className="muted small">
           {saved ? 'Saved: the source was updated (deactivate, apply, activate).' : ''}
         </span>
       </div>
