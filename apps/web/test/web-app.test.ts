@@ -356,6 +356,47 @@ describe('web app', { timeout: 90_000 }, () => {
     expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
   });
 
+  it('fits the source events page and Settings in a 390 px phone: no sideways scroll, every button whole', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-both.mjs'),
+      name: 'web phone source with a rather long name that has to wrap somewhere',
+      configured_props: { timer: { intervalSeconds: 3600 } },
+    });
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { long: 'x'.repeat(400), nested: { deeper: { deepest: ['a'.repeat(80)] } } })).toBe(200);
+    await server.api('POST', '/v1/api_keys', { name: 'a-phone-key-with-a-long-name-for-wrapping' });
+    /** Overflowing page width, and buttons or links styled as buttons cut by the screen's edges. */
+    const fits = () =>
+      page.evaluate(() => {
+        const cut = [...document.querySelectorAll<HTMLElement>('button, a.button, .actions a')]
+          .filter((element) => element.offsetParent !== null && !element.closest('.toasts'))
+          .filter((element) => {
+            const box = element.getBoundingClientRect();
+            return box.left < 0 || box.right > window.innerWidth + 0.5;
+          })
+          .map((element) => element.textContent?.trim() ?? '');
+        return { width: document.documentElement.scrollWidth, cut };
+      });
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.base}/sources/${id}/events`);
+      await page.getByRole('button', { name: /via http/ }).waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      await shot('source-events-phone');
+      await page.goto(`${server.base}/sources/${id}/configuration`);
+      await page.getByLabel('Interval in seconds').waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      await page.goto(`${server.base}/settings`);
+      await page.locator('td', { hasText: /^a-phone-key-with-a-long-name-for-wrapping$/ }).waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      await shot('settings-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();

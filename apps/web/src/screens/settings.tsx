@@ -90,7 +90,7 @@ function ApiKeys() {
             <Empty title="No API keys" />
           ) : (
             <div className="table-wrap">
-              <table className="table">
+              <table className="table stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
@@ -103,19 +103,21 @@ function ApiKeys() {
                 <tbody>
                   {page.data.map((key) => (
                     <tr key={key.id}>
-                      <td>{key.name}</td>
-                      <td className="mono">{key.prefix}…</td>
-                      <td>
+                      <td data-label="Name">{key.name}</td>
+                      <td data-label="Prefix" className="mono">
+                        {key.prefix}…
+                      </td>
+                      <td data-label="Created">
                         <RelativeTime ms={key.created_at * 1000} />
                       </td>
-                      <td>
+                      <td data-label="Last used">
                         {key.last_used_at ? (
                           <RelativeTime ms={key.last_used_at * 1000} />
                         ) : (
                           <span className="muted">never</span>
                         )}
                       </td>
-                      <td>
+                      <td data-label="Status">
                         {key.revoked_at ? (
                           <span className="muted">revoked</span>
                         ) : (
@@ -208,7 +210,7 @@ function Accounts() {
             </Empty>
           ) : (
             <div className="table-wrap">
-              <table className="table">
+              <table className="table stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
@@ -223,20 +225,20 @@ function Accounts() {
                 <tbody>
                   {page.data.map((account) => (
                     <tr key={account.id}>
-                      <td>
+                      <td data-label="Name">
                         {account.name}
                         <div className="muted small mono">{account.id}</div>
                       </td>
-                      <td>{account.app}</td>
-                      <td className="small mono">
+                      <td data-label="App">{account.app}</td>
+                      <td data-label="Fields" className="small mono">
                         {Object.entries(account.fields)
                           .map(([field, value]) => `${field}: ${value}`)
                           .join(', ')}
                       </td>
-                      <td>
+                      <td data-label="Created">
                         <RelativeTime ms={account.created_at * 1000} />
                       </td>
-                      <td>
+                      <td className="stack-actions">
                         <button
                           type="button"
                           className="button button-small button-danger"

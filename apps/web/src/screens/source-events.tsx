@@ -54,7 +54,7 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
     <div className="events-tab">
       <div className="tab-toolbar">
         <StreamBadge status={status} />
-        <span className="muted small">
+        <span className="muted small nowrap">
           {events.data ? `${events.data.data.length} of the last ${BIN_SIZE} events` : ''}
         </span>
         <button

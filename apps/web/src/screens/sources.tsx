@@ -39,7 +39,7 @@ export function SourcesScreen() {
             </Empty>
           ) : (
             <div className="table-wrap">
-              <table className="table sources-table">
+              <table className="table sources-table stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
