@@ -12,12 +12,31 @@ import { z } from 'zod';
 import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
-import { docHref, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
+import { docGroups, DOC_PAGES, searchDocs } from '../src/docs/pages.js';
+import { docHref, plainText, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
 import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
 import { groupLogs } from '../src/screens/source-logs.js';
 import { REPO } from './harness.js';
 
 describe('docs Markdown', () => {
+  it('turns Markdown into the text a reader sees, for search snippets', () => {
+    expect(
+      plainText(
+        'Use **`$emit`** with a [dedupe](props.md#dedupe) key.\n\n| a | b |\n|---|---|\n| `x` | y |\n\n```js\nconst z = 1;\n```\n',
+      ),
+    ).toBe('Use $emit with a dedupe key. a b x y');
+    for (const hit of searchDocs('dedupe', 50)) expect(hit.snippet).not.toMatch(/\*\*|`|\]\(|\|\s*-{3}/);
+  });
+
+  it('groups the docs pages: getting started, guides, reference; every page once', () => {
+    const groups = docGroups();
+    expect(groups.slice(0, 3).map((group) => group.title)).toEqual(['Getting started', 'Guides', 'Reference']);
+    const slugs = groups.flatMap((group) => group.pages.map((page) => page.slug));
+    expect([...slugs].sort()).toEqual(DOC_PAGES.map((page) => page.slug).sort());
+    expect(groups[0]?.pages[0]).toEqual({ slug: 'README', label: 'Overview' });
+    expect(groups.find((group) => group.title === 'More')).toBeUndefined();
+  });
+
   it('gives headings GitHub-style ids, numbering repeats', () => {
     const { html, headings } = renderDoc(
       '# Title\n\n## Differences between sources and actions\n\n### `$.service.db`\n\n## Props\n\n## Props\n',

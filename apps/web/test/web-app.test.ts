@@ -660,6 +660,29 @@ describe('docs', { timeout: 60_000 }, () => {
     await docs.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('lists the pages in groups: getting started, guides, reference', async () => {
+    await docs.goto(`${server.base}/docs`);
+    const nav = docs.getByRole('navigation', { name: 'Docs pages' });
+    await nav.waitFor();
+    expect(await nav.locator('.docs-group-title').allTextContents()).toEqual([
+      'Getting started',
+      'Guides',
+      'Reference',
+    ]);
+    const started = nav.getByRole('list', { name: 'Getting started' });
+    expect(await started.getByRole('link').allTextContents()).toEqual([
+      'Overview',
+      'Quickstart: a source',
+      'Quickstart: an action',
+    ]);
+    await nav.getByRole('list', { name: 'Reference' }).getByRole('link', { name: 'Component API reference' }).waitFor();
+    // Keyboard: Tab from the search box reaches the first page link.
+    await docs.getByLabel('Search the docs').focus();
+    await docs.keyboard.press('Tab');
+    expect(await docs.evaluate(() => document.activeElement?.textContent)).toBe('Overview');
+    await shot('docs-groups', docs);
+  });
+
   it('says so for a page that does not exist', async () => {
     await docs.goto(`${server.base}/docs/no-such-page`);
     await docs.getByRole('heading', { name: 'No such page' }).waitFor();
@@ -670,6 +693,9 @@ describe('docs', { timeout: 60_000 }, () => {
     await docs.getByLabel('Search the docs').fill('dedupe');
     const first = docs.locator('.search-results a').first();
     await first.waitFor();
+    // Snippets read as text: no Markdown emphasis, backticks, link targets or table pipes.
+    for (const snippet of await docs.locator('.search-results p').allTextContents())
+      expect(snippet).not.toMatch(/\*\*|`|\]\(|\| *-{3}/);
     await shot('docs-search', docs);
     await first.click();
     await expect.poll(() => docs.url()).toMatch(/\/docs(\/[a-z0-9-]+)?#[a-z0-9-]+$/);
