@@ -16,6 +16,7 @@ import { docGroups, DOC_PAGES, searchDocs } from '../src/docs/pages.js';
 import { docHref, plainText, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
 import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
 import { groupLogs } from '../src/screens/source-logs.js';
+import { applyView, paramsFromView, viewFromParams } from '../src/screens/sources-filter.js';
 import { REPO } from './harness.js';
 
 describe('docs Markdown', () => {
@@ -214,6 +215,42 @@ describe('sources list', () => {
       '2026-01-12T09:00:00.000Z',
     ]);
     expect(cronRuns('not a cron', new Date(0), 2)).toBeNull();
+  });
+
+  it('searches, filters and sorts the sources list, kept in the URL', () => {
+    const http = {
+      ...base,
+      configured_props: { http: { endpoint_url: 'http://h/e/a' } },
+      id: 'dc_a',
+      name: 'Orders hook',
+      endpoint_url: 'http://h/e/a',
+      created_at: 3,
+      updated_at: 3,
+    };
+    const timer = {
+      ...base,
+      id: 'dc_b',
+      name: 'nightly',
+      active: false,
+      configured_props: { timer: { cron: '0 0 * * *', interval_seconds: null } },
+      endpoint_url: null,
+      created_at: 1,
+      updated_at: 9,
+    };
+    const manual = { ...base, id: 'dc_c', name: 'Backfill', configured_props: {}, endpoint_url: null, created_at: 2 };
+    const all = [http, timer, manual];
+    const names = (query: string) => applyView(all, viewFromParams(new URLSearchParams(query))).map((s) => s.name);
+    expect(names('')).toEqual(['Backfill', 'nightly', 'Orders hook']);
+    expect(names('q=hook')).toEqual(['Orders hook']);
+    expect(names('q=dc_b')).toEqual(['nightly']);
+    expect(names('status=inactive')).toEqual(['nightly']);
+    expect(names('trigger=manual')).toEqual(['Backfill']);
+    expect(names('trigger=http&status=active')).toEqual(['Orders hook']);
+    expect(names('sort=newest')).toEqual(['Orders hook', 'Backfill', 'nightly']);
+    expect(names('sort=updated')).toEqual(['Backfill', 'nightly', 'Orders hook']);
+    // Unknown values fall back to the defaults; defaults leave the URL plain.
+    expect(viewFromParams(new URLSearchParams('sort=bogus&status=x')).sort).toBe('name');
+    expect(paramsFromView(viewFromParams(new URLSearchParams('status=all&sort=name'))).toString()).toBe('');
   });
 
   it('counts events per hour over the last 24 hours', () => {

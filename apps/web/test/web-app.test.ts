@@ -397,6 +397,66 @@ describe('web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it('searches, filters and sorts the sources list with the keyboard, and keeps it in the URL', async () => {
+    await signIn();
+    const made: string[] = [];
+    for (const [file, name, props] of [
+      ['web-greeter.mjs', 'flt alpha hook', {}],
+      ['web-ticker.mjs', 'flt beta timer', { timer: { intervalSeconds: 600 } }],
+      ['web-both.mjs', 'flt gamma both', { timer: { intervalSeconds: 900 } }],
+    ] as const) {
+      const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+        component_code: code(file),
+        name,
+        configured_props: props,
+      });
+      made.push(deployed.body.data.id);
+      // created_at is in seconds: a second apart, "newest first" has one right answer.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+    await server.api('PUT', `/v1/sources/${made[1]}`, { active: false });
+    const names = () => page.locator('tbody tr .strong').allTextContents();
+    try {
+      await page.goto(`${server.base}/sources`);
+      await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
+      await page.getByLabel('Search sources').focus();
+      await page.keyboard.type('flt');
+      await expect.poll(names).toEqual(['flt alpha hook', 'flt beta timer', 'flt gamma both']);
+      expect(await unlabeled()).toEqual([]);
+      // Tab to the status filter and pick "Inactive" with the arrow keys.
+      await page.keyboard.press('Tab');
+      expect(
+        await page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.labels?.[0]?.textContent),
+      ).toBe('Status');
+      await page.getByLabel('Status', { exact: true }).selectOption('inactive');
+      await expect.poll(names).toEqual(['flt beta timer']);
+      expect(page.url()).toMatch(/[?&]status=inactive/);
+      await page.getByLabel('Status', { exact: true }).selectOption('all');
+      await page.getByLabel('Trigger', { exact: true }).selectOption('http');
+      await expect.poll(names).toEqual(['flt alpha hook', 'flt gamma both']);
+      await page.getByLabel('Trigger', { exact: true }).selectOption('timer');
+      await expect.poll(names).toEqual(['flt beta timer', 'flt gamma both']);
+      await page.getByLabel('Trigger', { exact: true }).selectOption('all');
+      await page.getByLabel('Sort', { exact: true }).selectOption('newest');
+      await expect.poll(names).toEqual(['flt gamma both', 'flt beta timer', 'flt alpha hook']);
+      // The URL holds it: a reload shows the same list.
+      await page.reload();
+      await expect.poll(names).toEqual(['flt gamma both', 'flt beta timer', 'flt alpha hook']);
+      expect(await page.getByLabel('Search sources').inputValue()).toBe('flt');
+      await shot('sources-filtered');
+      await page.getByLabel('Search sources').fill('no such source');
+      await page.getByRole('button', { name: 'Clear search and filters' }).click();
+      await expect.poll(() => page.url()).toBe(`${server.base}/sources`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shot('sources-list-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      for (const id of made) await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();

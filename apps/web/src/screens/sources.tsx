@@ -8,10 +8,14 @@ import { Empty, QueryView } from '../components/states.js';
 import { RelativeTime, useNow } from '../components/time.js';
 import { TriggerList } from '../components/trigger-list.js';
 import { useTitle } from '../components/use-title.js';
+import { applyView, viewFromParams, type SourcesView } from './sources-filter.js';
+import { useSourcesView } from './use-sources-view.js';
+import { SourcesToolbar } from './sources-toolbar.js';
 
 export function SourcesScreen() {
   useTitle('Sources');
   const [params] = useSearchParams();
+  const [view, setView] = useSourcesView();
   const api = useApi();
   const sources = useQuery({ queryKey: ['sources'], queryFn: () => api.listSources() });
   // The upstream deep links: /sources?action=create&key=… and &url=… open the create form.
@@ -38,28 +42,60 @@ export function SourcesScreen() {
               </p>
             </Empty>
           ) : (
-            <div className="table-wrap">
-              <table className="table sources-table stack-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Active</th>
-                    <th scope="col">Trigger</th>
-                    <th scope="col">Last event</th>
-                    <th scope="col">Last 24 h</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((source) => (
-                    <SourceRow key={source.id} source={source} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <SourcesTable sources={page.data} view={view} onViewChange={setView} />
           )
         }
       </QueryView>
     </section>
+  );
+}
+
+function SourcesTable({
+  sources,
+  view,
+  onViewChange,
+}: {
+  readonly sources: readonly DeployedSourceT[];
+  readonly view: SourcesView;
+  readonly onViewChange: (view: SourcesView) => void;
+}) {
+  const shown = applyView(sources, view);
+  return (
+    <>
+      <SourcesToolbar view={view} onChange={onViewChange} shown={shown.length} total={sources.length} />
+      {shown.length === 0 ? (
+        <Empty title="No source matches">
+          <p>
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => onViewChange(viewFromParams(new URLSearchParams()))}
+            >
+              Clear search and filters
+            </button>
+          </p>
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table sources-table stack-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Active</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">Last event</th>
+                <th scope="col">Last 24 h</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((source) => (
+                <SourceRow key={source.id} source={source} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
   );
 }
 
