@@ -457,6 +457,35 @@ describe('web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it("copies and downloads an event's JSON from the keyboard", async () => {
+    await signIn();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-greeter.mjs'),
+      name: 'web json',
+    });
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { name: 'Json', list: [1, 2, { deep: true }] })).toBe(200);
+    try {
+      await page.goto(`${server.base}/sources/${id}/events`);
+      await page.getByRole('button', { name: /Hello, Json/ }).waitFor();
+      const expected = { text: 'Hello, Json', body: { name: 'Json', list: [1, 2, { deep: true }] } };
+      const copy = page.getByRole('button', { name: /^Copy the JSON of event / });
+      await copy.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => copy.textContent()).toBe('Copied');
+      expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(expected);
+      const download = page.getByRole('button', { name: /^Download JSON of event / });
+      await download.focus();
+      const [file] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+      expect(file.suggestedFilename()).toMatch(/^event-[\w-]+\.json$/);
+      expect(JSON.parse(readFileSync(await file.path(), 'utf8'))).toEqual(expected);
+      expect(await unlabeled()).toEqual([]);
+    } finally {
+      await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();
