@@ -486,6 +486,37 @@ describe('web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it('shows the next runs of a cron schedule while it is typed, before saving, without moving the form', async () => {
+    await signIn();
+    const published = await server.api('PUT', '/v1/components/web-test-both', { component_code: code('web-both.mjs') });
+    expect([200, 201]).toContain(published.status);
+    await page.goto(`${server.base}/sources/new?key=web-test-both`);
+    await page.getByLabel('Interval in seconds').waitFor();
+    // Keyboard: from the interval radio, the arrow key moves to "Cron (UTC)".
+    await page.getByRole('radio', { name: 'Every N seconds' }).focus();
+    await page.keyboard.press('ArrowRight');
+    const cron = page.getByLabel('Cron expression');
+    await cron.waitFor();
+    const preview = page.getByTestId('cron-preview');
+    await cron.fill('30 6 * * 1-5');
+    await expect.poll(() => preview.locator('li').count()).toBe(3);
+    for (const time of await preview
+      .locator('time')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('datetime'))))
+      expect(time).toMatch(/T06:30:00\.000Z$/);
+    const deployButton = () => page.getByRole('button', { name: 'Deploy' }).boundingBox();
+    const before = await deployButton();
+    await cron.fill('not cron');
+    await preview.getByText('Not a cron expression that ever runs.').waitFor();
+    expect(await deployButton()).toEqual(before);
+    // The preview describes the field for screen readers.
+    expect(await cron.getAttribute('aria-describedby')).toBe(await preview.getAttribute('id'));
+    await cron.fill('0 9 * * 1');
+    await expect.poll(() => preview.locator('li').count()).toBe(3);
+    expect(await unlabeled()).toEqual([]);
+    await shot('cron-preview');
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();
