@@ -517,6 +517,60 @@ describe('web app', { timeout: 90_000 }, () => {
     await shot('cron-preview');
   });
 
+  it('follows a dark system setting, with readable contrast', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-both.mjs'),
+      name: 'web dark',
+      configured_props: { timer: { intervalSeconds: 3600 } },
+    });
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { dark: true })).toBe(200);
+    /** WCAG contrast of each selector's text against the first opaque background behind it. */
+    const contrasts = (selectors: string[]) =>
+      page.evaluate((list) => {
+        const rgb = (value: string) => (value.match(/[\d.]+/g) ?? []).map(Number);
+        const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+          const f = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+          return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+        };
+        const background = (element: Element | null): number[] => {
+          for (let node = element; node; node = node.parentElement) {
+            const color = rgb(getComputedStyle(node).backgroundColor);
+            if (color.length === 3 || (color[3] ?? 0) > 0) return color;
+          }
+          return [255, 255, 255];
+        };
+        return Object.fromEntries(
+          list.map((selector) => {
+            const element = document.querySelector(selector);
+            if (!element) return [selector, 0];
+            const [a, b] = [luminance(rgb(getComputedStyle(element).color)), luminance(background(element))];
+            return [selector, Math.round(((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)) * 10) / 10];
+          }),
+        );
+      }, selectors);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await page.goto(`${server.base}/sources`);
+      await page.locator('tr', { hasText: 'web dark' }).waitFor();
+      // The page really is dark: the background is near black.
+      const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      expect(bg).toBe('rgb(18, 20, 23)');
+      const list = await contrasts(['h1', 'td .muted', 'td a', '.button-primary', '.badge', 'th', '.topbar nav a']);
+      for (const [selector, ratio] of Object.entries(list)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+      await shot('sources-dark');
+      await page.goto(`${server.base}/sources/${id}/events`);
+      await page.getByRole('button', { name: /via http/ }).waitFor();
+      const events = await contrasts(['.event-summary', '.json-key', '.json-string', '.json-boolean', '.tab.active']);
+      for (const [selector, ratio] of Object.entries(events)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+      await shot('source-events-dark');
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+      await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();
