@@ -57,7 +57,8 @@ export function ToastProvider({ children }: { readonly children: ReactNode }) {
             <button
               type="button"
               className="toast-close"
-              aria-label={`Dismiss: ${toast.message}`}
+              // Not the message: a toast's words ("Saved …") must not also name a button the page has.
+              aria-label="Dismiss notification"
               onClick={() => dismiss(toast.id)}
             >
               ×
