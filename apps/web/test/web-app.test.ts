@@ -225,17 +225,51 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: /AHOY, LINUS/ }).waitFor({ timeout: 15_000 });
   });
 
-  it('edits the code on the Configuration tab', async () => {
+  it('edits the code on the Configuration tab in a highlighting editor, and saves it with Ctrl+S', async () => {
     await page.getByRole('link', { name: 'Configuration' }).click();
     await page.getByLabel('Greeting').waitFor();
     expect(await unlabeled()).toEqual([]);
+    const box = page.locator('.code-box');
+    const closedBox = await page.locator('.code-editor').boundingBox();
     await page.locator('.code-editor summary').click();
-    const editor = page.getByLabel('Component code');
-    const original = await editor.inputValue();
+    // CodeMirror came in its own chunk and took the textarea's place at the same size.
+    await page.locator('.code-box[data-ready="true"]').waitFor();
+    expect(closedBox).not.toBeNull();
+    const editor = page.getByRole('textbox', { name: /Component code/ });
+    expect(await editor.getAttribute('contenteditable')).toBe('true');
+    expect(await box.locator('.cm-lineNumbers .cm-gutterElement').count()).toBeGreaterThan(5);
+    // Keywords and strings are coloured, unlike plain text.
+    const colours = await box.evaluate((element) => {
+      const spans = [...element.querySelectorAll<HTMLElement>('.cm-line span')];
+      const colourOf = (text: string) =>
+        spans.find((span) => span.textContent === text)
+          ? getComputedStyle(spans.find((span) => span.textContent === text) as HTMLElement).color
+          : null;
+      return {
+        keyword: colourOf('export'),
+        text: getComputedStyle(element.querySelector('.cm-content') as HTMLElement).color,
+      };
+    });
+    expect(colours.keyword).not.toBeNull();
+    expect(colours.keyword).not.toBe(colours.text);
+    const component = await server.api<{ data: { component_id: string } }>('GET', `/v1/sources/${sourceId}`);
+    const saved = await server.api<{ data: { code: string } }>(
+      'GET',
+      `/v1/components/${component.body.data.component_id}`,
+    );
+    const original = saved.body.data.code;
     expect(original).toContain('web-test-greeter');
     await editor.fill(original.replace('`${this.greeting}, ${name}`', '`${this.greeting} -> ${name}`'));
-    await page.getByRole('button', { name: 'Save' }).click();
+    // Bracket matching: with the cursor after a closing brace, it and its partner are marked.
+    await editor.press('Control+End');
+    await editor.press('ArrowUp');
+    await editor.press('End');
+    await editor.press('ArrowLeft');
+    await expect.poll(() => box.locator('.cm-matchingBracket').count()).toBe(2);
+    await editor.press('Control+s');
     await page.getByText('Saved: the source was updated').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('cm-content'))).toBe(true);
+    await shot('source-code-editor');
     await page.getByRole('link', { name: 'Events' }).click();
     await page.locator('[data-stream-status="open"]').waitFor();
     expect(await post(endpointUrl, { name: 'Barbara' })).toBe(200);

@@ -6,6 +6,7 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
+import { CodeEditor } from '../components/code-editor.js';
 import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
@@ -105,16 +106,18 @@ function ConfigurationForm({
       />
       <details className="code-editor">
         <summary>Code {component.key ? <span className="muted small">({component.key})</span> : null}</summary>
-        <label className="field-label" htmlFor="config-code">
-          Component code
+        <label className="field-label" htmlFor="config-code" id="config-code-label">
+          Component code <span className="muted small">(Ctrl+S saves)</span>
         </label>
-        <textarea
+        <CodeEditor
           id="config-code"
-          className="code-input"
+          labelId="config-code-label"
           rows={18}
-          spellCheck={false}
           value={code}
-          onChange={(event) => setCode(event.target.value)}
+          onChange={setCode}
+          onSave={() => {
+            if (!save.isPending && !form.reloading) save.mutate();
+          }}
         />
       </details>
       {topError ? <ErrorState error={topError} /> : null}
