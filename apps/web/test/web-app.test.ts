@@ -5,11 +5,12 @@
  * Each screen is saved to test-results/screenshots/ (docs/screenshots/ with UPDATE_SCREENSHOTS=1).
  */
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, WEB_DIST, type RunningServer } from './harness.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const code = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -756,6 +757,9 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
     expect(key).toMatch(/^trb_/);
+    // Announced in the polite live region; the focus stays in the form.
+    await page.getByRole('status').filter({ hasText: 'Created the key browser-test' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.closest('.toasts'))).toBeNull();
     expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
       200,
     );
@@ -797,6 +801,22 @@ describe('web app', { timeout: 90_000 }, () => {
     await dialog.getByRole('button', { name: 'Delete source' }).click();
     await page.waitForURL(/\/sources$/);
     expect((await server.api('GET', `/v1/sources/${sourceId}`)).status).toBe(404);
+  });
+});
+
+describe('bundle', () => {
+  it('keeps the main bundle under 300 kB gzipped, with the docs and the code editor in chunks of their own', () => {
+    const html = readFileSync(path.join(WEB_DIST, 'index.html'), 'utf8');
+    const entry = /<script type="module"[^>]*src="\/?([^"]+)"/.exec(html)?.[1] ?? '';
+    const main = readFileSync(path.join(WEB_DIST, entry));
+    const gzipped = gzipSync(main).length;
+    console.log(
+      `main bundle ${entry}: ${(main.length / 1024).toFixed(1)} kB, ${(gzipped / 1024).toFixed(1)} kB gzipped`,
+    );
+    expect(gzipped).toBeLessThan(300 * 1024);
+    // The entry only names the lazy chunks; CodeMirror itself is not in it.
+    expect(main.toString()).not.toContain('cm-matchingBracket');
+    expect(main.toString()).toMatch(/code-view-[\w-]+\.js/);
   });
 });
 
