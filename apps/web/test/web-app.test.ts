@@ -418,7 +418,7 @@ describe('web app', { timeout: 90_000 }, () => {
       await page.goto(`${server.base}/sources/${id}/events`);
       await page.getByRole('button', { name: /via http/ }).waitFor();
       expect(await fits()).toEqual({ width: 390, cut: [] });
-      await shot('source-events-phone');
+      await shot('source-page-phone');
       await page.goto(`${server.base}/sources/${id}/configuration`);
       await page.getByLabel('Interval in seconds').waitFor();
       expect(await fits()).toEqual({ width: 390, cut: [] });
@@ -485,7 +485,7 @@ describe('web app', { timeout: 90_000 }, () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      await shot('sources-list-phone');
+      await shot('sources-filter-phone');
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
       for (const id of made) await server.api('DELETE', `/v1/sources/${id}`);
