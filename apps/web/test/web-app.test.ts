@@ -22,8 +22,13 @@ let page: Page;
 let sourceId = '';
 let endpointUrl = '';
 
-async function shot(name: string, target: Page = page): Promise<void> {
-  await target.screenshot({ path: screenshotPath(name), fullPage: false });
+/** A screenshot of the screen; toasts of earlier steps are left out unless they are the subject. */
+async function shot(name: string, target: Page = page, options: { readonly toasts?: boolean } = {}): Promise<void> {
+  await target.screenshot({
+    path: screenshotPath(name),
+    fullPage: false,
+    ...(options.toasts ? {} : { style: '.toasts { visibility: hidden; }' }),
+  });
 }
 
 /** Form controls on the page that have no accessible name (should be none). */
@@ -382,7 +387,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await toast.waitFor();
     await toast.getByRole('link', { name: 'Events' }).waitFor();
     await page.getByRole('button', { name: /^tick / }).waitFor({ timeout: 15_000 });
-    await shot('source-run-now');
+    await shot('source-run-now', page, { toasts: true });
     await status.getByRole('link', { name: 'Logs of this run' }).click();
     await page.waitForURL(/\/logs#invocation-/);
     const current = page.locator('.log-group[aria-current="true"]');
@@ -400,7 +405,9 @@ describe('web app', { timeout: 90_000 }, () => {
     });
     const { id, endpoint_url: url } = deployed.body.data;
     expect(await post(url, { long: 'x'.repeat(400), nested: { deeper: { deepest: ['a'.repeat(80)] } } })).toBe(200);
-    await server.api('POST', '/v1/api_keys', { name: 'a-phone-key-with-a-long-name-for-wrapping' });
+    const phoneKey = await server.api<{ data: { id: string } }>('POST', '/v1/api_keys', {
+      name: 'a-phone-key-with-a-long-name-for-wrapping',
+    });
     /** Overflowing page width, and buttons or links styled as buttons cut by the screen's edges. */
     const fits = () =>
       page.evaluate(() => {
@@ -429,6 +436,7 @@ describe('web app', { timeout: 90_000 }, () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
       await server.api('DELETE', `/v1/sources/${id}`);
+      await server.api('DELETE', `/v1/api_keys/${phoneKey.body.data.id}`);
     }
   });
 
