@@ -16,6 +16,7 @@ import { docGroups, DOC_PAGES, searchDocs } from '../src/docs/pages.js';
 import { docHref, plainText, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
 import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
 import { groupLogs } from '../src/screens/source-logs.js';
+import { describeOutcome, runOutcome } from '../src/screens/source-run-now.js';
 import { applyView, paramsFromView, viewFromParams } from '../src/screens/sources-filter.js';
 import { REPO } from './harness.js';
 
@@ -275,6 +276,30 @@ describe('logs', () => {
       ['inv_b', ['b1', 'boom']],
       ['inv_a', ['a1', 'a2']],
     ]);
+  });
+});
+
+describe('run now', () => {
+  const line = (id: string, invocation: string | null, message: string, level: 'info' | 'error' = 'info') => ({
+    id,
+    ts: 1,
+    level,
+    message,
+    invocation_id: invocation,
+  });
+
+  it("finds the end of the run now started among the source's log lines", () => {
+    const logs = [
+      line('4', 'inv_other', '--- run finished in 3 ms'),
+      line('3', 'inv_1', '--- run failed in 12 ms: COMPONENT_ERROR', 'error'),
+      line('2', 'inv_1', 'Error: boom', 'error'),
+      line('1', 'inv_1', 'starting'),
+    ];
+    expect(runOutcome(logs, 'inv_1')).toEqual({ ok: false, durationMs: 12, error: 'COMPONENT_ERROR' });
+    expect(runOutcome(logs, 'inv_other')).toEqual({ ok: true, durationMs: 3, error: null });
+    // Still running: its lines so far have no end marker.
+    expect(runOutcome(logs.slice(2), 'inv_1')).toBeNull();
+    expect(describeOutcome({ ok: true, durationMs: 3, error: null })).toBe('Run finished in 3 ms');
   });
 });
 

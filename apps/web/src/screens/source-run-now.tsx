@@ -18,6 +18,7 @@ export interface RunOutcome {
 }
 
 const POLL_MS = 750;
+const SLOW_POLL_MS = 5000;
 /** Past this the run is likely waiting behind a backlog; the status says so instead of spinning forever. */
 const PATIENCE_MS = 60_000;
 
@@ -61,7 +62,8 @@ export function useRunNow(source: DeployedSourceT): RunNowState {
     queryKey: ['run-now', source.id, invocation?.id],
     queryFn: () => api.listLogs(source.id),
     enabled: waiting,
-    refetchInterval: patient ? POLL_MS : false,
+    // Past its patience it keeps looking, less often: a run behind a long backlog still ends.
+    refetchInterval: patient ? POLL_MS : SLOW_POLL_MS,
   });
   const found = invocation && logs.data ? runOutcome(logs.data.data, invocation.id) : null;
   useEffect(() => {
