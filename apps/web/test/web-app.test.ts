@@ -608,6 +608,17 @@ describe('web app', { timeout: 90_000 }, () => {
       const events = await contrasts(['.event-summary', '.json-key', '.json-string', '.json-boolean', '.tab.active']);
       for (const [selector, ratio] of Object.entries(events)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
       await shot('source-events-dark');
+      await page.goto(`${server.base}/docs`);
+      await page.locator('.doc h1').waitFor();
+      const docs = await contrasts([
+        '.doc p',
+        '.doc a',
+        '.doc :not(pre) > code',
+        '.code-block pre',
+        '.docs-group-title',
+      ]);
+      for (const [selector, ratio] of Object.entries(docs)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+      await shot('docs-dark');
     } finally {
       await page.emulateMedia({ colorScheme: 'light' });
       await server.api('DELETE', `/v1/sources/${id}`);
