@@ -625,6 +625,18 @@ describe('web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it('pastes code into the editor on New source and loads its props with Ctrl+S', async () => {
+    await signIn();
+    await page.goto(`${server.base}/sources/new`);
+    await page.getByRole('button', { name: 'Paste code' }).click();
+    await page.locator('.code-box[data-ready="true"]').waitFor();
+    const editor = page.getByRole('textbox', { name: /Component code/ });
+    await editor.fill(code('web-ticker.mjs'));
+    await editor.press('Control+s');
+    await page.getByRole('heading', { name: /Ticker/ }).waitFor();
+    await page.getByLabel('Interval in seconds').waitFor();
+  });
+
   it('works with the keyboard alone, with a visible focus', async () => {
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();
