@@ -132,6 +132,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Deploy' }).click();
     await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
     sourceId = /\/sources\/(dc_[^/]+)\/events/.exec(page.url())?.[1] ?? '';
+    await page.getByRole('status').filter({ hasText: 'Deployed web greeter' }).waitFor();
     await expect.poll(() => page.title()).toBe('web greeter · Events · Tributary');
     const source = await server.api<{ data: { endpoint_url: string; configured_props: Record<string, unknown> } }>(
       'GET',
@@ -832,6 +833,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await dialog.getByRole('button', { name: 'Delete source' }).click();
     await page.waitForURL(/\/sources$/);
+    await page.getByRole('status').filter({ hasText: 'Deleted web greeter' }).waitFor();
     expect((await server.api('GET', `/v1/sources/${sourceId}`)).status).toBe(404);
   });
 });
