@@ -5,6 +5,7 @@ import { BrowserRouter } from 'react-router';
 import { ApiError } from './api/client.js';
 import { App } from './app.js';
 import { SessionProvider } from './auth/session.js';
+import { ToastProvider } from './components/toasts.js';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -24,7 +25,9 @@ createRoot(root).render(
     <QueryClientProvider client={queryClient}>
       <BrowserRouter>
         <SessionProvider>
-          <App />
+          <ToastProvider>
+            <App />
+          </ToastProvider>
         </SessionProvider>
       </BrowserRouter>
     </QueryClientProvider>

@@ -11,13 +11,34 @@ import { SavedComponent } from '@tributary/contracts';
 import { z } from 'zod';
 import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
-import { describeSchedule, nextRun, triggerOf } from '../src/components/trigger.js';
-import { docHref, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
+import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
+import { docGroups, DOC_PAGES, searchDocs } from '../src/docs/pages.js';
+import { docHref, plainText, renderDoc, renderUntrusted, repoPath } from '../src/markdown/render.js';
 import { initialValues, normalizeOptions, wireValues, type FormProp } from '../src/props/prop-types.js';
 import { groupLogs } from '../src/screens/source-logs.js';
+import { describeOutcome, runOutcome } from '../src/screens/source-run-now.js';
+import { applyView, paramsFromView, viewFromParams } from '../src/screens/sources-filter.js';
 import { REPO } from './harness.js';
 
 describe('docs Markdown', () => {
+  it('turns Markdown into the text a reader sees, for search snippets', () => {
+    expect(
+      plainText(
+        'Use **`$emit`** with a [dedupe](props.md#dedupe) key.\n\n| a | b |\n|---|---|\n| `x` | y |\n\n```js\nconst z = 1;\n```\n',
+      ),
+    ).toBe('Use $emit with a dedupe key. a b x y');
+    for (const hit of searchDocs('dedupe', 50)) expect(hit.snippet).not.toMatch(/\*\*|`|\]\(|\|\s*-{3}/);
+  });
+
+  it('groups the docs pages: getting started, guides, reference; every page once', () => {
+    const groups = docGroups();
+    expect(groups.slice(0, 3).map((group) => group.title)).toEqual(['Getting started', 'Guides', 'Reference']);
+    const slugs = groups.flatMap((group) => group.pages.map((page) => page.slug));
+    expect([...slugs].sort()).toEqual(DOC_PAGES.map((page) => page.slug).sort());
+    expect(groups[0]?.pages[0]).toEqual({ slug: 'README', label: 'Overview' });
+    expect(groups.find((group) => group.title === 'More')).toBeUndefined();
+  });
+
   it('gives headings GitHub-style ids, numbering repeats', () => {
     const { html, headings } = renderDoc(
       '# Title\n\n## Differences between sources and actions\n\n### `$.service.db`\n\n## Props\n\n## Props\n',
@@ -154,20 +175,32 @@ describe('sources list', () => {
     updated_at: 1_000,
   };
 
-  it('tells HTTP from timer triggers and when a timer fires next', () => {
+  it('lists every trigger a source has, and when a timer fires next', () => {
     expect(
-      triggerOf({
+      triggersOf({
         ...base,
         configured_props: { http: { endpoint_url: 'http://h/e/x' } },
         endpoint_url: 'http://h/e/x',
       }),
-    ).toEqual({ kind: 'http', url: 'http://h/e/x' });
-    const timer = triggerOf({
+    ).toEqual([{ kind: 'http', url: 'http://h/e/x' }]);
+    // Both props: the endpoint is not hidden by the timer.
+    expect(
+      triggersOf({
+        ...base,
+        configured_props: {
+          http: { endpoint_url: 'http://h/e/x' },
+          timer: { cron: '0 * * * *', interval_seconds: null },
+        },
+        endpoint_url: 'http://h/e/x',
+      }).map((trigger) => trigger.kind),
+    ).toEqual(['http', 'timer']);
+    expect(triggersOf({ ...base, configured_props: {}, endpoint_url: null })).toEqual([]);
+    const [timer] = triggersOf({
       ...base,
       configured_props: { timer: { cron: null, interval_seconds: 60 } },
       endpoint_url: null,
     });
-    if (timer.kind !== 'timer') throw new Error('expected a timer');
+    if (timer?.kind !== 'timer') throw new Error('expected a timer');
     expect(describeSchedule(timer)).toBe('every 1 min');
     // The server's next_run_at while it is ahead; then the interval carries it forward: 1,060 s, 1,120 s, …
     expect(nextRun(timer, 1_060, 1_000_000)).toBe(1_060_000);
@@ -178,6 +211,47 @@ describe('sources list', () => {
     expect(new Date(nextRun(cron, tenOClock, Date.parse('2026-01-01T10:07:00Z')) ?? 0).toISOString()).toBe(
       '2026-01-01T10:15:00.000Z',
     );
+    expect(cronRuns('0 9 * * 1', new Date('2026-01-01T00:00:00Z'), 2)?.map((date) => date.toISOString())).toEqual([
+      '2026-01-05T09:00:00.000Z',
+      '2026-01-12T09:00:00.000Z',
+    ]);
+    expect(cronRuns('not a cron', new Date(0), 2)).toBeNull();
+  });
+
+  it('searches, filters and sorts the sources list, kept in the URL', () => {
+    const http = {
+      ...base,
+      configured_props: { http: { endpoint_url: 'http://h/e/a' } },
+      id: 'dc_a',
+      name: 'Orders hook',
+      endpoint_url: 'http://h/e/a',
+      created_at: 3,
+      updated_at: 3,
+    };
+    const timer = {
+      ...base,
+      id: 'dc_b',
+      name: 'nightly',
+      active: false,
+      configured_props: { timer: { cron: '0 0 * * *', interval_seconds: null } },
+      endpoint_url: null,
+      created_at: 1,
+      updated_at: 9,
+    };
+    const manual = { ...base, id: 'dc_c', name: 'Backfill', configured_props: {}, endpoint_url: null, created_at: 2 };
+    const all = [http, timer, manual];
+    const names = (query: string) => applyView(all, viewFromParams(new URLSearchParams(query))).map((s) => s.name);
+    expect(names('')).toEqual(['Backfill', 'nightly', 'Orders hook']);
+    expect(names('q=hook')).toEqual(['Orders hook']);
+    expect(names('q=dc_b')).toEqual(['nightly']);
+    expect(names('status=inactive')).toEqual(['nightly']);
+    expect(names('trigger=manual')).toEqual(['Backfill']);
+    expect(names('trigger=http&status=active')).toEqual(['Orders hook']);
+    expect(names('sort=newest')).toEqual(['Orders hook', 'Backfill', 'nightly']);
+    expect(names('sort=updated')).toEqual(['Backfill', 'nightly', 'Orders hook']);
+    // Unknown values fall back to the defaults; defaults leave the URL plain.
+    expect(viewFromParams(new URLSearchParams('sort=bogus&status=x')).sort).toBe('name');
+    expect(paramsFromView(viewFromParams(new URLSearchParams('status=all&sort=name'))).toString()).toBe('');
   });
 
   it('counts events per hour over the last 24 hours', () => {
@@ -202,6 +276,30 @@ describe('logs', () => {
       ['inv_b', ['b1', 'boom']],
       ['inv_a', ['a1', 'a2']],
     ]);
+  });
+});
+
+describe('run now', () => {
+  const line = (id: string, invocation: string | null, message: string, level: 'info' | 'error' = 'info') => ({
+    id,
+    ts: 1,
+    level,
+    message,
+    invocation_id: invocation,
+  });
+
+  it("finds the end of the run now started among the source's log lines", () => {
+    const logs = [
+      line('4', 'inv_other', '--- run finished in 3 ms'),
+      line('3', 'inv_1', '--- run failed in 12 ms: COMPONENT_ERROR', 'error'),
+      line('2', 'inv_1', 'Error: boom', 'error'),
+      line('1', 'inv_1', 'starting'),
+    ];
+    expect(runOutcome(logs, 'inv_1')).toEqual({ ok: false, durationMs: 12, error: 'COMPONENT_ERROR' });
+    expect(runOutcome(logs, 'inv_other')).toEqual({ ok: true, durationMs: 3, error: null });
+    // Still running: its lines so far have no end marker.
+    expect(runOutcome(logs.slice(2), 'inv_1')).toBeNull();
+    expect(describeOutcome({ ok: true, durationMs: 3, error: null })).toBe('Run finished in 3 ms');
   });
 });
 

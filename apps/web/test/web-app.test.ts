@@ -5,12 +5,21 @@
  * Each screen is saved to test-results/screenshots/ (docs/screenshots/ with UPDATE_SCREENSHOTS=1).
  */
 import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, REPO, screenshotPath, startServer, type RunningServer } from './harness.js';
+import {
+  ensureWebBuilt,
+  launchBrowser,
+  REPO,
+  screenshotPath,
+  startServer,
+  WEB_DIST,
+  type RunningServer,
+} from './harness.js';
 
 /** better-sqlite3 (a dependency of the engine), to alter the server's database from the test. */
 const openSqlite = (() => {
@@ -31,8 +40,13 @@ let page: Page;
 let sourceId = '';
 let endpointUrl = '';
 
-async function shot(name: string, target: Page = page): Promise<void> {
-  await target.screenshot({ path: screenshotPath(name), fullPage: false });
+/** A screenshot of the screen; toasts of earlier steps are left out unless they are the subject. */
+async function shot(name: string, target: Page = page, options: { readonly toasts?: boolean } = {}): Promise<void> {
+  await target.screenshot({
+    path: screenshotPath(name),
+    fullPage: false,
+    ...(options.toasts ? {} : { style: '.toasts { visibility: hidden; }' }),
+  });
 }
 
 /** Form controls on the page that have no accessible name (should be none). */
@@ -52,6 +66,12 @@ async function unlabeled(target: Page = page): Promise<string[]> {
       )
       .map((control) => control.outerHTML.slice(0, 120)),
   );
+}
+
+/** Signs the tab in unless it is, so a test run alone with -t does not depend on the sign-in test. */
+async function signIn(target: Page = page): Promise<void> {
+  if (!target.url().startsWith(server.base)) await target.goto(`${server.base}/sign-in`);
+  await target.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
 }
 
 async function post(url: string, body: unknown): Promise<number> {
@@ -130,6 +150,7 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Deploy' }).click();
     await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
     sourceId = /\/sources\/(dc_[^/]+)\/events/.exec(page.url())?.[1] ?? '';
+    await page.getByRole('status').filter({ hasText: 'Deployed web greeter' }).waitFor();
     await expect.poll(() => page.title()).toBe('web greeter · Events · Tributary');
     const source = await server.api<{ data: { endpoint_url: string; configured_props: Record<string, unknown> } }>(
       'GET',
@@ -229,17 +250,51 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: /AHOY, LINUS/ }).waitFor({ timeout: 15_000 });
   });
 
-  it('edits the code on the Configuration tab', async () => {
+  it('edits the code on the Configuration tab in a highlighting editor, and saves it with Ctrl+S', async () => {
     await page.getByRole('link', { name: 'Configuration' }).click();
     await page.getByLabel('Greeting').waitFor();
     expect(await unlabeled()).toEqual([]);
+    const box = page.locator('.code-box');
+    const closedBox = await page.locator('.code-editor').boundingBox();
     await page.locator('.code-editor summary').click();
-    const editor = page.getByLabel('Component code');
-    const original = await editor.inputValue();
+    // CodeMirror came in its own chunk and took the textarea's place at the same size.
+    await page.locator('.code-box[data-ready="true"]').waitFor();
+    expect(closedBox).not.toBeNull();
+    const editor = page.getByRole('textbox', { name: /Component code/ });
+    expect(await editor.getAttribute('contenteditable')).toBe('true');
+    expect(await box.locator('.cm-lineNumbers .cm-gutterElement').count()).toBeGreaterThan(5);
+    // Keywords and strings are coloured, unlike plain text.
+    const colours = await box.evaluate((element) => {
+      const spans = [...element.querySelectorAll<HTMLElement>('.cm-line span')];
+      const colourOf = (text: string) =>
+        spans.find((span) => span.textContent === text)
+          ? getComputedStyle(spans.find((span) => span.textContent === text) as HTMLElement).color
+          : null;
+      return {
+        keyword: colourOf('export'),
+        text: getComputedStyle(element.querySelector('.cm-content') as HTMLElement).color,
+      };
+    });
+    expect(colours.keyword).not.toBeNull();
+    expect(colours.keyword).not.toBe(colours.text);
+    const component = await server.api<{ data: { component_id: string } }>('GET', `/v1/sources/${sourceId}`);
+    const saved = await server.api<{ data: { code: string } }>(
+      'GET',
+      `/v1/components/${component.body.data.component_id}`,
+    );
+    const original = saved.body.data.code;
     expect(original).toContain('web-test-greeter');
     await editor.fill(original.replace('`${this.greeting}, ${name}`', '`${this.greeting} -> ${name}`'));
-    await page.getByRole('button', { name: 'Save' }).click();
+    // Bracket matching: with the cursor after a closing brace, it and its partner are marked.
+    await editor.press('Control+End');
+    await editor.press('ArrowUp');
+    await editor.press('End');
+    await editor.press('ArrowLeft');
+    await expect.poll(() => box.locator('.cm-matchingBracket').count()).toBe(2);
+    await editor.press('Control+s');
     await page.getByText('Saved: the source was updated').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.classList.contains('cm-content'))).toBe(true);
+    await shot('source-code-editor');
     await page.getByRole('link', { name: 'Events' }).click();
     await page.locator('[data-stream-status="open"]').waitFor();
     expect(await post(endpointUrl, { name: 'Barbara' })).toBe(200);
@@ -283,6 +338,323 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot('source-events-phone');
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('shows both triggers of a source with an endpoint and a timer, before and after it has events', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-both.mjs'),
+      name: 'web both',
+      configured_props: { timer: { cron: '0 9 * * 1' } },
+    });
+    expect(deployed.status).toBe(200);
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { hi: 1 })).toBe(200);
+    await expect
+      .poll(async () => (await server.api<{ data: unknown[] }>('GET', `/v1/sources/${id}/event_summaries`)).body.data)
+      .toHaveLength(1);
+    const both = async (scope: ReturnType<Page['locator']>) => {
+      const triggers = scope.getByRole('list', { name: 'Triggers of web both' });
+      await triggers.waitFor();
+      expect(await triggers.locator('code').textContent()).toBe(url);
+      expect(await triggers.textContent()).toContain('cron 0 9 * * 1 (UTC)');
+      await triggers.getByRole('button', { name: `Copy URL: ${url}` }).waitFor();
+    };
+    await page.goto(`${server.base}/sources`);
+    await both(page.locator('tr', { hasText: 'web both' }));
+    await page.goto(`${server.base}/sources/${id}/events`);
+    await page.getByRole('button', { name: /via http/ }).waitFor();
+    await both(page.locator('.page'));
+    await page.getByRole('link', { name: 'Configuration' }).click();
+    await page.getByLabel('Cron expression').waitFor();
+    await both(page.locator('.page'));
+    // The HTTP prop itself shows the live URL on the form, not a "when it is deployed" promise.
+    expect(await page.locator('.config-form .endpoint code').textContent()).toBe(url);
+    await shot('source-both-triggers');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${server.base}/sources`);
+    await both(page.locator('tr', { hasText: 'web both' }));
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
+  });
+
+  it('says what RUN NOW does on an inactive source, then when the run finished, with links to its output', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+      component_code: code('web-ticker.mjs'),
+      name: 'web run now',
+      configured_props: { timer: { intervalSeconds: 3600 } },
+    });
+    const { id } = deployed.body.data;
+    expect((await server.api('PUT', `/v1/sources/${id}`, { active: false })).status).toBe(200);
+    await page.goto(`${server.base}/sources/${id}/events`);
+    const button = page.getByRole('button', { name: 'Run now' });
+    await button.waitFor();
+    expect(await page.locator('#run-now-hint').textContent()).toMatch(
+      /Inactive: its triggers are off\. Run now still runs it once, with a timer event/,
+    );
+    expect(await button.getAttribute('aria-describedby')).toBe('run-now-hint');
+    // Keyboard only: focus the button and press Enter; the focus stays on it while the run goes.
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const status = page.getByTestId('run-status');
+    await expect.poll(() => status.textContent(), { timeout: 20_000 }).toMatch(/^Run finished in \d+ ms\./);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Run now');
+    // Announced politely in the always-present live region, with the same links.
+    const toast = page.getByRole('status').filter({ hasText: 'web run now: Run finished in' });
+    await toast.waitFor();
+    await toast.getByRole('link', { name: 'Events' }).waitFor();
+    await page.getByRole('button', { name: /^tick / }).waitFor({ timeout: 15_000 });
+    await shot('source-run-now', page, { toasts: true });
+    await status.getByRole('link', { name: 'Logs of this run' }).click();
+    await page.waitForURL(/\/logs#invocation-/);
+    const current = page.locator('.log-group[aria-current="true"]');
+    await current.waitFor();
+    expect(await current.textContent()).toMatch(/--- run finished in \d+ ms/);
+    expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
+  });
+
+  it('fits the source events page and Settings in a 390 px phone: no sideways scroll, every button whole', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-both.mjs'),
+      name: 'web phone source with a rather long name that has to wrap somewhere',
+      configured_props: { timer: { intervalSeconds: 3600 } },
+    });
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { long: 'x'.repeat(400), nested: { deeper: { deepest: ['a'.repeat(80)] } } })).toBe(200);
+    const phoneKey = await server.api<{ data: { id: string } }>('POST', '/v1/api_keys', {
+      name: 'a-phone-key-with-a-long-name-for-wrapping',
+    });
+    /** Overflowing page width, and buttons or links styled as buttons cut by the screen's edges. */
+    const fits = () =>
+      page.evaluate(() => {
+        const cut = [...document.querySelectorAll<HTMLElement>('button, a.button, .actions a')]
+          .filter((element) => element.offsetParent !== null && !element.closest('.toasts'))
+          .filter((element) => {
+            const box = element.getBoundingClientRect();
+            return box.left < 0 || box.right > window.innerWidth + 0.5;
+          })
+          .map((element) => element.textContent?.trim() ?? '');
+        return { width: document.documentElement.scrollWidth, cut };
+      });
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.goto(`${server.base}/sources/${id}/events`);
+      await page.getByRole('button', { name: /via http/ }).waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      await shot('source-page-phone');
+      await page.goto(`${server.base}/sources/${id}/configuration`);
+      await page.getByLabel('Interval in seconds').waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      await page.goto(`${server.base}/settings`);
+      await page.locator('td', { hasText: /^a-phone-key-with-a-long-name-for-wrapping$/ }).waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      await shot('settings-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await server.api('DELETE', `/v1/sources/${id}`);
+      await server.api('DELETE', `/v1/api_keys/${phoneKey.body.data.id}`);
+    }
+  });
+
+  it('searches, filters and sorts the sources list with the keyboard, and keeps it in the URL', async () => {
+    await signIn();
+    const made: string[] = [];
+    for (const [file, name, props] of [
+      ['web-greeter.mjs', 'flt alpha hook', {}],
+      ['web-ticker.mjs', 'flt beta timer', { timer: { intervalSeconds: 600 } }],
+      ['web-both.mjs', 'flt gamma both', { timer: { intervalSeconds: 900 } }],
+    ] as const) {
+      const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+        component_code: code(file),
+        name,
+        configured_props: props,
+      });
+      made.push(deployed.body.data.id);
+      // created_at is in seconds: a second apart, "newest first" has one right answer.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+    await server.api('PUT', `/v1/sources/${made[1]}`, { active: false });
+    const names = () => page.locator('tbody tr .strong').allTextContents();
+    try {
+      await page.goto(`${server.base}/sources`);
+      await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
+      await page.getByLabel('Search sources').focus();
+      await page.keyboard.type('flt');
+      await expect.poll(names).toEqual(['flt alpha hook', 'flt beta timer', 'flt gamma both']);
+      expect(await unlabeled()).toEqual([]);
+      // Tab to the status filter and pick "Inactive" with the arrow keys.
+      await page.keyboard.press('Tab');
+      expect(
+        await page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.labels?.[0]?.textContent),
+      ).toBe('Status');
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      await expect.poll(names).toEqual(['flt beta timer']);
+      expect(page.url()).toMatch(/[?&]status=inactive/);
+      await page.getByLabel('Status', { exact: true }).selectOption('all');
+      await page.getByLabel('Trigger', { exact: true }).selectOption('http');
+      await expect.poll(names).toEqual(['flt alpha hook', 'flt gamma both']);
+      await page.getByLabel('Trigger', { exact: true }).selectOption('timer');
+      await expect.poll(names).toEqual(['flt beta timer', 'flt gamma both']);
+      await page.getByLabel('Trigger', { exact: true }).selectOption('all');
+      await page.getByLabel('Sort', { exact: true }).selectOption('newest');
+      await expect.poll(names).toEqual(['flt gamma both', 'flt beta timer', 'flt alpha hook']);
+      // The URL holds it: a reload shows the same list.
+      await page.reload();
+      await expect.poll(names).toEqual(['flt gamma both', 'flt beta timer', 'flt alpha hook']);
+      expect(await page.getByLabel('Search sources').inputValue()).toBe('flt');
+      await shot('sources-filtered');
+      await page.getByLabel('Search sources').fill('no such source');
+      await page.getByRole('button', { name: 'Clear search and filters' }).click();
+      await expect.poll(() => page.url()).toBe(`${server.base}/sources`);
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      await shot('sources-filter-phone');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+      for (const id of made) await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
+  it("copies and downloads an event's JSON from the keyboard", async () => {
+    await signIn();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.base });
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-greeter.mjs'),
+      name: 'web json',
+    });
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { name: 'Json', list: [1, 2, { deep: true }] })).toBe(200);
+    try {
+      await page.goto(`${server.base}/sources/${id}/events`);
+      await page.getByRole('button', { name: /Hello, Json/ }).waitFor();
+      const expected = { text: 'Hello, Json', body: { name: 'Json', list: [1, 2, { deep: true }] } };
+      const copy = page.getByRole('button', { name: /^Copy the JSON of event / });
+      await copy.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => copy.textContent()).toBe('Copied');
+      expect(JSON.parse(await page.evaluate(() => navigator.clipboard.readText()))).toEqual(expected);
+      const download = page.getByRole('button', { name: /^Download JSON of event / });
+      await download.focus();
+      const [file] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+      expect(file.suggestedFilename()).toMatch(/^event-[\w-]+\.json$/);
+      expect(JSON.parse(readFileSync(await file.path(), 'utf8'))).toEqual(expected);
+      expect(await unlabeled()).toEqual([]);
+    } finally {
+      await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
+  it('shows the next runs of a cron schedule while it is typed, before saving, without moving the form', async () => {
+    await signIn();
+    const published = await server.api('PUT', '/v1/components/web-test-both', { component_code: code('web-both.mjs') });
+    expect([200, 201]).toContain(published.status);
+    await page.goto(`${server.base}/sources/new?key=web-test-both`);
+    await page.getByLabel('Interval in seconds').waitFor();
+    // Keyboard: from the interval radio, the arrow key moves to "Cron (UTC)".
+    await page.getByRole('radio', { name: 'Every N seconds' }).focus();
+    await page.keyboard.press('ArrowRight');
+    const cron = page.getByLabel('Cron expression');
+    await cron.waitFor();
+    const preview = page.getByTestId('cron-preview');
+    await cron.fill('30 6 * * 1-5');
+    await expect.poll(() => preview.locator('li').count()).toBe(3);
+    for (const time of await preview
+      .locator('time')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('datetime'))))
+      expect(time).toMatch(/T06:30:00\.000Z$/);
+    const deployButton = () => page.getByRole('button', { name: 'Deploy' }).boundingBox();
+    const before = await deployButton();
+    await cron.fill('not cron');
+    await preview.getByText('Not a cron expression that ever runs.').waitFor();
+    expect(await deployButton()).toEqual(before);
+    // The preview describes the field for screen readers.
+    expect(await cron.getAttribute('aria-describedby')).toBe(await preview.getAttribute('id'));
+    await cron.fill('0 9 * * 1');
+    await expect.poll(() => preview.locator('li').count()).toBe(3);
+    expect(await unlabeled()).toEqual([]);
+    await shot('cron-preview');
+  });
+
+  it('follows a dark system setting, with readable contrast', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_code: code('web-both.mjs'),
+      name: 'web dark',
+      configured_props: { timer: { intervalSeconds: 3600 } },
+    });
+    const { id, endpoint_url: url } = deployed.body.data;
+    expect(await post(url, { dark: true })).toBe(200);
+    /** WCAG contrast of each selector's text against the first opaque background behind it. */
+    const contrasts = (selectors: string[]) =>
+      page.evaluate((list) => {
+        const rgb = (value: string) => (value.match(/[\d.]+/g) ?? []).map(Number);
+        const luminance = ([r = 0, g = 0, b = 0]: number[]) => {
+          const f = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+          return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+        };
+        const background = (element: Element | null): number[] => {
+          for (let node = element; node; node = node.parentElement) {
+            const color = rgb(getComputedStyle(node).backgroundColor);
+            if (color.length === 3 || (color[3] ?? 0) > 0) return color;
+          }
+          return [255, 255, 255];
+        };
+        return Object.fromEntries(
+          list.map((selector) => {
+            const element = document.querySelector(selector);
+            if (!element) return [selector, 0];
+            const [a, b] = [luminance(rgb(getComputedStyle(element).color)), luminance(background(element))];
+            return [selector, Math.round(((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)) * 10) / 10];
+          }),
+        );
+      }, selectors);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await page.goto(`${server.base}/sources`);
+      await page.locator('tr', { hasText: 'web dark' }).waitFor();
+      // The page really is dark: the background is near black.
+      const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+      expect(bg).toBe('rgb(18, 20, 23)');
+      const list = await contrasts(['h1', 'td .muted', 'td a', '.button-primary', '.badge', 'th', '.topbar nav a']);
+      for (const [selector, ratio] of Object.entries(list)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+      await shot('sources-dark');
+      await page.goto(`${server.base}/sources/${id}/events`);
+      await page.getByRole('button', { name: /via http/ }).waitFor();
+      const events = await contrasts(['.event-summary', '.json-key', '.json-string', '.json-boolean', '.tab.active']);
+      for (const [selector, ratio] of Object.entries(events)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+      await shot('source-events-dark');
+      await page.goto(`${server.base}/docs`);
+      await page.locator('.doc h1').waitFor();
+      const docs = await contrasts([
+        '.doc p',
+        '.doc a',
+        '.doc :not(pre) > code',
+        '.code-block pre',
+        '.docs-group-title',
+      ]);
+      for (const [selector, ratio] of Object.entries(docs)) expect(ratio, selector).toBeGreaterThanOrEqual(4.5);
+      await shot('docs-dark');
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+      await server.api('DELETE', `/v1/sources/${id}`);
+    }
+  });
+
+  it('pastes code into the editor on New source and loads its props with Ctrl+S', async () => {
+    await signIn();
+    await page.goto(`${server.base}/sources/new`);
+    await page.getByRole('button', { name: 'Paste code' }).click();
+    await page.locator('.code-box[data-ready="true"]').waitFor();
+    const editor = page.getByRole('textbox', { name: /Component code/ });
+    await editor.fill(code('web-ticker.mjs'));
+    await editor.press('Control+s');
+    await page.getByRole('heading', { name: /Ticker/ }).waitFor();
+    await page.getByLabel('Interval in seconds').waitFor();
   });
 
   it('works with the keyboard alone, with a visible focus', async () => {
@@ -436,6 +808,9 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-api-key').textContent())?.trim() ?? '';
     expect(key).toMatch(/^trb_/);
+    // Announced in the polite live region; the focus stays in the form.
+    await page.getByRole('status').filter({ hasText: 'Created the key browser-test' }).waitFor();
+    expect(await page.evaluate(() => document.activeElement?.closest('.toasts'))).toBeNull();
     expect((await fetch(`${server.base}/v1/users/me`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(
       200,
     );
@@ -524,7 +899,24 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
     await dialog.getByRole('button', { name: 'Delete source' }).click();
     await page.waitForURL(/\/sources$/);
+    await page.getByRole('status').filter({ hasText: 'Deleted web greeter' }).waitFor();
     expect((await server.api('GET', `/v1/sources/${sourceId}`)).status).toBe(404);
+  });
+});
+
+describe('bundle', () => {
+  it('keeps the main bundle under 300 kB gzipped, with the docs and the code editor in chunks of their own', () => {
+    const html = readFileSync(path.join(WEB_DIST, 'index.html'), 'utf8');
+    const entry = /<script type="module"[^>]*src="\/?([^"]+)"/.exec(html)?.[1] ?? '';
+    const main = readFileSync(path.join(WEB_DIST, entry));
+    const gzipped = gzipSync(main).length;
+    console.log(
+      `main bundle ${entry}: ${(main.length / 1024).toFixed(1)} kB, ${(gzipped / 1024).toFixed(1)} kB gzipped`,
+    );
+    expect(gzipped).toBeLessThan(300 * 1024);
+    // The entry only names the lazy chunks; CodeMirror itself is not in it.
+    expect(main.toString()).not.toContain('cm-matchingBracket');
+    expect(main.toString()).toMatch(/code-view-[\w-]+\.js/);
   });
 });
 
@@ -596,6 +988,29 @@ describe('docs', { timeout: 60_000 }, () => {
     await docs.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('lists the pages in groups: getting started, guides, reference', async () => {
+    await docs.goto(`${server.base}/docs`);
+    const nav = docs.getByRole('navigation', { name: 'Docs pages' });
+    await nav.waitFor();
+    expect(await nav.locator('.docs-group-title').allTextContents()).toEqual([
+      'Getting started',
+      'Guides',
+      'Reference',
+    ]);
+    const started = nav.getByRole('list', { name: 'Getting started' });
+    expect(await started.getByRole('link').allTextContents()).toEqual([
+      'Overview',
+      'Quickstart: a source',
+      'Quickstart: an action',
+    ]);
+    await nav.getByRole('list', { name: 'Reference' }).getByRole('link', { name: 'Component API reference' }).waitFor();
+    // Keyboard: Tab from the search box reaches the first page link.
+    await docs.getByLabel('Search the docs').focus();
+    await docs.keyboard.press('Tab');
+    expect(await docs.evaluate(() => document.activeElement?.textContent)).toBe('Overview');
+    await shot('docs-groups', docs);
+  });
+
   it('says so for a page that does not exist', async () => {
     await docs.goto(`${server.base}/docs/no-such-page`);
     await docs.getByRole('heading', { name: 'No such page' }).waitFor();
@@ -606,6 +1021,9 @@ describe('docs', { timeout: 60_000 }, () => {
     await docs.getByLabel('Search the docs').fill('dedupe');
     const first = docs.locator('.search-results a').first();
     await first.waitFor();
+    // Snippets read as text: no Markdown emphasis, backticks, link targets or table pipes.
+    for (const snippet of await docs.locator('.search-results p').allTextContents())
+      expect(snippet).not.toMatch(/\*\*|`|\]\(|\| *-{3}/);
     await shot('docs-search', docs);
     await first.click();
     await expect.poll(() => docs.url()).toMatch(/\/docs(\/[a-z0-9-]+)?#[a-z0-9-]+$/);

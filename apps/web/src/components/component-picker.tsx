@@ -7,6 +7,7 @@ import { useId, useState } from 'react';
 import type { SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ErrorState } from './states.js';
+import { CodeEditor } from './code-editor.js';
 
 export type PickMode = 'registry' | 'code' | 'url';
 
@@ -97,16 +98,18 @@ export function ComponentPicker({
           }}
         >
           <div className="field">
-            <label className="field-label" htmlFor={`${id}-code`}>
-              Component code
+            <label className="field-label" htmlFor={`${id}-code`} id={`${id}-code-label`}>
+              Component code <span className="muted small">(Ctrl+S loads its props)</span>
             </label>
-            <textarea
+            <CodeEditor
               id={`${id}-code`}
-              className="code-input"
+              labelId={`${id}-code-label`}
               rows={14}
-              spellCheck={false}
               value={code}
-              onChange={(event) => setCode(event.target.value)}
+              onChange={setCode}
+              onSave={() => {
+                if (code.trim() && !save.isPending) save.mutate({ code });
+              }}
               placeholder="export default defineComponent({ … })"
             />
           </div>

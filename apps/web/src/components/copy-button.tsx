@@ -1,13 +1,22 @@
 import { useState } from 'react';
 
 /** Copies a value; says "Copied" for a moment so keyboard and screen-reader users know it worked. */
-export function CopyButton({ value, label = 'Copy' }: { readonly value: string; readonly label?: string }) {
+export function CopyButton({
+  value,
+  label = 'Copy',
+  ariaLabel,
+}: {
+  readonly value: string;
+  readonly label?: string;
+  /** For a long value (JSON), a name that says what is copied instead of reading it all out. */
+  readonly ariaLabel?: string;
+}) {
   const [copied, setCopied] = useState(false);
   return (
     <button
       type="button"
       className="button button-small"
-      aria-label={`${label}: ${value}`}
+      aria-label={ariaLabel ?? `${label}: ${value}`}
       onClick={() => {
         void copyText(value).then(() => {
           setCopied(true);

@@ -30,6 +30,9 @@ export function formatRelative(ms: number, now: number): string {
 
 export function formatDuration(ms: number): string {
   const total = Math.max(0, Math.round(ms / 1000));
+  const d = Math.floor(total / 86_400);
+  // A weekly cron would read "153h 6m"; past two days, days and hours say it at a glance.
+  if (d >= 2) return `${d}d ${Math.floor((total % 86_400) / 3600)}h`;
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;

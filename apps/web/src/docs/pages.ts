@@ -3,7 +3,7 @@
  * time, so the pages stay in `docs/` and read well on GitHub too. `/docs` is
  * `docs/component-api.md`; `/docs/<slug>` is `docs/<slug>.md`.
  */
-import { renderDoc, textOf, type Heading } from '../markdown/render.js';
+import { plainText, renderDoc, textOf, type Heading } from '../markdown/render.js';
 
 const files = import.meta.glob('../../../../docs/*.md', { query: '?raw', import: 'default', eager: true }) as Record<
   string,
@@ -23,22 +23,59 @@ function titleOf(markdown: string, slug: string): string {
   return match?.[1] ? textOf(match[1].replace(/`/g, '')) : slug;
 }
 
-export const DOC_PAGES: readonly DocPage[] = Object.entries(files)
-  .map(([file, markdown]) => {
-    const slug = file.slice(file.lastIndexOf('/') + 1).replace(/\.md$/, '');
-    return { slug, title: titleOf(markdown, slug), markdown };
-  })
-  .sort((a, b) =>
-    a.slug === HOME_SLUG
-      ? -1
-      : b.slug === HOME_SLUG
-        ? 1
-        : a.slug === 'README'
-          ? -1
-          : b.slug === 'README'
-            ? 1
-            : a.title.localeCompare(b.title),
-  );
+export const DOC_PAGES: readonly DocPage[] = Object.entries(files).map(([file, markdown]) => {
+  const slug = file.slice(file.lastIndexOf('/') + 1).replace(/\.md$/, '');
+  return { slug, title: titleOf(markdown, slug), markdown };
+});
+
+/**
+ * The sidebar's sections, in reading order: first steps, then how-to pages by topic, then the
+ * pages one looks things up in. A new file in docs/ lands under "More" until it is placed here.
+ */
+const GROUPS: readonly { readonly title: string; readonly slugs: readonly string[] }[] = [
+  { title: 'Getting started', slugs: ['README', 'quickstart-source', 'quickstart-action'] },
+  {
+    title: 'Guides',
+    slugs: [
+      'components',
+      'props',
+      'methods-and-hooks',
+      'run-and-emit',
+      'actions',
+      'accounts',
+      'npm-packages',
+      'lifecycle',
+      'server',
+      'environment-variables',
+      'isolation',
+    ],
+  },
+  { title: 'Reference', slugs: [HOME_SLUG, 'cli', 'rest-api', 'sse', 'config', 'errors', 'limits'] },
+];
+
+/** Shorter names in the sidebar where the page's own title says more than a list item needs. */
+const NAV_TITLES: Record<string, string> = { README: 'Overview' };
+
+export interface DocGroup {
+  readonly title: string;
+  readonly pages: readonly { readonly slug: string; readonly label: string }[];
+}
+
+export function docGroups(pages: readonly DocPage[] = DOC_PAGES): DocGroup[] {
+  const bySlug = new Map(pages.map((page) => [page.slug, page]));
+  const placed = new Set(GROUPS.flatMap((group) => group.slugs));
+  const entry = (page: DocPage) => ({ slug: page.slug, label: NAV_TITLES[page.slug] ?? page.title });
+  const groups: DocGroup[] = GROUPS.map((group) => ({
+    title: group.title,
+    pages: group.slugs.flatMap((slug) => {
+      const page = bySlug.get(slug);
+      return page ? [entry(page)] : [];
+    }),
+  }));
+  const rest = pages.filter((page) => !placed.has(page.slug)).sort((a, b) => a.title.localeCompare(b.title));
+  if (rest.length > 0) groups.push({ title: 'More', pages: rest.map(entry) });
+  return groups.filter((group) => group.pages.length > 0);
+}
 
 export function findPage(slug: string | undefined): DocPage | null {
   return DOC_PAGES.find((page) => page.slug === (slug ?? HOME_SLUG)) ?? null;
@@ -91,10 +128,7 @@ function allSections(): Section[] {
         pageTitle: page.title,
         id: heading.id,
         heading: heading.text,
-        text: (chunks[index + 1] ?? '')
-          .replace(/```[\s\S]*?```/g, ' ')
-          .replace(/\s+/g, ' ')
-          .trim(),
+        text: plainText(chunks[index + 1] ?? ''),
       });
     });
   }

@@ -117,6 +117,22 @@ const untrusted = new Marked({
   },
 });
 
+const plain = new Marked({ gfm: true });
+
+/**
+ * What a reader sees of some Markdown, as one line of text: for search snippets, where `**`,
+ * backticks, table pipes and link targets are noise. Code blocks are left out (they are matched
+ * by their section's heading, and a snippet of code out of context reads badly).
+ */
+export function plainText(markdown: string): string {
+  const html = plain.parse(markdown, { async: false });
+  return textOf(html.replace(/<pre[\s\S]*?<\/pre>/g, ' ').replace(/<[^>]*>/g, ' '))
+    .replace(/\s+/g, ' ')
+    .replace(/ ([.,;:!?)])/g, '$1')
+    .replace(/\( /g, '(')
+    .trim();
+}
+
 /** Markdown from a component (descriptions, alerts), with raw HTML shown as text. */
 export function renderUntrusted(markdown: string): string {
   return untrusted.parse(markdown, { async: false });

@@ -1,4 +1,5 @@
 /** Controls for list, JSON and timer props. */
+import { CronPreview } from './cron-preview.js';
 import { useState } from 'react';
 
 interface CommonInput {
@@ -134,14 +135,18 @@ export function TimerInput(props: CommonInput & { value: unknown; onChange: (val
           onChange={(event) => onChange({ intervalSeconds: Number(event.target.value) })}
         />
       ) : (
-        <input
-          id={id}
-          aria-label="Cron expression"
-          type="text"
-          disabled={disabled}
-          value={current.cron ?? ''}
-          onChange={(event) => onChange({ cron: event.target.value })}
-        />
+        <>
+          <input
+            id={id}
+            aria-label="Cron expression"
+            aria-describedby={`${id}-runs`}
+            type="text"
+            disabled={disabled}
+            value={current.cron ?? ''}
+            onChange={(event) => onChange({ cron: event.target.value })}
+          />
+          <CronPreview id={`${id}-runs`} expression={current.cron ?? ''} />
+        </>
       )}
     </div>
   );

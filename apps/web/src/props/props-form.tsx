@@ -3,6 +3,7 @@
  * Actions. Each prop type gets its control; the server's validation errors appear on the field
  * they name.
  */
+import { CopyButton } from '../components/copy-button.js';
 import { useId, type ReactNode } from 'react';
 import { Markdown } from '../components/markdown.js';
 import { AccountPicker } from './account-picker.js';
@@ -17,9 +18,11 @@ export interface PropsFormProps {
   readonly values: Record<string, unknown>;
   readonly onChange: (name: string, value: unknown) => void;
   readonly errors?: Record<string, string>;
+  /** A deployed source's endpoint, shown on its HTTP interface prop (null before deploying). */
+  readonly endpointUrl?: string | null;
 }
 
-export function PropsForm({ componentId, props, values, onChange, errors = {} }: PropsFormProps) {
+export function PropsForm({ componentId, props, values, onChange, errors = {}, endpointUrl = null }: PropsFormProps) {
   const visible = props.filter((prop) => !prop.hidden);
   if (visible.length === 0) return <p className="muted">This component has no props to configure.</p>;
   return (
@@ -32,6 +35,7 @@ export function PropsForm({ componentId, props, values, onChange, errors = {} }:
           values={values}
           onChange={onChange}
           error={errors[prop.name]}
+          endpointUrl={endpointUrl}
         />
       ))}
     </div>
@@ -44,12 +48,14 @@ function PropField({
   values,
   onChange,
   error,
+  endpointUrl,
 }: {
   componentId: string;
   prop: FormProp;
   values: Record<string, unknown>;
   onChange: (name: string, value: unknown) => void;
   error: string | undefined;
+  endpointUrl: string | null;
 }) {
   const id = useId();
   if (prop.type === 'alert') {
@@ -64,7 +70,15 @@ function PropField({
     return (
       <div className="field">
         <span className="field-label">{labelOf(prop)}</span>
-        <p className="muted small">HTTP interface: the source gets its own endpoint URL when it is deployed.</p>
+        {endpointUrl ? (
+          <p className="endpoint">
+            <span className="badge">HTTP</span>
+            <code>{endpointUrl}</code>
+            <CopyButton value={endpointUrl} label="Copy URL" />
+          </p>
+        ) : (
+          <p className="muted small">HTTP interface: the source gets its own endpoint URL when it is deployed.</p>
+        )}
       </div>
     );
   }

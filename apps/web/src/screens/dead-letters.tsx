@@ -51,7 +51,7 @@ export function DeadLetters() {
             <Empty title="No dead letters" />
           ) : (
             <div className="table-wrap">
-              <table className="table">
+              <table className="table stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Invocation</th>
@@ -66,7 +66,7 @@ export function DeadLetters() {
                 <tbody>
                   {page.data.map((letter) => (
                     <tr key={letter.id} data-testid="dead-letter">
-                      <td>
+                      <td data-label="Invocation">
                         <span className="mono">{letter.id}</span>
                         <div className="muted small">
                           {letter.trigger}, {letter.attempts} attempts
@@ -76,16 +76,18 @@ export function DeadLetters() {
                           <JsonViewer value={letter.event} label={`Event of ${letter.id}`} />
                         </details>
                       </td>
-                      <td>
+                      <td data-label="Source">
                         <Link to={`/sources/${encodeURIComponent(letter.source_id)}/logs`} className="mono">
                           {letter.source_id}
                         </Link>
                       </td>
-                      <td>
+                      <td data-label="Failed">
                         <RelativeTime ms={letter.failed_at * 1000} />
                       </td>
-                      <td className="small mono">{letter.last_error}</td>
-                      <td>
+                      <td data-label="Last error" className="small mono">
+                        {letter.last_error}
+                      </td>
+                      <td data-label="Actions">
                         <button
                           type="button"
                           className="button button-small"

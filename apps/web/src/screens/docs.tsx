@@ -7,7 +7,7 @@ import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import { Link, NavLink, useLocation, useNavigate, useParams } from 'react-router';
 import { copyText } from '../components/copy-button.js';
 import { Empty } from '../components/states.js';
-import { DOC_PAGES, findPage, pagePath, renderPage, searchDocs } from '../docs/pages.js';
+import { docGroups, findPage, pagePath, renderPage, searchDocs } from '../docs/pages.js';
 
 export function DocsScreen() {
   const { slug } = useParams();
@@ -27,16 +27,26 @@ export function DocsScreen() {
   // On a phone the page list folds away, so the page itself comes first.
   const narrow = useMediaQuery('(max-width: 760px)');
   const pages = (
-    <nav aria-label="Docs pages">
-      <ul>
-        {DOC_PAGES.map((candidate) => (
-          <li key={candidate.slug}>
-            <NavLink to={pagePath(candidate.slug)} end>
-              {candidate.title}
-            </NavLink>
-          </li>
-        ))}
-      </ul>
+    <nav aria-label="Docs pages" className="docs-pages-nav">
+      {docGroups().map((group) => {
+        const id = `docs-group-${group.title.toLowerCase().replace(/\s+/g, '-')}`;
+        return (
+          <div key={group.title} className="docs-group">
+            <p className="docs-group-title" id={id}>
+              {group.title}
+            </p>
+            <ul aria-labelledby={id}>
+              {group.pages.map((candidate) => (
+                <li key={candidate.slug}>
+                  <NavLink to={pagePath(candidate.slug)} end>
+                    {candidate.label}
+                  </NavLink>
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
     </nav>
   );
 

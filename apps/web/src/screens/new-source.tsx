@@ -13,6 +13,7 @@ import { ErrorState, Loading } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
 import { useTitle } from '../components/use-title.js';
+import { useToast } from '../components/toasts.js';
 
 export function NewSourceScreen() {
   useTitle('New source');
@@ -73,6 +74,7 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
   const form = usePropsForm({ componentId: component.id, configurableProps: component.configurable_props });
   const [name, setName] = useState('');
   const [topError, setTopError] = useState<unknown>(null);
+  const toast = useToast();
   const deploy = useMutation({
     mutationFn: () =>
       api.deploySource({
@@ -87,6 +89,7 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
     onSuccess: async (source) => {
       await queryClient.invalidateQueries({ queryKey: ['sources'] });
       navigate(`/sources/${source.id}/events`);
+      toast({ message: `Deployed ${source.name}` });
     },
     onError: (error) => {
       if (!form.showError(error)) setTopError(error);

@@ -9,6 +9,7 @@ import { CopyButton } from '../components/copy-button.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
 import { useTitle } from '../components/use-title.js';
+import { useToast } from '../components/toasts.js';
 import { DeadLetters } from './dead-letters.js';
 
 export function SettingsScreen() {
@@ -30,10 +31,12 @@ function ApiKeys() {
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedApiKeyT | null>(null);
   const [revoking, setRevoking] = useState<ApiKeyT | null>(null);
+  const toast = useToast();
   const create = useMutation({
     mutationFn: () => api.createApiKey(name.trim()),
     onSuccess: async (key) => {
       setCreated(key);
+      toast({ message: `Created the key ${key.name}: copy it now, it is shown once` });
       setName('');
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -41,6 +44,7 @@ function ApiKeys() {
   const revoke = useMutation({
     mutationFn: (id: string) => api.revokeApiKey(id),
     onSuccess: async () => {
+      if (revoking) toast({ message: `Revoked the key ${revoking.name}` });
       setRevoking(null);
       await queryClient.invalidateQueries({ queryKey: ['api-keys'] });
     },
@@ -70,7 +74,7 @@ function ApiKeys() {
       </form>
       {create.error ? <ErrorState error={create.error} /> : null}
       {created ? (
-        <div className="notice notice-info" role="status">
+        <div className="notice notice-info">
           <p>
             Key <strong>{created.name}</strong> created. Copy it now: it is not shown again.
           </p>
@@ -88,7 +92,7 @@ function ApiKeys() {
             <Empty title="No API keys" />
           ) : (
             <div className="table-wrap">
-              <table className="table">
+              <table className="table stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
@@ -101,19 +105,21 @@ function ApiKeys() {
                 <tbody>
                   {page.data.map((key) => (
                     <tr key={key.id}>
-                      <td>{key.name}</td>
-                      <td className="mono">{key.prefix}…</td>
-                      <td>
+                      <td data-label="Name">{key.name}</td>
+                      <td data-label="Prefix" className="mono">
+                        {key.prefix}…
+                      </td>
+                      <td data-label="Created">
                         <RelativeTime ms={key.created_at * 1000} />
                       </td>
-                      <td>
+                      <td data-label="Last used">
                         {key.last_used_at ? (
                           <RelativeTime ms={key.last_used_at * 1000} />
                         ) : (
                           <span className="muted">never</span>
                         )}
                       </td>
-                      <td>
+                      <td data-label="Status">
                         {key.revoked_at ? (
                           <span className="muted">revoked</span>
                         ) : (
@@ -206,7 +212,7 @@ function Accounts() {
             </Empty>
           ) : (
             <div className="table-wrap">
-              <table className="table">
+              <table className="table stack-table">
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
@@ -221,20 +227,20 @@ function Accounts() {
                 <tbody>
                   {page.data.map((account) => (
                     <tr key={account.id}>
-                      <td>
+                      <td data-label="Name">
                         {account.name}
                         <div className="muted small mono">{account.id}</div>
                       </td>
-                      <td>{account.app}</td>
-                      <td className="small mono">
+                      <td data-label="App">{account.app}</td>
+                      <td data-label="Fields" className="small mono">
                         {Object.entries(account.fields)
                           .map(([field, value]) => `${field}: ${value}`)
                           .join(', ')}
                       </td>
-                      <td>
+                      <td data-label="Created">
                         <RelativeTime ms={account.created_at * 1000} />
                       </td>
-                      <td>
+                      <td className="stack-actions">
                         <button
                           type="button"
                           className="button button-small button-danger"

@@ -6,9 +6,11 @@ import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
+import { CodeEditor } from '../components/code-editor.js';
 import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
+import { useToast } from '../components/toasts.js';
 
 export function ConfigurationTab({
   source,
@@ -56,6 +58,7 @@ function ConfigurationForm({
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
+  const toast = useToast();
   const save = useMutation({
     mutationFn: () =>
       api.updateSource(source.id, {
@@ -71,6 +74,7 @@ function ConfigurationForm({
     onSuccess: (updated) => {
       setSaved(true);
       onSaved(updated);
+      toast({ message: `Saved ${updated.name}` });
     },
     onError: (error) => {
       if (!form.showError(error)) setTopError(error);
@@ -98,19 +102,22 @@ function ConfigurationForm({
         values={form.values}
         onChange={form.setValue}
         errors={form.errors}
+        endpointUrl={source.endpoint_url}
       />
       <details className="code-editor">
         <summary>Code {component.key ? <span className="muted small">({component.key})</span> : null}</summary>
-        <label className="field-label" htmlFor="config-code">
-          Component code
+        <label className="field-label" htmlFor="config-code" id="config-code-label">
+          Component code <span className="muted small">(Ctrl+S saves)</span>
         </label>
-        <textarea
+        <CodeEditor
           id="config-code"
-          className="code-input"
+          labelId="config-code-label"
           rows={18}
-          spellCheck={false}
           value={code}
-          onChange={(event) => setCode(event.target.value)}
+          onChange={setCode}
+          onSave={() => {
+            if (!save.isPending && !form.reloading) save.mutate();
+          }}
         />
       </details>
       {topError ? <ErrorState error={topError} /> : null}
@@ -118,7 +125,8 @@ function ConfigurationForm({
         <button type="submit" className="button button-primary" disabled={save.isPending || form.reloading}>
           {save.isPending ? 'Saving…' : 'Save'}
         </button>
-        <span className="muted small" role="status" aria-live="polite">
+        {/* Not a live region: the toast announces the save. */}
+        <span className="muted small">
           {saved ? 'Saved: the source was updated (deactivate, apply, activate).' : ''}
         </span>
       </div>

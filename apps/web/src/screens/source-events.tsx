@@ -8,6 +8,7 @@ import type { DeployedSourceT, EventSummaryT } from '../api/endpoints.js';
 import { useEventStream } from '../api/sse.js';
 import { useApi, useSession } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { JsonActions } from '../components/json-actions.js';
 import { JsonViewer } from '../components/json-viewer.js';
 import { StreamBadge } from '../components/stream-status.js';
 import { Empty, QueryView } from '../components/states.js';
@@ -54,7 +55,7 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
     <div className="events-tab">
       <div className="tab-toolbar">
         <StreamBadge status={status} />
-        <span className="muted small">
+        <span className="muted small nowrap">
           {events.data ? `${events.data.data.length} of the last ${BIN_SIZE} events` : ''}
         </span>
         <button
@@ -124,7 +125,14 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
                     Event <span className="mono small muted">{selected.id}</span>
                   </h3>
                   <p className="muted small">{new Date(selected.indexed_at_ms).toISOString()}</p>
-                  <h4>Payload</h4>
+                  <div className="detail-head">
+                    <h4>Payload</h4>
+                    <JsonActions
+                      value={selected.event}
+                      fileName={`event-${selected.id}`}
+                      what={`event ${selected.id}`}
+                    />
+                  </div>
                   <JsonViewer value={selected.event} label="Event payload" />
                   <h4>Metadata</h4>
                   <JsonViewer value={selected.metadata} label="Event metadata" openDepth={1} />

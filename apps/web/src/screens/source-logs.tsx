@@ -3,6 +3,8 @@
  * live over SSE, with errors and their stack traces highlighted.
  */
 import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { useLocation } from 'react-router';
 import type { DeployedSourceT, LogEntryT } from '../api/endpoints.js';
 import { useEventStream } from '../api/sse.js';
 import { useApi, useSession } from '../auth/session.js';
@@ -39,6 +41,12 @@ export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
   const queryClient = useQueryClient();
   const key = ['logs', source.id];
   const logs = useQuery({ queryKey: key, queryFn: () => api.listLogs(source.id) });
+  // RUN NOW links to #invocation-ID: that run is marked and brought into view once its lines are here.
+  const target = useLocation().hash.slice(1);
+  const arrived = Boolean(target && logs.data?.data.some((entry) => `invocation-${entry.invocation_id}` === target));
+  useEffect(() => {
+    if (arrived) document.getElementById(target)?.scrollIntoView({ block: 'nearest' });
+  }, [arrived, target]);
   const status = useEventStream<LogEntryT>({
     path: `/sources/${encodeURIComponent(source.id)}/logs/sse`,
     token,
@@ -67,7 +75,12 @@ export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
           ) : (
             <div className="log-view" aria-label="Logs, newest invocation first">
               {groupLogs(page.data).map((group) => (
-                <section key={group.invocation ?? group.entries[0]?.id} className="log-group">
+                <section
+                  key={group.invocation ?? group.entries[0]?.id}
+                  id={group.invocation ? `invocation-${group.invocation}` : undefined}
+                  className={`log-group${target && target === `invocation-${group.invocation}` ? ' log-group-current' : ''}`}
+                  aria-current={target === `invocation-${group.invocation}` ? 'true' : undefined}
+                >
                   <h3 className="log-marker mono small">
                     {group.invocation ? `Invocation ${group.invocation}` : 'Platform'} ·{' '}
                     {new Date(group.entries[0]?.ts ?? 0).toISOString()}

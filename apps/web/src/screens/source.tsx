@@ -5,13 +5,14 @@ import { Link, Navigate, NavLink, useNavigate, useParams } from 'react-router';
 import type { DeployedSourceT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { CopyButton } from '../components/copy-button.js';
 import { QueryView } from '../components/states.js';
-import { triggerOf } from '../components/trigger.js';
+import { TriggerList } from '../components/trigger-list.js';
+import { RunNowButton, RunStatus, useRunNow } from './source-run-now.js';
 import { ConfigurationTab } from './source-configuration.js';
 import { EventsTab } from './source-events.js';
 import { LogsTab } from './source-logs.js';
 import { useTitle } from '../components/use-title.js';
+import { useToast } from '../components/toasts.js';
 
 const TABS = ['events', 'logs', 'configuration'] as const;
 type Tab = (typeof TABS)[number];
@@ -40,29 +41,29 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
+  const toast = useToast();
   const refresh = (updated: DeployedSourceT) => {
     queryClient.setQueryData(['source', source.id], updated);
     void queryClient.invalidateQueries({ queryKey: ['sources'] });
   };
   const toggle = useMutation({
     mutationFn: () => api.updateSource(source.id, { active: !source.active }),
-    onSuccess: refresh,
+    onSuccess: (updated: DeployedSourceT) => {
+      refresh(updated);
+      toast({ message: `${updated.active ? 'Activated' : 'Deactivated'} ${updated.name}` });
+    },
   });
-  const run = useMutation({
-    mutationFn: () => api.runSource(source.id),
-    onSuccess: (result) => setNotice(`Queued invocation ${result.invocation_id}`),
-  });
+  const run = useRunNow(source);
   const remove = useMutation({
     mutationFn: () => api.deleteSource(source.id),
     onSuccess: async () => {
       queryClient.removeQueries({ queryKey: ['source', source.id] });
       await queryClient.invalidateQueries({ queryKey: ['sources'] });
       navigate('/sources');
+      toast({ message: `Deleted ${source.name}` });
     },
   });
-  const trigger = triggerOf(source);
-  const error = toggle.error ?? run.error ?? remove.error;
+  const error = toggle.error ?? remove.error;
   return (
     <>
       <div className="page-head">
@@ -73,9 +74,7 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
           </p>
         </div>
         <div className="actions">
-          <button type="button" className="button button-primary" onClick={() => run.mutate()} disabled={run.isPending}>
-            {run.isPending ? 'Running…' : 'Run now'}
-          </button>
+          <RunNowButton source={source} state={run} />
           <button type="button" className="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
             {source.active ? 'Deactivate' : 'Activate'}
           </button>
@@ -84,18 +83,17 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
           </button>
         </div>
       </div>
-      {trigger.kind === 'http' ? (
-        <p className="endpoint">
-          <span className="badge">HTTP</span> <code>{trigger.url}</code>{' '}
-          <CopyButton value={trigger.url} label="Copy URL" />
-        </p>
-      ) : null}
-      <div className="notice-slot" aria-live="polite">
+      <div className="source-triggers">
+        <TriggerList source={source} />
+      </div>
+      <div className="notice-slot">
         {error ? (
-          <p className="field-error">{error.message}</p>
-        ) : notice ? (
-          <p className="muted small">{notice}</p>
-        ) : null}
+          <p className="field-error" role="alert">
+            {error.message}
+          </p>
+        ) : (
+          <RunStatus source={source} state={run} />
+        )}
       </div>
       <nav className="tabs" aria-label="Source">
         {TABS.map((name) => (

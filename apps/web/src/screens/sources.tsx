@@ -3,16 +3,19 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, Navigate, useSearchParams } from 'react-router';
 import type { DeployedSourceT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
-import { CopyButton } from '../components/copy-button.js';
 import { EventsChart } from '../components/sparkline.js';
 import { Empty, QueryView } from '../components/states.js';
-import { formatDuration, RelativeTime, useNow } from '../components/time.js';
-import { describeSchedule, nextRun, triggerOf } from '../components/trigger.js';
+import { RelativeTime, useNow } from '../components/time.js';
+import { TriggerList } from '../components/trigger-list.js';
 import { useTitle } from '../components/use-title.js';
+import { applyView, viewFromParams, type SourcesView } from './sources-filter.js';
+import { useSourcesView } from './use-sources-view.js';
+import { SourcesToolbar } from './sources-toolbar.js';
 
 export function SourcesScreen() {
   useTitle('Sources');
   const [params] = useSearchParams();
+  const [view, setView] = useSourcesView();
   const api = useApi();
   const sources = useQuery({ queryKey: ['sources'], queryFn: () => api.listSources() });
   // The upstream deep links: /sources?action=create&key=… and &url=… open the create form.
@@ -39,28 +42,60 @@ export function SourcesScreen() {
               </p>
             </Empty>
           ) : (
-            <div className="table-wrap">
-              <table className="table sources-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Active</th>
-                    <th scope="col">Trigger</th>
-                    <th scope="col">Last event</th>
-                    <th scope="col">Last 24 h</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.data.map((source) => (
-                    <SourceRow key={source.id} source={source} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <SourcesTable sources={page.data} view={view} onViewChange={setView} />
           )
         }
       </QueryView>
     </section>
+  );
+}
+
+function SourcesTable({
+  sources,
+  view,
+  onViewChange,
+}: {
+  readonly sources: readonly DeployedSourceT[];
+  readonly view: SourcesView;
+  readonly onViewChange: (view: SourcesView) => void;
+}) {
+  const shown = applyView(sources, view);
+  return (
+    <>
+      <SourcesToolbar view={view} onChange={onViewChange} shown={shown.length} total={sources.length} />
+      {shown.length === 0 ? (
+        <Empty title="No source matches">
+          <p>
+            <button
+              type="button"
+              className="button button-small"
+              onClick={() => onViewChange(viewFromParams(new URLSearchParams()))}
+            >
+              Clear search and filters
+            </button>
+          </p>
+        </Empty>
+      ) : (
+        <div className="table-wrap">
+          <table className="table sources-table stack-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Active</th>
+                <th scope="col">Trigger</th>
+                <th scope="col">Last event</th>
+                <th scope="col">Last 24 h</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((source) => (
+                <SourceRow key={source.id} source={source} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
   );
 }
 
@@ -78,7 +113,6 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
     mutationFn: (active: boolean) => api.updateSource(source.id, { active }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['sources'] }),
   });
-  const trigger = triggerOf(source);
   const times = events.data?.data.map((event) => event.indexed_at_ms) ?? [];
   const last = times.length > 0 ? Math.max(...times) : null;
   return (
@@ -104,26 +138,7 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
         {toggle.error ? <p className="field-error">{toggle.error.message}</p> : null}
       </td>
       <td data-label="Trigger" className="trigger-cell">
-        {trigger.kind === 'http' ? (
-          <span className="endpoint">
-            <span className="badge">HTTP</span>{' '}
-            <code className="truncate" title={trigger.url}>
-              {trigger.url}
-            </code>{' '}
-            <CopyButton value={trigger.url} label="Copy URL" />
-          </span>
-        ) : trigger.kind === 'timer' ? (
-          <span>
-            <span className="badge">Timer</span> {describeSchedule(trigger)}
-            {source.active ? (
-              <NextRun next={nextRun(trigger, source.next_run_at, now)} now={now} />
-            ) : (
-              <span className="muted"> · paused</span>
-            )}
-          </span>
-        ) : (
-          <span className="muted">Manual</span>
-        )}
+        <TriggerList source={source} />
       </td>
       <td data-label="Last event">
         {events.isPending ? (
@@ -143,9 +158,4 @@ function SourceRow({ source }: { readonly source: DeployedSourceT }) {
       </td>
     </tr>
   );
-}
-
-function NextRun({ next, now }: { readonly next: number | null; readonly now: number }) {
-  if (next === null) return null;
-  return <span className="muted"> · next in {formatDuration(next - now)}</span>;
 }

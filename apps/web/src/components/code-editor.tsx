@@ -1,0 +1,84 @@
+/**
+ * A code box: CodeMirror (highlighting, line numbers, bracket matching, Ctrl+S / Cmd+S saves),
+ * loaded on first use. Until it has loaded, or if it cannot load, a plain textarea stands in with
+ * the same size, label and shortcut, so nothing moves and nothing is lost either way.
+ */
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import type { CodeView } from './code-view.js';
+
+export function CodeEditor({
+  id,
+  labelId,
+  value,
+  onChange,
+  onSave,
+  rows,
+  placeholder,
+}: {
+  /** The textarea's id, for the label's `htmlFor` while it stands in. */
+  readonly id: string;
+  /** The label's id: the editor is named by it (a label's `for` cannot point at an editor). */
+  readonly labelId: string;
+  readonly value: string;
+  readonly onChange: (value: string) => void;
+  readonly onSave?: () => void;
+  readonly rows: number;
+  readonly placeholder?: string;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const view = useRef<CodeView | null>(null);
+  const [ready, setReady] = useState(false);
+  // The editor is created once; these refs give it the current value and callbacks.
+  const latest = useRef({ value, onChange, onSave });
+  latest.current = { value, onChange, onSave };
+
+  useEffect(() => {
+    let cancelled = false;
+    import('./code-view.js')
+      .then(({ createCodeView }) => {
+        if (cancelled || !host.current) return;
+        view.current = createCodeView({
+          parent: host.current,
+          doc: latest.current.value,
+          labelId,
+          onChange: (text) => latest.current.onChange(text),
+          onSave: () => latest.current.onSave?.(),
+        });
+        setReady(true);
+      })
+      .catch(() => {
+        // The chunk did not load (an old tab after a deploy, a flaky network): the textarea stays.
+      });
+    return () => {
+      cancelled = true;
+      view.current?.destroy();
+      view.current = null;
+    };
+  }, [labelId]);
+
+  // A value set from outside (a reset, a loaded component) reaches the editor too.
+  useEffect(() => view.current?.setDoc(value), [value]);
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+    if ((event.ctrlKey || event.metaKey) && event.key === 's' && onSave) {
+      event.preventDefault();
+      onSave();
+    }
+  };
+  return (
+    <div className="code-box" style={{ height: `calc(${rows} * 1.45em + 1.2rem)` }} data-ready={ready}>
+      {ready ? null : (
+        <textarea
+          id={id}
+          className="code-input"
+          spellCheck={false}
+          value={value}
+          placeholder={placeholder}
+          onChange={(event) => onChange(event.target.value)}
+          onKeyDown={onKeyDown}
+        />
+      )}
+      <div ref={host} className="code-host" hidden={!ready} />
+    </div>
+  );
+}
