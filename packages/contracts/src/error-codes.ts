@@ -214,6 +214,12 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The CLI could not reach the Tributary server at the API URL (not running, wrong URL, network down).',
   },
+  DATABASE_UNREACHABLE: {
+    status: 503,
+    category: 'user',
+    description:
+      'The server could not reach its PostgreSQL database at start (TRIBUTARY_DATABASE_URL: wrong host, port, database or credentials, or the database is down).',
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',
