@@ -6,6 +6,7 @@
  */
 export { Engine } from './engine.js';
 export type { EngineOptions } from './engine.js';
+export { describeDatabaseUrl, isPostgresUrl } from './store/database-url.js';
 export { API_KEY_PREFIX } from './auth/api-keys.js';
 export type { ApiKeyRecord } from './auth/api-keys.js';
 export type { ComponentRow, ComponentSource } from './components/component-service.js';
