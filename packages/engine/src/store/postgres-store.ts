@@ -26,14 +26,27 @@ export interface PostgresStoreOptions {
  * another process already removed fails on the delete and rolls back whole).
  */
 export class PostgresStore implements Store {
+  private lastLookup: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly options: PostgresStoreOptions) {}
 
   getSource(id: string): Promise<StoredSource | undefined> {
     return getSource(this.options.db, id);
   }
 
+  /**
+   * Lookups run side by side on the pool but answer in the order they were asked: the ingress
+   * looks the endpoint up as a request arrives, and requests to one source then reach the queue in
+   * the order they arrived (on SQLite the lookup is synchronous and keeps that order by itself).
+   */
   findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
-    return findEndpoint(this.options.db, endpointId);
+    const lookup = findEndpoint(this.options.db, endpointId);
+    const inOrder = this.lastLookup.then(
+      () => lookup,
+      () => lookup,
+    );
+    this.lastLookup = inOrder.catch(() => undefined);
+    return inOrder;
   }
 
   readState(sourceId: string): Promise<SourceState> {
