@@ -65,6 +65,7 @@ async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBa
     store: new SqliteStore({ db, writes }),
     queue: new SqliteInvocationQueue({
       raw,
+      db,
       writes,
       now: options.now,
       ...(options.retry ? { retry: options.retry } : {}),
