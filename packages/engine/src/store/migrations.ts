@@ -1,10 +1,22 @@
-import { sql, type ColumnDefinitionBuilder, type CreateTableBuilder, type Kysely, type Migration } from 'kysely';
+import {
+  sql,
+  type ColumnDefinitionBuilder,
+  type CreateTableBuilder,
+  type Kysely,
+  type Migration,
+  type RawBuilder,
+} from 'kysely';
 
 /** The SQL databases the store runs on. */
 export type SqlDialect = 'sqlite' | 'postgres';
 
 /** What differs between the dialects' schemas; everything else is one migration list for both. */
 interface DialectTypes {
+  /**
+   * Text. PostgreSQL compares it with the database's collation (say `en_US.UTF-8`, where `a_b`
+   * sorts after `aB`); `C` compares bytes as SQLite does, so ids order and page the same on both.
+   */
+  readonly text: 'text' | RawBuilder<unknown>;
   /**
    * Epoch milliseconds. SQLite's `integer` is 64-bit already; PostgreSQL's is 32-bit (it would
    * overflow in 1970 + 24 days), so there it is `bigint`.
@@ -22,12 +34,14 @@ interface DialectTypes {
 
 const DIALECT_TYPES: Record<SqlDialect, DialectTypes> = {
   sqlite: {
+    text: 'text',
     time: 'integer',
     seq: 'integer',
     seqColumn: (col) => col.primaryKey().autoIncrement(),
     insertionOrder: (table) => table,
   },
   postgres: {
+    text: sql`text collate "C"`,
     time: 'bigint',
     seq: 'bigint',
     seqColumn: (col) => col.primaryKey().generatedAlwaysAsIdentity(),
@@ -48,50 +62,50 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
       async up(db: Kysely<unknown>): Promise<void> {
         await db.schema
           .createTable('api_keys')
-          .addColumn('id', 'text', (col) => col.primaryKey())
-          .addColumn('name', 'text', (col) => col.notNull())
-          .addColumn('key_hash', 'text', (col) => col.notNull().unique())
-          .addColumn('key_prefix', 'text', (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('key_hash', types.text, (col) => col.notNull().unique())
+          .addColumn('key_prefix', types.text, (col) => col.notNull())
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('last_used_at', types.time)
           .addColumn('revoked_at', types.time)
           .execute();
         await db.schema
           .createTable('components')
-          .addColumn('id', 'text', (col) => col.primaryKey())
-          .addColumn('key', 'text')
-          .addColumn('name', 'text')
-          .addColumn('version', 'text')
-          .addColumn('description', 'text')
-          .addColumn('component_type', 'text', (col) => col.notNull())
-          .addColumn('code', 'text', (col) => col.notNull())
-          .addColumn('code_hash', 'text', (col) => col.notNull())
-          .addColumn('source_url', 'text')
-          .addColumn('configurable_props', 'text', (col) => col.notNull())
-          .addColumn('lock', 'text', (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('key', types.text)
+          .addColumn('name', types.text)
+          .addColumn('version', types.text)
+          .addColumn('description', types.text)
+          .addColumn('component_type', types.text, (col) => col.notNull())
+          .addColumn('code', types.text, (col) => col.notNull())
+          .addColumn('code_hash', types.text, (col) => col.notNull())
+          .addColumn('source_url', types.text)
+          .addColumn('configurable_props', types.text, (col) => col.notNull())
+          .addColumn('lock', types.text, (col) => col.notNull())
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('updated_at', types.time, (col) => col.notNull())
           .execute();
         await db.schema.createIndex('components_key').on('components').column('key').execute();
         await db.schema
           .createTable('registry')
-          .addColumn('key', 'text', (col) => col.primaryKey())
-          .addColumn('component_id', 'text', (col) => col.notNull().references('components.id'))
-          .addColumn('version', 'text', (col) => col.notNull())
+          .addColumn('key', types.text, (col) => col.primaryKey())
+          .addColumn('component_id', types.text, (col) => col.notNull().references('components.id'))
+          .addColumn('version', types.text, (col) => col.notNull())
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('updated_at', types.time, (col) => col.notNull())
           .execute();
         await db.schema
           .createTable('sources')
-          .addColumn('id', 'text', (col) => col.primaryKey())
-          .addColumn('component_id', 'text', (col) => col.notNull().references('components.id'))
-          .addColumn('name', 'text', (col) => col.notNull())
-          .addColumn('name_slug', 'text', (col) => col.notNull().unique())
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('component_id', types.text, (col) => col.notNull().references('components.id'))
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('name_slug', types.text, (col) => col.notNull().unique())
           .addColumn('active', 'integer', (col) => col.notNull())
-          .addColumn('configured_props', 'text', (col) => col.notNull())
-          .addColumn('endpoint_id', 'text', (col) => col.unique())
+          .addColumn('configured_props', types.text, (col) => col.notNull())
+          .addColumn('endpoint_id', types.text, (col) => col.unique())
           .addColumn('custom_response', 'integer', (col) => col.notNull().defaultTo(0))
-          .addColumn('timer', 'text')
+          .addColumn('timer', types.text)
           .addColumn('next_fire_at', types.time)
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('updated_at', types.time, (col) => col.notNull())
@@ -99,37 +113,37 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('sources_next_fire').on('sources').columns(['active', 'next_fire_at']).execute();
         await db.schema
           .createTable('source_state')
-          .addColumn('source_id', 'text', (col) => col.primaryKey())
-          .addColumn('db', 'text', (col) => col.notNull())
-          .addColumn('dedupe', 'text')
+          .addColumn('source_id', types.text, (col) => col.primaryKey())
+          .addColumn('db', types.text, (col) => col.notNull())
+          .addColumn('dedupe', types.text)
           .execute();
         await db.schema
           .createTable('events')
           .addColumn('seq', types.seq, types.seqColumn)
-          .addColumn('source_id', 'text', (col) => col.notNull())
-          .addColumn('id', 'text', (col) => col.notNull())
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.notNull())
           .addColumn('indexed_at_ms', types.time, (col) => col.notNull())
-          .addColumn('event', 'text', (col) => col.notNull())
-          .addColumn('metadata', 'text', (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
+          .addColumn('metadata', types.text, (col) => col.notNull())
           .execute();
         await db.schema.createIndex('events_source').on('events').columns(['source_id', 'seq']).execute();
         await db.schema
           .createTable('logs')
           .addColumn('seq', types.seq, types.seqColumn)
-          .addColumn('source_id', 'text', (col) => col.notNull())
-          .addColumn('invocation_id', 'text')
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('invocation_id', types.text)
           .addColumn('ts', types.time, (col) => col.notNull())
-          .addColumn('level', 'text', (col) => col.notNull())
-          .addColumn('message', 'text', (col) => col.notNull())
+          .addColumn('level', types.text, (col) => col.notNull())
+          .addColumn('message', types.text, (col) => col.notNull())
           .execute();
         await db.schema.createIndex('logs_source').on('logs').columns(['source_id', 'seq']).execute();
         await db.schema
           .createTable('invocations')
-          .addColumn('id', 'text', (col) => col.primaryKey())
-          .addColumn('source_id', 'text', (col) => col.notNull())
-          .addColumn('trigger', 'text', (col) => col.notNull())
-          .addColumn('event', 'text', (col) => col.notNull())
-          .addColumn('status', 'text', (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('trigger', types.text, (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
+          .addColumn('status', types.text, (col) => col.notNull())
           .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('started_at', types.time)
@@ -148,21 +162,21 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
       async up(db: Kysely<unknown>): Promise<void> {
         await db.schema
           .createTable('apps')
-          .addColumn('slug', 'text', (col) => col.primaryKey())
-          .addColumn('name', 'text', (col) => col.notNull())
-          .addColumn('description', 'text')
-          .addColumn('auth_type', 'text', (col) => col.notNull())
-          .addColumn('fields', 'text', (col) => col.notNull())
+          .addColumn('slug', types.text, (col) => col.primaryKey())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('description', types.text)
+          .addColumn('auth_type', types.text, (col) => col.notNull())
+          .addColumn('fields', types.text, (col) => col.notNull())
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('updated_at', types.time, (col) => col.notNull())
           .execute();
         await db.schema
           .createTable('accounts')
-          .addColumn('id', 'text', (col) => col.primaryKey())
-          .addColumn('app', 'text', (col) => col.notNull())
-          .addColumn('name', 'text', (col) => col.notNull())
-          .addColumn('fields_sealed', 'text', (col) => col.notNull())
-          .addColumn('fields_shown', 'text', (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('app', types.text, (col) => col.notNull())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('fields_sealed', types.text, (col) => col.notNull())
+          .addColumn('fields_shown', types.text, (col) => col.notNull())
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('updated_at', types.time, (col) => col.notNull())
           .execute();
@@ -177,15 +191,15 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .alterTable('invocations')
           .addColumn('not_before', types.time, (col) => col.notNull().defaultTo(0))
           .execute();
-        await db.schema.alterTable('invocations').addColumn('last_error', 'text').execute();
+        await db.schema.alterTable('invocations').addColumn('last_error', types.text).execute();
         await db.schema
           .createTable('dead_letters')
-          .addColumn('id', 'text', (col) => col.primaryKey())
-          .addColumn('source_id', 'text', (col) => col.notNull())
-          .addColumn('trigger', 'text', (col) => col.notNull())
-          .addColumn('event', 'text', (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('trigger', types.text, (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
           .addColumn('attempts', 'integer', (col) => col.notNull())
-          .addColumn('last_error', 'text', (col) => col.notNull())
+          .addColumn('last_error', types.text, (col) => col.notNull())
           .addColumn('created_at', types.time, (col) => col.notNull())
           .addColumn('failed_at', types.time, (col) => col.notNull())
           .$call(types.insertionOrder)
@@ -208,8 +222,8 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           case 'postgres':
             await db.schema
               .createTable('queue_claims')
-              .addColumn('source_id', 'text', (col) => col.primaryKey())
-              .addColumn('owner', 'text', (col) => col.notNull())
+              .addColumn('source_id', types.text, (col) => col.primaryKey())
+              .addColumn('owner', types.text, (col) => col.notNull())
               .addColumn('expires_at', types.time, (col) => col.notNull())
               .execute();
             return;
