@@ -91,6 +91,28 @@ describe('PostgreSQL: several processes on one database', () => {
     await survivor.close();
   });
 
+  it('keeps a claim its holder renews past the first lease', async () => {
+    const db = (await open()).db;
+    const lease = 300;
+    const holder = new PostgresInvocationQueue({ db, now: clock.now, claimLeaseMs: lease });
+    const other = new PostgresInvocationQueue({ db, now: clock.now, claimLeaseMs: lease });
+    const source = uniqueId('dc');
+    await holder.enqueue([{ id: uniqueId('inv'), sourceId: source, trigger: 'http', event: '{}', createdAt: T0 }]);
+    try {
+      expect(await holder.claim(source, 10)).toHaveLength(1);
+      // Renewals run every third of the lease (on the process's timers), from the injected clock.
+      clock.advance(lease - 100);
+      await new Promise((resolve) => setTimeout(resolve, lease));
+      clock.advance(200);
+      expect(await other.claim(source, 10)).toEqual([]);
+      await holder.release(source);
+      expect(await other.claim(source, 10)).toHaveLength(1);
+    } finally {
+      await holder.close();
+      await other.close();
+    }
+  });
+
   it('queues a due tick once however many schedulers check at the same time', async () => {
     const backends = [await open(), await open(), await open()];
     const timer = JSON.stringify({ kind: 'interval', intervalSeconds: 60 });
