@@ -4,7 +4,8 @@
  * database, an HTTP source deployed and posted to, its event read from the API and from SSE, a
  * restart that keeps state and events, and a timer that fires.
  */
-import { existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describeDatabaseUrl } from '@tributary/engine';
 import pg from 'pg';
@@ -162,3 +163,90 @@ describe('tributary start on PostgreSQL', () => {
     expect(fired.event.at).toEqual(expect.any(Number));
   });
 });
+
+describe('two tributary start processes on one PostgreSQL database', () => {
+  let database: TestDatabase;
+  let first: TributaryServer | undefined;
+  let second: TributaryServer | undefined;
+  let scratch: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    first = await startTributary({ key: KEY, env: { TRIBUTARY_DATABASE_URL: database.url } });
+    // The second process has a data directory of its own with the same master key.
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-second-'));
+    chmodSync(scratch, 0o755);
+    mkdirSync(path.join(scratch, 'data'));
+    copyFileSync(path.join(first.scratch ?? '', 'data', 'master.key'), path.join(scratch, 'data', 'master.key'));
+    second = await startTributary({
+      key: KEY,
+      dataDir: path.join(scratch, 'data'),
+      env: { TRIBUTARY_DATABASE_URL: database.url, TRIBUTARY_CACHE_DIR: path.join(scratch, 'cache') },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await second?.stop();
+    await first?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+    await database?.drop();
+  });
+
+  it('runs one source in the order its requests were acknowledged, whichever process took them', async () => {
+    const deployed = await first!.api<{ data: Deployed }>('POST', '/v1/sources', {
+      component_code: COUNTER,
+      name: 'shared counter',
+    });
+    expect(deployed.status).toBe(200);
+    const pathname = new URL(deployed.body.data.endpoint_url ?? '').pathname;
+    for (let i = 1; i <= 12; i += 1) {
+      const server = i % 2 === 0 ? second! : first!;
+      const response = await fetch(`${server.base}${pathname}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ i }),
+      });
+      expect(response.status).toBe(200);
+    }
+    const events = await until(async () => {
+      const page = await second!.api<{ data: { event: { n: number; body: { i: number } } }[] }>(
+        'GET',
+        `/v1/sources/${deployed.body.data.id}/event_summaries?limit=50`,
+      );
+      return page.body.data.length === 12 ? page.body.data : undefined;
+    }, 'twelve events');
+    // n counts runs (the db state), i the order of acknowledgement: they match one for one.
+    expect(events.map((record) => [record.event.n, record.event.body.i]).reverse()).toEqual(
+      Array.from({ length: 12 }, (_, k) => [k + 1, k + 1]),
+    );
+  });
+
+  it('fires a due tick once with both schedulers running', async () => {
+    const tick = await second!.api<{ data: Deployed }>('POST', '/v1/sources', {
+      component_code: TICK,
+      name: 'shared tick',
+      configured_props: { timer: { intervalSeconds: 60 } },
+    });
+    expect(tick.status).toBe(200);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      await client.query('UPDATE sources SET next_fire_at = $1 WHERE id = $2', [Date.now() - 1000, tick.body.data.id]);
+      await until(async () => (await summariesOf(first!, tick.body.data.id))[0], 'the tick');
+      // Both schedulers check at least once a second: give the other one time to (wrongly) fire too.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      expect(await summariesOf(first!, tick.body.data.id)).toHaveLength(1);
+      const { rows } = await client.query<{ next_fire_at: string }>('SELECT next_fire_at FROM sources WHERE id = $1', [
+        tick.body.data.id,
+      ]);
+      expect(Number(rows[0]?.next_fire_at)).toBeGreaterThan(Date.now());
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+async function summariesOf(server: TributaryServer, sourceId: string): Promise<Summary[]> {
+  const response = await server.api<{ data: Summary[] }>('GET', `/v1/sources/${sourceId}/event_summaries`);
+  expect(response.status).toBe(200);
+  return response.body.data;
+}
