@@ -6,6 +6,7 @@
  * suites never skip silently.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 
 export const TEST_DATABASE_URL_VARIABLE = 'TRIBUTARY_TEST_DATABASE_URL';
@@ -55,4 +56,16 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     name,
     drop: () => onServer(async (client) => void (await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))),
   };
+}
+
+/** A loopback port nothing listens on right now: a PostgreSQL URL that cannot be reached. */
+export function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

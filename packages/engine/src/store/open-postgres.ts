@@ -62,6 +62,16 @@ export async function openPostgres(options: OpenPostgresOptions): Promise<Kysely
   const { error } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) {
     await db.destroy();
+    // 42501 insufficient_privilege: typically PostgreSQL 15+, where a user that does not own the
+    // database may no longer create tables in `public`. The operator's to fix, not a bug.
+    if ((error as { code?: unknown }).code === '42501') {
+      throw new AppError(
+        'DATABASE_NOT_WRITABLE',
+        `the PostgreSQL user may not create the tables in ${describeDatabaseUrl(options.url)}: ${reasonOf(error)}; make it the database's owner or grant it CREATE on the schema`,
+        { database: describeDatabaseUrl(options.url) },
+        { cause: error },
+      );
+    }
     throw error instanceof Error ? error : new Error(String(error));
   }
   return db;
