@@ -45,9 +45,10 @@ export interface EngineOptions {
 }
 
 /**
- * The platform's services on the embedded SQLite store or on PostgreSQL (`databaseUrl`): components and the registry, deployed sources
- * and their lifecycle, the durable invocation queue, the scheduler, the event bin and logs, API
- * keys and secrets. One `Engine` per process; the server and the CLI's `start` use it.
+ * The platform's services on the embedded SQLite store or on PostgreSQL (`databaseUrl`):
+ * components and the registry, deployed sources and their lifecycle, the durable invocation queue,
+ * the scheduler, the event bin and logs, API keys and secrets. One `Engine` per process; the server
+ * and the CLI's `start` use it.
  */
 export class Engine {
   private constructor(
