@@ -131,10 +131,31 @@ describe('tributary start', () => {
     }
   });
 
+  it('refuses a PostgreSQL database it cannot reach with one line naming the host, never the password, and exit code 2', async () => {
+    const { freePort } = await import('../../../tools/test-support/tributary-server.js');
+    const port = await freePort();
+    const result = await tributary([
+      'start',
+      '--port',
+      '0',
+      '--data-dir',
+      path.join(scratch, 'no-database'),
+      '--database-url',
+      `postgres://tributary:hunter2-secret@127.0.0.1:${port}/tributary`,
+    ]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(
+      new RegExp(`DATABASE_UNREACHABLE: cannot reach PostgreSQL at 127\\.0\\.0\\.1:${port}/tributary: `),
+    );
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
   it('documents its settings in --help', async () => {
     const { code, stdout } = await tributary(['start', '--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('--data-dir <DIR>');
     expect(stdout).toContain('TRIBUTARY_ADMIN_KEY');
+    expect(stdout).toContain('--database-url <URL>');
   });
 });

@@ -235,6 +235,18 @@ export const ERROR_CODES = {
     description:
       'The server could not connect to the Redis at TRIBUTARY_REDIS_URL when it started (not running, wrong URL, auth).',
   },
+  DATABASE_UNREACHABLE: {
+    status: 503,
+    category: 'user',
+    description:
+      'The server could not reach its PostgreSQL database at start (TRIBUTARY_DATABASE_URL: wrong host, port, database or credentials, or the database is down).',
+  },
+  DATABASE_NOT_WRITABLE: {
+    status: 503,
+    category: 'user',
+    description:
+      'The PostgreSQL user of TRIBUTARY_DATABASE_URL may not create or change the tables at start (it should own the database, or have CREATE on its schema).',
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',

@@ -7,7 +7,6 @@ import { ApiKeys } from './auth/api-keys.js';
 import { ComponentService } from './components/component-service.js';
 import { DeadLetterService } from './invocations/dead-letter-service.js';
 import { InvocationRunner } from './invocations/invocation-runner.js';
-import { SqliteInvocationQueue } from './invocations/sqlite-invocation-queue.js';
 import type { RetryPolicy } from './ports/invocation-queue.js';
 import type { Scheduler } from './ports/scheduler.js';
 import type { Store } from './ports/store.js';
@@ -15,20 +14,21 @@ import { MemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
-import { SqliteScheduler } from './scheduler/sqlite-scheduler.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
 import { SourceService } from './sources/source-service.js';
-import { openDatabase } from './store/open-database.js';
-import { SqliteStore } from './store/sqlite-store.js';
-import { SqliteWrites } from './store/sqlite-writes.js';
-import { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
+import { openBackend } from './store/open-backend.js';
 
 export interface EngineOptions {
-  /** SQLite file, master key and submitted code live here. */
+  /** SQLite file (unless `databaseUrl`), master key and submitted code live here. */
   readonly dataDir: string;
+  /**
+   * `postgres://user:password@host:port/database`: the store on PostgreSQL, which several processes
+   * may share. Without it the store is the SQLite file in `dataDir`.
+   */
+  readonly databaseUrl?: string;
   /** Bundles and installed npm packages (shared with the CLI). */
   readonly cacheDir: string;
   /** Public base URL of the server: endpoint URLs are built from it. */
@@ -52,9 +52,10 @@ export interface EngineOptions {
 }
 
 /**
- * The platform's services on the embedded store: components and the registry, deployed sources
- * and their lifecycle, the durable invocation queue, the scheduler, the event bin and logs, API
- * keys and secrets. One `Engine` per process; the server and the CLI's `start` use it.
+ * The platform's services on the embedded SQLite store or on PostgreSQL (`databaseUrl`):
+ * components and the registry, deployed sources and their lifecycle, the durable invocation queue,
+ * the scheduler, the event bin and logs, API keys and secrets. One `Engine` per process; the server
+ * and the CLI's `start` use it.
  */
 export class Engine {
   private constructor(
@@ -74,11 +75,20 @@ export class Engine {
     readonly calls: ComponentCalls,
     readonly endpointLimiter: RateLimiter,
     readonly options: EngineOptions,
+    /** Which store this engine is on, and where (a file, or PostgreSQL's host:port/database). */
+    readonly storage: { readonly kind: 'sqlite' | 'postgres'; readonly location: string },
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
     const now = options.now ?? Date.now;
-    const { db, raw } = await openDatabase({ file: path.join(options.dataDir, 'tributary.db') });
+    const backend = await openBackend({
+      dataDir: options.dataDir,
+      now,
+      log: options.log,
+      ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+    });
+    const { db, store, queue } = backend;
     const box = SecretBox.fromKeyFile(path.join(options.dataDir, 'master.key'));
     const sandbox = new Sandbox({ cacheDir: options.cacheDir });
     for (const layer of sandbox.isolation.layers)
@@ -89,12 +99,12 @@ export class Engine {
     if (options.appsFile) {
       const file = options.appsFile;
       const count = await apps.loadFile(file).catch(async (error: unknown) => {
-        await db.destroy();
+        await backend.close();
         throw error;
       });
       options.log(`apps file ${file}: ${count} app(s) stored in the catalog`);
     }
-    const accounts = new AccountService({ db, raw, catalog: apps, box, now });
+    const accounts = new AccountService({ db, catalog: apps, box, now });
     const components = new ComponentService({
       db,
       sandbox,
@@ -112,9 +122,6 @@ export class Engine {
       sourceTimeoutMs: options.sourceTimeoutMs,
       accounts,
     });
-    const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
-    const store = new SqliteStore({ db, writes });
-    const queue = new SqliteInvocationQueue({ raw, writes, now, ...(options.retry ? { retry: options.retry } : {}) });
     const runner = new InvocationRunner({
       store,
       queue,
@@ -126,11 +133,8 @@ export class Engine {
       log: options.log,
       pubsub,
     });
-    const scheduler = new SqliteScheduler({
-      db,
-      now,
+    const scheduler = backend.scheduler({
       onQueued: (sourceIds) => runner.notify(sourceIds),
-      writes,
       log: options.log,
       ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
     });
@@ -155,10 +159,7 @@ export class Engine {
     });
     return new Engine(
       store,
-      async () => {
-        await db.destroy();
-        raw.close();
-      },
+      () => backend.close(),
       sandbox,
       new ApiKeys(db, now),
       components,
@@ -173,6 +174,7 @@ export class Engine {
       calls,
       options.endpointLimiter ?? new MemoryRateLimiter(),
       options,
+      { kind: backend.kind, location: backend.location },
     );
   }
 

@@ -1,11 +1,12 @@
 /**
  * @module @tributary/engine
- * The platform's services on the embedded SQLite store: saved components and the registry,
- * deployed sources and their lifecycle, the durable invocation queue, the scheduler, the event
- * bin and logs, API keys and encrypted secrets.
+ * The platform's services on the embedded SQLite store or on PostgreSQL: saved components and the
+ * registry, deployed sources and their lifecycle, the durable invocation queue, the scheduler, the
+ * event bin and logs, API keys and encrypted secrets.
  */
 export { Engine } from './engine.js';
 export type { EngineOptions } from './engine.js';
+export { describeDatabaseUrl, isPostgresUrl } from './store/database-url.js';
 export { API_KEY_PREFIX } from './auth/api-keys.js';
 export type { ApiKeyRecord } from './auth/api-keys.js';
 export type { ComponentRow, ComponentSource } from './components/component-service.js';

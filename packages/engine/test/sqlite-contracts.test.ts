@@ -25,7 +25,7 @@ function sqliteBackend(): Promise<BackendFactory> {
       const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
       return {
         store: new SqliteStore({ db, writes }),
-        queue: new SqliteInvocationQueue({ raw, writes, now: options.now, retry: options.retry }),
+        queue: new SqliteInvocationQueue({ raw, db, writes, now: options.now, retry: options.retry }),
         scheduler: new SqliteScheduler({
           db,
           writes,

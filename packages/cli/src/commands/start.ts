@@ -12,10 +12,15 @@ import { VERSION } from '../version.js';
 export function registerStartCommand(program: Command, output: Output, setExit: (code: number) => void): void {
   program
     .command('start')
-    .description('Start the Tributary server: REST API, HTTP endpoints, scheduler and workers, on SQLite')
+    .description('Start the Tributary server: REST API, HTTP endpoints, scheduler and workers, on SQLite or PostgreSQL')
     .option('--port <PORT>', 'port to listen on (TRIBUTARY_PORT)', undefined)
     .option('--host <HOST>', 'address to listen on (TRIBUTARY_HOST)', undefined)
     .option('--data-dir <DIR>', 'database, master key and saved code (TRIBUTARY_DATA_DIR)', undefined)
+    .option(
+      '--database-url <URL>',
+      'keep the state in PostgreSQL instead of the SQLite file, postgres://user:password@host:5432/db (TRIBUTARY_DATABASE_URL)',
+      undefined,
+    )
     .option(
       '--apps-file <FILE>',
       'JSON file of app catalog entries, see docs/accounts.md (TRIBUTARY_APPS_FILE)',
@@ -54,6 +59,7 @@ Examples:
   $ tributary start --port 9000 --data-dir /var/lib/tributary
   $ tributary start --apps-file ./apps.json
   $ tributary start --redis-url redis://127.0.0.1:6379
+  $ TRIBUTARY_DATABASE_URL=postgres://tributary@127.0.0.1:5432/tributary tributary start
   $ TRIBUTARY_ADMIN_KEY=trb_mysecretkey0123 tributary start --host 0.0.0.0`,
     )
     .action(async (flags: StartFlags) => {
@@ -72,6 +78,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
     const engine = await createEngine(redis, {
       dataDir: config.dataDir,
+      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
       cacheDir: config.cacheDir,
       publicUrl,
       allowPrivateUrls: config.allowPrivateUrls,
@@ -115,8 +122,10 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     });
     const base = publicUrl;
     await engine.start();
+    const data =
+      engine.storage.kind === 'postgres' ? `${config.dataDir}, state in ${engine.storage.location}` : config.dataDir;
     output.out(
-      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${base}/e/…, health ${base}/healthz (data ${config.dataDir})`,
+      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${base}/e/…, health ${base}/healthz (data ${data})`,
     );
     const reason = await stopRequested;
     log(`${reason}: stopping; finishing requests and invocations in flight`);

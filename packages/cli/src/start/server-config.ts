@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@tributary/contracts';
-import { DEFAULT_ENDPOINT_RATE_LIMIT } from '@tributary/engine';
+import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl } from '@tributary/engine';
 import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
@@ -14,6 +14,12 @@ export const ServerConfig = z.object({
   port: z.coerce.number().int().min(0).max(65535).describe('TCP port of the API, ingress and UI'),
   host: z.string().min(1).describe('Address to listen on'),
   dataDir: z.string().min(1).describe('Folder of the SQLite database, the master key and saved code'),
+  databaseUrl: z
+    .string()
+    // The message never repeats the value: it may hold a password.
+    .refine(isPostgresUrl, 'must be a postgres:// or postgresql:// URL')
+    .nullable()
+    .describe('PostgreSQL database holding the state instead of the SQLite file (several processes may share it)'),
   cacheDir: z.string().min(1).describe('Folder of bundles and installed npm packages'),
   publicUrl: z.string().url().nullable().describe('Base URL endpoints are published under (default http://host:port)'),
   adminKey: z.string().min(16).nullable().describe('Admin API key to use instead of generating one (automation)'),
@@ -50,6 +56,7 @@ export interface StartFlags {
   readonly port?: string;
   readonly host?: string;
   readonly dataDir?: string;
+  readonly databaseUrl?: string;
   readonly appsFile?: string;
   readonly endpointRatePerS?: string;
   readonly endpointBurst?: string;
@@ -66,6 +73,7 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     port: flags.port ?? env['TRIBUTARY_PORT'] ?? '8080',
     host: flags.host ?? env['TRIBUTARY_HOST'] ?? '127.0.0.1',
     dataDir: path.resolve(flags.dataDir ?? env['TRIBUTARY_DATA_DIR'] ?? '.tributary'),
+    databaseUrl: flags.databaseUrl ?? (env['TRIBUTARY_DATABASE_URL'] || null),
     cacheDir: defaultCacheDir(env),
     publicUrl: env['TRIBUTARY_PUBLIC_URL'] ?? null,
     adminKey: env['TRIBUTARY_ADMIN_KEY'] ?? null,

@@ -1,6 +1,5 @@
 import { AppError, type AccountT, type AppT } from '@tributary/contracts';
 import type { Accounts } from '@tributary/runtime';
-import type SqliteDatabase from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { AppCatalog } from '../apps/app-catalog.js';
 import { newId } from '../ids.js';
@@ -11,8 +10,6 @@ import { authProvisionIdOf } from './auth-provision.js';
 
 export interface AccountServiceOptions {
   readonly db: Kysely<Database>;
-  /** The same SQLite file, for the synchronous credential lookup of each invocation. */
-  readonly raw: SqliteDatabase.Database;
   readonly catalog: AppCatalog;
   readonly box: SecretBox;
   readonly now: () => number;
@@ -33,11 +30,7 @@ export interface AppPropDescription {
  * `{ authProvisionId }`; each invocation gets its credentials as `this.<prop>.$auth`.
  */
 export class AccountService {
-  private readonly sealedById: SqliteDatabase.Statement<[string], { app: string; fields_sealed: string }>;
-
-  constructor(private readonly options: AccountServiceOptions) {
-    this.sealedById = options.raw.prepare('select app, fields_sealed from accounts where id = ?');
-  }
+  constructor(private readonly options: AccountServiceOptions) {}
 
   async create(input: {
     readonly app: string;
@@ -165,16 +158,30 @@ export class AccountService {
 
   /**
    * The credentials behind the `{ authProvisionId }` values of configured props, keyed by prop
-   * name (the runtime's `accounts`). Synchronous so the executor can fill each invocation without
-   * an extra await; an account deleted since is left out, so the runtime reports the prop unset.
+   * name (the runtime's `accounts`); an account deleted since is left out, so the runtime reports
+   * the prop unset. No query at all when no prop points at an account (most invocations).
    */
-  credentialsFor(configured: Readonly<Record<string, unknown>>): Accounts {
-    const accounts: Record<string, Record<string, unknown>> = {};
-    for (const [name, value] of Object.entries(configured)) {
+  async credentialsFor(configured: Readonly<Record<string, unknown>>): Promise<Accounts> {
+    const wanted = Object.entries(configured).flatMap(([name, value]) => {
       const id = authProvisionIdOf(value);
-      if (id === null) continue;
-      const row = this.sealedById.get(id);
-      if (row) accounts[name] = JSON.parse(this.options.box.decrypt(row.fields_sealed)) as Record<string, unknown>;
+      return id === null ? [] : [{ name, id }];
+    });
+    if (wanted.length === 0) return {};
+    const rows = await this.options.db
+      .selectFrom('accounts')
+      .select(['id', 'fields_sealed'])
+      .where(
+        'id',
+        'in',
+        wanted.map((entry) => entry.id),
+      )
+      .execute();
+    const sealed = new Map(rows.map((row) => [row.id, row.fields_sealed]));
+    const accounts: Record<string, Record<string, unknown>> = {};
+    for (const { name, id } of wanted) {
+      const fields = sealed.get(id);
+      if (fields !== undefined)
+        accounts[name] = JSON.parse(this.options.box.decrypt(fields)) as Record<string, unknown>;
     }
     return accounts;
   }

@@ -110,9 +110,9 @@ export class ComponentCalls {
   private async prepare(
     id: string,
     configured: Readonly<Record<string, unknown>>,
-  ): Promise<{ component: ComponentRow; accounts: ReturnType<AccountService['credentialsFor']> }> {
+  ): Promise<{ component: ComponentRow; accounts: Awaited<ReturnType<AccountService['credentialsFor']>> }> {
     const component = await this.options.components.get(id);
     await this.options.accounts.check(configured, describedProps(component));
-    return { component, accounts: this.options.accounts.credentialsFor(configured) };
+    return { component, accounts: await this.options.accounts.credentialsFor(configured) };
   }
 }

@@ -1,9 +1,11 @@
-import { AppError } from '@tributary/contracts';
 import type SqliteDatabase from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import type { DeadLetter, DeadLetterList, DeadLetterQuery } from '../ports/dead-letter-list.js';
 import type { Trigger } from '../ports/invocation-queue.js';
+import type { Database } from '../store/schema.js';
 import { settle } from '../store/settle.js';
 import type { SqliteWrites } from '../store/sqlite-writes.js';
+import { deleteDeadLetter, getDeadLetter, listDeadLetters } from './dead-letter-queries.js';
 
 interface Row {
   id: string;
@@ -16,13 +18,18 @@ interface Row {
   failed_at: number;
 }
 
-/** The dead-letter list in the `dead_letters` table, newest failure first (by rowid). */
+/**
+ * The dead-letter list in the `dead_letters` table, newest failure first (by rowid). Moving rows in
+ * and out of the queue is a synchronous transaction on the file; reads and deletes are shared.
+ */
 export class SqliteDeadLetters implements DeadLetterList {
   private readonly statements;
 
   constructor(
     private readonly options: {
       readonly raw: SqliteDatabase.Database;
+      /** The same file through Kysely, for the reads the dialects share (dead-letter-queries.ts). */
+      readonly db: Kysely<Database>;
       readonly writes: SqliteWrites;
       readonly now: () => number;
     },
@@ -33,7 +40,6 @@ export class SqliteDeadLetters implements DeadLetterList {
         'INSERT INTO dead_letters (id, source_id, trigger, event, attempts, last_error, created_at, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       get: prepare('SELECT * FROM dead_letters WHERE id = ?'),
-      rowidOf: prepare('SELECT rowid FROM dead_letters WHERE id = ?'),
       remove: prepare('DELETE FROM dead_letters WHERE id = ?'),
       deleteInvocation: prepare('DELETE FROM invocations WHERE id = ?'),
     };
@@ -55,39 +61,11 @@ export class SqliteDeadLetters implements DeadLetterList {
   }
 
   list(query: DeadLetterQuery): Promise<{ data: DeadLetter[]; total: number }> {
-    return settle(() => {
-      const where: string[] = [];
-      const params: (string | number)[] = [];
-      if (query.sourceId !== undefined) {
-        where.push('source_id = ?');
-        params.push(query.sourceId);
-      }
-      const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      const total = (
-        this.options.raw.prepare(`SELECT count(*) AS n FROM dead_letters ${filter}`).get(...params) as { n: number }
-      ).n;
-      if (query.before !== undefined) {
-        const cursor = this.statements.rowidOf.get(query.before) as { rowid: number } | undefined;
-        if (!cursor)
-          throw new AppError('NOT_FOUND', `query.before: no dead letter "${query.before}"`, {
-            field: 'query.before',
-          });
-        where.push('rowid < ?');
-        params.push(cursor.rowid);
-      }
-      const page = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      const rows = this.options.raw
-        .prepare(`SELECT * FROM dead_letters ${page} ORDER BY rowid DESC LIMIT ?`)
-        .all(...params, query.limit) as Row[];
-      return { data: rows.map(toDeadLetter), total };
-    });
+    return listDeadLetters(this.options.db, 'rowid', query);
   }
 
   get(id: string): Promise<DeadLetter | null> {
-    return settle(() => {
-      const row = this.statements.get.get(id) as Row | undefined;
-      return row ? toDeadLetter(row) : null;
-    });
+    return getDeadLetter(this.options.db, id);
   }
 
   retry(id: string): Promise<boolean> {
@@ -110,19 +88,6 @@ export class SqliteDeadLetters implements DeadLetterList {
   }
 
   delete(id: string): Promise<boolean> {
-    return settle(() => this.statements.remove.run(id).changes > 0);
+    return deleteDeadLetter(this.options.db, id);
   }
-}
-
-function toDeadLetter(row: Row): DeadLetter {
-  return {
-    id: row.id,
-    sourceId: row.source_id,
-    trigger: row.trigger,
-    event: JSON.parse(row.event) as unknown,
-    attempts: row.attempts,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    failedAt: row.failed_at,
-  };
 }

@@ -1,4 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import {
   backoffMs,
   DEFAULT_RETRY_POLICY,
@@ -9,12 +10,16 @@ import {
   type RetryPolicy,
   type Trigger,
 } from '../ports/invocation-queue.js';
+import type { Database } from '../store/schema.js';
 import { settle } from '../store/settle.js';
 import type { SqliteWrites } from '../store/sqlite-writes.js';
+import { nextRetryAt } from './queue-queries.js';
 import { SqliteDeadLetters } from './sqlite-dead-letters.js';
 
 export interface SqliteInvocationQueueOptions {
   readonly raw: SqliteDatabase.Database;
+  /** The same file through Kysely, for the queries both dialects share (off the hot path). */
+  readonly db: Kysely<Database>;
   readonly writes: SqliteWrites;
   readonly now: () => number;
   readonly retry?: Partial<RetryPolicy>;
@@ -56,11 +61,8 @@ export class SqliteInvocationQueue implements InvocationQueue {
     this.statements = {
       get: raw.prepare('SELECT * FROM invocations WHERE id = ?'),
       retryLater: raw.prepare('UPDATE invocations SET attempts = ?, not_before = ?, last_error = ? WHERE id = ?'),
-      nextRetry: raw.prepare(
-        "SELECT min(not_before) AS next FROM invocations WHERE status = 'queued' AND not_before > ?",
-      ),
     };
-    this.deadLetters = new SqliteDeadLetters({ raw, writes: options.writes, now: options.now });
+    this.deadLetters = new SqliteDeadLetters({ raw, db: options.db, writes: options.writes, now: options.now });
   }
 
   enqueue(items: readonly NewInvocation[]): Promise<void> {
@@ -128,10 +130,7 @@ export class SqliteInvocationQueue implements InvocationQueue {
   }
 
   nextRetryAt(): Promise<number | null> {
-    return settle(() => {
-      const row = this.statements.nextRetry.get(this.options.now()) as { next: number | null } | undefined;
-      return row?.next ?? null;
-    });
+    return nextRetryAt(this.options.db, this.options.now());
   }
 }
 

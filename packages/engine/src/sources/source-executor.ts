@@ -24,7 +24,7 @@ export interface ExecutorOptions {
   readonly accounts?: {
     credentialsFor(
       configured: Readonly<Record<string, unknown>>,
-    ): Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+    ): Promise<Readonly<Record<string, Readonly<Record<string, unknown>>>>>;
   };
 }
 
@@ -65,7 +65,7 @@ export class SourceExecutor {
   }
 
   /** Runs one hook or `run` of a source with its configured props (secrets opened) and state. */
-  invoke(input: {
+  async invoke(input: {
     readonly handle: ComponentHandle;
     readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
     readonly kind: InvocationKind;
@@ -83,7 +83,7 @@ export class SourceExecutor {
       {
         kind: input.kind,
         configured,
-        accounts: this.options.accounts?.credentialsFor(configured) ?? {},
+        accounts: (await this.options.accounts?.credentialsFor(configured)) ?? {},
         ...(input.event !== undefined ? { event: input.event } : {}),
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),
@@ -98,7 +98,7 @@ export class SourceExecutor {
    * state the previous one left (ComponentHandle.invokeBatch): fewer results than events when the
    * worker failed part way, and the rest did not run.
    */
-  invokeBatch(input: {
+  async invokeBatch(input: {
     readonly handle: ComponentHandle;
     readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
     readonly events: readonly unknown[];
@@ -112,7 +112,7 @@ export class SourceExecutor {
     // Accounts as `invoke` fills them: a batch runs the same `run` as one invocation would.
     return input.handle.invokeBatch({
       configured,
-      accounts: this.options.accounts?.credentialsFor(configured) ?? {},
+      accounts: (await this.options.accounts?.credentialsFor(configured)) ?? {},
       events: input.events,
       state: input.state,
       ...(endpointUrl ? { endpointUrl } : {}),

@@ -102,7 +102,7 @@ export class SourceService {
       await this.options.accounts.check(configuredIn, describedProps(component));
       const props = await handle.configure(
         configuredIn,
-        this.options.accounts.credentialsFor(configuredIn),
+        await this.options.accounts.credentialsFor(configuredIn),
         this.options.configureTimeoutMs,
       );
       const now = this.options.now();
@@ -183,7 +183,7 @@ export class SourceService {
         await this.options.accounts.check(merged, describedProps(newComponent));
         const props: PropsInfo = await newHandle.configure(
           merged,
-          this.options.accounts.credentialsFor(merged),
+          await this.options.accounts.credentialsFor(merged),
           this.options.configureTimeoutMs,
         );
         next = {

@@ -1,160 +1,237 @@
-import { sql, type Kysely, type Migration } from 'kysely';
+import {
+  sql,
+  type ColumnDefinitionBuilder,
+  type CreateTableBuilder,
+  type Kysely,
+  type Migration,
+  type RawBuilder,
+} from 'kysely';
+
+/** The SQL databases the store runs on. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** What differs between the dialects' schemas; everything else is one migration list for both. */
+interface DialectTypes {
+  /**
+   * Text. PostgreSQL compares it with the database's collation (say `en_US.UTF-8`, where `a_b`
+   * sorts after `aB`); `C` compares bytes as SQLite does, so ids order and page the same on both.
+   */
+  readonly text: 'text' | RawBuilder<unknown>;
+  /**
+   * Epoch milliseconds. SQLite's `integer` is 64-bit already; PostgreSQL's is 32-bit (it would
+   * overflow in 1970 + 24 days), so there it is `bigint`.
+   */
+  readonly time: 'integer' | 'bigint';
+  /** The append-only `seq` key of events and logs (ids of log lines, the order of the bin). */
+  readonly seq: 'integer' | 'bigint';
+  readonly seqColumn: (col: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
+  /**
+   * Insertion order of the queue and the dead letters: SQLite has it as `rowid`; PostgreSQL has no
+   * such column, so it gets an identity column `seq` (the SQLite result stays as it shipped).
+   */
+  readonly insertionOrder: (table: CreateTableBuilder<string, never>) => CreateTableBuilder<string, never>;
+}
+
+const DIALECT_TYPES: Record<SqlDialect, DialectTypes> = {
+  sqlite: {
+    text: 'text',
+    time: 'integer',
+    seq: 'integer',
+    seqColumn: (col) => col.primaryKey().autoIncrement(),
+    insertionOrder: (table) => table,
+  },
+  postgres: {
+    text: sql`text collate "C"`,
+    time: 'bigint',
+    seq: 'bigint',
+    seqColumn: (col) => col.primaryKey().generatedAlwaysAsIdentity(),
+    insertionOrder: (table) =>
+      table.addColumn('seq', 'bigint', (col) => col.notNull().unique().generatedAlwaysAsIdentity()),
+  },
+};
 
 /**
  * The schema, as migrations applied in order; a database is only ever built from these. Never edit
- * a migration that has shipped: add the next one.
+ * a migration that has shipped: add the next one. Each dialect gets the same list, with the column
+ * types of `DIALECT_TYPES`; the SQLite result of a shipped migration never changes.
  */
-export const MIGRATIONS: Record<string, Migration> = {
-  '0001-initial': {
-    async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('api_keys')
-        .addColumn('id', 'text', (col) => col.primaryKey())
-        .addColumn('name', 'text', (col) => col.notNull())
-        .addColumn('key_hash', 'text', (col) => col.notNull().unique())
-        .addColumn('key_prefix', 'text', (col) => col.notNull())
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('last_used_at', 'integer')
-        .addColumn('revoked_at', 'integer')
-        .execute();
-      await db.schema
-        .createTable('components')
-        .addColumn('id', 'text', (col) => col.primaryKey())
-        .addColumn('key', 'text')
-        .addColumn('name', 'text')
-        .addColumn('version', 'text')
-        .addColumn('description', 'text')
-        .addColumn('component_type', 'text', (col) => col.notNull())
-        .addColumn('code', 'text', (col) => col.notNull())
-        .addColumn('code_hash', 'text', (col) => col.notNull())
-        .addColumn('source_url', 'text')
-        .addColumn('configurable_props', 'text', (col) => col.notNull())
-        .addColumn('lock', 'text', (col) => col.notNull())
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('updated_at', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema.createIndex('components_key').on('components').column('key').execute();
-      await db.schema
-        .createTable('registry')
-        .addColumn('key', 'text', (col) => col.primaryKey())
-        .addColumn('component_id', 'text', (col) => col.notNull().references('components.id'))
-        .addColumn('version', 'text', (col) => col.notNull())
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('updated_at', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema
-        .createTable('sources')
-        .addColumn('id', 'text', (col) => col.primaryKey())
-        .addColumn('component_id', 'text', (col) => col.notNull().references('components.id'))
-        .addColumn('name', 'text', (col) => col.notNull())
-        .addColumn('name_slug', 'text', (col) => col.notNull().unique())
-        .addColumn('active', 'integer', (col) => col.notNull())
-        .addColumn('configured_props', 'text', (col) => col.notNull())
-        .addColumn('endpoint_id', 'text', (col) => col.unique())
-        .addColumn('custom_response', 'integer', (col) => col.notNull().defaultTo(0))
-        .addColumn('timer', 'text')
-        .addColumn('next_fire_at', 'integer')
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('updated_at', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema.createIndex('sources_next_fire').on('sources').columns(['active', 'next_fire_at']).execute();
-      await db.schema
-        .createTable('source_state')
-        .addColumn('source_id', 'text', (col) => col.primaryKey())
-        .addColumn('db', 'text', (col) => col.notNull())
-        .addColumn('dedupe', 'text')
-        .execute();
-      await db.schema
-        .createTable('events')
-        .addColumn('seq', 'integer', (col) => col.primaryKey().autoIncrement())
-        .addColumn('source_id', 'text', (col) => col.notNull())
-        .addColumn('id', 'text', (col) => col.notNull())
-        .addColumn('indexed_at_ms', 'integer', (col) => col.notNull())
-        .addColumn('event', 'text', (col) => col.notNull())
-        .addColumn('metadata', 'text', (col) => col.notNull())
-        .execute();
-      await db.schema.createIndex('events_source').on('events').columns(['source_id', 'seq']).execute();
-      await db.schema
-        .createTable('logs')
-        .addColumn('seq', 'integer', (col) => col.primaryKey().autoIncrement())
-        .addColumn('source_id', 'text', (col) => col.notNull())
-        .addColumn('invocation_id', 'text')
-        .addColumn('ts', 'integer', (col) => col.notNull())
-        .addColumn('level', 'text', (col) => col.notNull())
-        .addColumn('message', 'text', (col) => col.notNull())
-        .execute();
-      await db.schema.createIndex('logs_source').on('logs').columns(['source_id', 'seq']).execute();
-      await db.schema
-        .createTable('invocations')
-        .addColumn('id', 'text', (col) => col.primaryKey())
-        .addColumn('source_id', 'text', (col) => col.notNull())
-        .addColumn('trigger', 'text', (col) => col.notNull())
-        .addColumn('event', 'text', (col) => col.notNull())
-        .addColumn('status', 'text', (col) => col.notNull())
-        .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('started_at', 'integer')
-        .execute();
-      await db.schema
-        .createIndex('invocations_queue')
-        .on('invocations')
-        .columns(['status', 'source_id', 'created_at'])
-        .execute();
-      await sql`select 1`.execute(db);
+export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
+  const types = DIALECT_TYPES[dialect];
+  return {
+    '0001-initial': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('api_keys')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('key_hash', types.text, (col) => col.notNull().unique())
+          .addColumn('key_prefix', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('last_used_at', types.time)
+          .addColumn('revoked_at', types.time)
+          .execute();
+        await db.schema
+          .createTable('components')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('key', types.text)
+          .addColumn('name', types.text)
+          .addColumn('version', types.text)
+          .addColumn('description', types.text)
+          .addColumn('component_type', types.text, (col) => col.notNull())
+          .addColumn('code', types.text, (col) => col.notNull())
+          .addColumn('code_hash', types.text, (col) => col.notNull())
+          .addColumn('source_url', types.text)
+          .addColumn('configurable_props', types.text, (col) => col.notNull())
+          .addColumn('lock', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema.createIndex('components_key').on('components').column('key').execute();
+        await db.schema
+          .createTable('registry')
+          .addColumn('key', types.text, (col) => col.primaryKey())
+          .addColumn('component_id', types.text, (col) => col.notNull().references('components.id'))
+          .addColumn('version', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema
+          .createTable('sources')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('component_id', types.text, (col) => col.notNull().references('components.id'))
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('name_slug', types.text, (col) => col.notNull().unique())
+          .addColumn('active', 'integer', (col) => col.notNull())
+          .addColumn('configured_props', types.text, (col) => col.notNull())
+          .addColumn('endpoint_id', types.text, (col) => col.unique())
+          .addColumn('custom_response', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('timer', types.text)
+          .addColumn('next_fire_at', types.time)
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema.createIndex('sources_next_fire').on('sources').columns(['active', 'next_fire_at']).execute();
+        await db.schema
+          .createTable('source_state')
+          .addColumn('source_id', types.text, (col) => col.primaryKey())
+          .addColumn('db', types.text, (col) => col.notNull())
+          .addColumn('dedupe', types.text)
+          .execute();
+        await db.schema
+          .createTable('events')
+          .addColumn('seq', types.seq, types.seqColumn)
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('id', types.text, (col) => col.notNull())
+          .addColumn('indexed_at_ms', types.time, (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
+          .addColumn('metadata', types.text, (col) => col.notNull())
+          .execute();
+        await db.schema.createIndex('events_source').on('events').columns(['source_id', 'seq']).execute();
+        await db.schema
+          .createTable('logs')
+          .addColumn('seq', types.seq, types.seqColumn)
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('invocation_id', types.text)
+          .addColumn('ts', types.time, (col) => col.notNull())
+          .addColumn('level', types.text, (col) => col.notNull())
+          .addColumn('message', types.text, (col) => col.notNull())
+          .execute();
+        await db.schema.createIndex('logs_source').on('logs').columns(['source_id', 'seq']).execute();
+        await db.schema
+          .createTable('invocations')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('trigger', types.text, (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
+          .addColumn('status', types.text, (col) => col.notNull())
+          .addColumn('attempts', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('started_at', types.time)
+          .$call(types.insertionOrder)
+          .execute();
+        await db.schema
+          .createIndex('invocations_queue')
+          .on('invocations')
+          .columns(['status', 'source_id', 'created_at'])
+          .execute();
+        await sql`select 1`.execute(db);
+      },
     },
-  },
-  // Issue 5: the operator's app catalog entries and connected accounts (credentials sealed).
-  '0002-apps-and-accounts': {
-    async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('apps')
-        .addColumn('slug', 'text', (col) => col.primaryKey())
-        .addColumn('name', 'text', (col) => col.notNull())
-        .addColumn('description', 'text')
-        .addColumn('auth_type', 'text', (col) => col.notNull())
-        .addColumn('fields', 'text', (col) => col.notNull())
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('updated_at', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema
-        .createTable('accounts')
-        .addColumn('id', 'text', (col) => col.primaryKey())
-        .addColumn('app', 'text', (col) => col.notNull())
-        .addColumn('name', 'text', (col) => col.notNull())
-        .addColumn('fields_sealed', 'text', (col) => col.notNull())
-        .addColumn('fields_shown', 'text', (col) => col.notNull())
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('updated_at', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema.createIndex('accounts_app').on('accounts').columns(['app', 'id']).execute();
+    // Issue 5: the operator's app catalog entries and connected accounts (credentials sealed).
+    '0002-apps-and-accounts': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('apps')
+          .addColumn('slug', types.text, (col) => col.primaryKey())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('description', types.text)
+          .addColumn('auth_type', types.text, (col) => col.notNull())
+          .addColumn('fields', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema
+          .createTable('accounts')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('app', types.text, (col) => col.notNull())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('fields_sealed', types.text, (col) => col.notNull())
+          .addColumn('fields_shown', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema.createIndex('accounts_app').on('accounts').columns(['app', 'id']).execute();
+      },
     },
-  },
-  // Issue 13: retries with backoff kept in the row (a restart no longer forgets the count), and
-  // invocations that failed in the platform on every attempt kept as dead letters instead of dropped.
-  '0003-retries-and-dead-letters': {
-    async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .alterTable('invocations')
-        .addColumn('not_before', 'integer', (col) => col.notNull().defaultTo(0))
-        .execute();
-      await db.schema.alterTable('invocations').addColumn('last_error', 'text').execute();
-      await db.schema
-        .createTable('dead_letters')
-        .addColumn('id', 'text', (col) => col.primaryKey())
-        .addColumn('source_id', 'text', (col) => col.notNull())
-        .addColumn('trigger', 'text', (col) => col.notNull())
-        .addColumn('event', 'text', (col) => col.notNull())
-        .addColumn('attempts', 'integer', (col) => col.notNull())
-        .addColumn('last_error', 'text', (col) => col.notNull())
-        .addColumn('created_at', 'integer', (col) => col.notNull())
-        .addColumn('failed_at', 'integer', (col) => col.notNull())
-        .execute();
-      await db.schema
-        .createIndex('dead_letters_source')
-        .on('dead_letters')
-        .columns(['source_id', 'failed_at'])
-        .execute();
-      await db.schema.createIndex('dead_letters_failed').on('dead_letters').columns(['failed_at', 'id']).execute();
+    // Issue 13: retries with backoff kept in the row (a restart no longer forgets the count), and
+    // invocations that failed in the platform on every attempt kept as dead letters instead of dropped.
+    '0003-retries-and-dead-letters': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .alterTable('invocations')
+          .addColumn('not_before', types.time, (col) => col.notNull().defaultTo(0))
+          .execute();
+        await db.schema.alterTable('invocations').addColumn('last_error', types.text).execute();
+        await db.schema
+          .createTable('dead_letters')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('source_id', types.text, (col) => col.notNull())
+          .addColumn('trigger', types.text, (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
+          .addColumn('attempts', 'integer', (col) => col.notNull())
+          .addColumn('last_error', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('failed_at', types.time, (col) => col.notNull())
+          .$call(types.insertionOrder)
+          .execute();
+        await db.schema
+          .createIndex('dead_letters_source')
+          .on('dead_letters')
+          .columns(['source_id', 'failed_at'])
+          .execute();
+        await db.schema.createIndex('dead_letters_failed').on('dead_letters').columns(['failed_at', 'id']).execute();
+      },
     },
-  },
-};
+    // Issue 13: several processes on one PostgreSQL database. A source's claim is a row with a lease
+    // (PostgresInvocationQueue); SQLite has one process, which keeps its claims in memory.
+    '0004-queue-claims': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        switch (dialect) {
+          case 'sqlite':
+            return;
+          case 'postgres':
+            await db.schema
+              .createTable('queue_claims')
+              .addColumn('source_id', types.text, (col) => col.primaryKey())
+              .addColumn('owner', types.text, (col) => col.notNull())
+              .addColumn('expires_at', types.time, (col) => col.notNull())
+              .execute();
+            return;
+        }
+      },
+    },
+  };
+}
+
+/** The SQLite migrations, as they shipped. */
+export const MIGRATIONS: Record<string, Migration> = migrationsFor('sqlite');

@@ -1,0 +1,101 @@
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import { PostgresInvocationQueue } from '../invocations/postgres-invocation-queue.js';
+import { SqliteInvocationQueue } from '../invocations/sqlite-invocation-queue.js';
+import type { InvocationQueue, RetryPolicy } from '../ports/invocation-queue.js';
+import type { Scheduler } from '../ports/scheduler.js';
+import type { Store } from '../ports/store.js';
+import { PostgresScheduler } from '../scheduler/postgres-scheduler.js';
+import { SqliteScheduler } from '../scheduler/sqlite-scheduler.js';
+import { EVENT_BIN_SIZE, LOG_SIZE } from '../sources/event-store.js';
+import { describeDatabaseUrl } from './database-url.js';
+import { openDatabase } from './open-database.js';
+import { openPostgres } from './open-postgres.js';
+import { PostgresStore } from './postgres-store.js';
+import type { Database } from './schema.js';
+import { SqliteStore } from './sqlite-store.js';
+import { SqliteWrites } from './sqlite-writes.js';
+
+export interface OpenBackendOptions {
+  /** A `postgres://` URL puts the store on PostgreSQL; without one it is the SQLite file in `dataDir`. */
+  readonly databaseUrl?: string;
+  readonly dataDir: string;
+  readonly now: () => number;
+  readonly retry?: Partial<RetryPolicy>;
+  readonly log: (message: string) => void;
+}
+
+export interface SchedulerWiring {
+  readonly onQueued: (sourceIds: readonly string[]) => void;
+  readonly log: (message: string) => void;
+  readonly maxSleepMs?: number;
+}
+
+/** The engine's storage: the Kysely handle its services share, and the three ports on one backend. */
+export interface StorageBackend {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Where the data is, for messages: the SQLite file, or PostgreSQL's host:port/database (no password). */
+  readonly location: string;
+  readonly db: Kysely<Database>;
+  readonly store: Store;
+  readonly queue: InvocationQueue;
+  scheduler(wiring: SchedulerWiring): Scheduler;
+  close(): Promise<void>;
+}
+
+/** Opens the store the options name, with its schema up to date. */
+export async function openBackend(options: OpenBackendOptions): Promise<StorageBackend> {
+  const kind = options.databaseUrl ? 'postgres' : 'sqlite';
+  switch (kind) {
+    case 'sqlite':
+      return openSqliteBackend(options);
+    case 'postgres':
+      return openPostgresBackend(options, options.databaseUrl ?? '');
+  }
+}
+
+async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBackend> {
+  const file = path.join(options.dataDir, 'tributary.db');
+  const { db, raw } = await openDatabase({ file });
+  const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
+  return {
+    kind: 'sqlite',
+    location: file,
+    db,
+    store: new SqliteStore({ db, writes }),
+    queue: new SqliteInvocationQueue({
+      raw,
+      db,
+      writes,
+      now: options.now,
+      ...(options.retry ? { retry: options.retry } : {}),
+    }),
+    scheduler: (wiring) => new SqliteScheduler({ db, writes, now: options.now, ...wiring }),
+    async close() {
+      await db.destroy();
+      if (raw.open) raw.close();
+    },
+  };
+}
+
+async function openPostgresBackend(options: OpenBackendOptions, url: string): Promise<StorageBackend> {
+  const db = await openPostgres({ url, log: options.log });
+  const queue = new PostgresInvocationQueue({
+    db,
+    now: options.now,
+    log: options.log,
+    ...(options.retry ? { retry: options.retry } : {}),
+  });
+  return {
+    kind: 'postgres',
+    location: `postgres ${describeDatabaseUrl(url)}`,
+    db,
+    store: new PostgresStore({ db, eventBinSize: EVENT_BIN_SIZE, logSize: LOG_SIZE }),
+    queue,
+    scheduler: (wiring) => new PostgresScheduler({ db, now: options.now, ...wiring }),
+    async close() {
+      await queue.close();
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { Kysely } from 'kysely';
+import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
+import type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
+import { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from '../sources/event-queries.js';
+import type { Database } from './schema.js';
+import {
+  deleteSourceRows,
+  dequeue,
+  findEndpoint,
+  getSource,
+  insertSourceRow,
+  readState,
+  updateSourceRow,
+  writeCommit,
+} from './source-writes.js';
+
+export interface PostgresStoreOptions {
+  readonly db: Kysely<Database>;
+  readonly eventBinSize: number;
+  readonly logSize: number;
+}
+
+/**
+ * The `Store` on PostgreSQL: every multi-statement write is one transaction (READ COMMITTED is
+ * enough: a source's writes are serialised by the queue's claim, and a commit whose queue entries
+ * another process already removed fails on the delete and rolls back whole).
+ */
+export class PostgresStore implements Store {
+  private lastLookup: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: PostgresStoreOptions) {}
+
+  getSource(id: string): Promise<StoredSource | undefined> {
+    return getSource(this.options.db, id);
+  }
+
+  /**
+   * Lookups run side by side on the pool but answer in the order they were asked: the ingress
+   * looks the endpoint up as a request arrives, and requests to one source then reach the queue in
+   * the order they arrived (on SQLite the lookup is synchronous and keeps that order by itself).
+   */
+  findEndpoint(endpointId: string): Promise<{ id: string; customResponse: boolean } | null> {
+    const lookup = findEndpoint(this.options.db, endpointId);
+    const inOrder = this.lastLookup.then(
+      () => lookup,
+      () => lookup,
+    );
+    this.lastLookup = inOrder.catch(() => undefined);
+    return inOrder;
+  }
+
+  readState(sourceId: string): Promise<SourceState> {
+    return readState(this.options.db, sourceId);
+  }
+
+  commit(commit: SourceCommit, options: { readonly dequeue?: readonly string[] } = {}): Promise<number[]> {
+    return this.options.db.transaction().execute(async (trx) => {
+      await dequeue(trx, options.dequeue ?? []);
+      return writeCommit(trx, commit, this.options);
+    });
+  }
+
+  insertSource(row: StoredSource, commit: SourceCommit): Promise<number[]> {
+    return this.options.db.transaction().execute(async (trx) => {
+      await insertSourceRow(trx, row);
+      return writeCommit(trx, commit, this.options);
+    });
+  }
+
+  updateSource(row: StoredSource, commit: SourceCommit): Promise<number[]> {
+    return this.options.db.transaction().execute(async (trx) => {
+      await updateSourceRow(trx, row);
+      return writeCommit(trx, commit, this.options);
+    });
+  }
+
+  deleteSource(sourceId: string): Promise<void> {
+    return this.options.db.transaction().execute((trx) => deleteSourceRows(trx, sourceId));
+  }
+
+  listEvents(sourceId: string, page: PageQuery): Promise<Page<EventRecord>> {
+    return listEvents(this.options.db, sourceId, page);
+  }
+
+  eventsAfter(sourceId: string, lastEventId: string | null): Promise<EventRecord[]> {
+    return eventsAfter(this.options.db, sourceId, lastEventId);
+  }
+
+  deleteEvents(sourceId: string, range: { readonly startId?: string; readonly endId?: string }): Promise<number> {
+    return deleteEvents(this.options.db, sourceId, range);
+  }
+
+  listLogs(sourceId: string, page: PageQuery): Promise<Page<LogRecord>> {
+    return listLogs(this.options.db, sourceId, page);
+  }
+
+  logsAfter(sourceId: string, lastId: string | null): Promise<LogRecord[]> {
+    return logsAfter(this.options.db, sourceId, lastId);
+  }
+}
