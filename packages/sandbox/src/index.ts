@@ -5,7 +5,7 @@
  * time limits) and installs the npm packages they import into a content-addressed cache.
  */
 export { Sandbox } from './host/sandbox.js';
-export type { PreparedComponent, SandboxOptions } from './host/sandbox.js';
+export type { Placement, PreparedComponent, SandboxOptions } from './host/sandbox.js';
 export { ComponentHandle } from './host/component-handle.js';
 export type {
   BatchRequest,

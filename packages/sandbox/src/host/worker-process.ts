@@ -25,7 +25,13 @@ export type StreamMessage = Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_
 export type HostRequest = HostMessage extends infer M ? (M extends unknown ? Omit<M, 'v' | 'id'> : never) : never;
 
 /** How a request ended when the worker could not answer it (killed, crashed). */
-export class WorkerGone extends AppError {}
+export class WorkerGone extends AppError {
+  /**
+   * False when the request was still queued when the worker died: nothing of it ran, so it may
+   * go to another worker (a shared worker taken down by another component's invocation).
+   */
+  sent = true;
+}
 
 type Final = Extract<
   WorkerMessage,
@@ -68,6 +74,8 @@ export class WorkerProcess {
   private queue: Promise<void> = Promise.resolve();
   private waiting = 0;
   lastUsedAt = Date.now();
+  /** Resident memory of the worker's process tree at the last poll (0 before the first). */
+  rssBytes = 0;
 
   private constructor(private readonly options: WorkerProcessOptions) {
     const { launch } = options;
@@ -122,7 +130,11 @@ export class WorkerProcess {
    */
   request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
     const run = (): Promise<Final> => {
-      if (this.exited) return Promise.reject(this.goneError(null, null));
+      if (this.exited) {
+        const unsent = this.goneError(null, null);
+        unsent.sent = false;
+        return Promise.reject(unsent);
+      }
       this.lastUsedAt = Date.now();
       const id = `r${(this.sequence += 1)}`;
       return new Promise<Final>((resolve, reject) => {
@@ -263,7 +275,9 @@ export class WorkerProcess {
   private checkMemory(): void {
     if (this.exited || this.child.pid === undefined) return;
     const rss = treeRssBytes(this.child.pid);
-    if (rss !== null && rss > this.options.memoryBytes) this.kill('memory');
+    if (rss === null) return;
+    this.rssBytes = rss;
+    if (rss > this.options.memoryBytes) this.kill('memory');
   }
 
   private keepTail(chunk: Buffer): void {

@@ -7,7 +7,9 @@
 import { z } from 'zod';
 
 // 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
-export const PROTOCOL_VERSION = 2;
+// 3: a worker holds many components: `load` carries the bundle's code and names a slot, and every
+// later request names the slot it runs against.
+export const PROTOCOL_VERSION = 3;
 
 /** Most invocations one `invoke_batch` may carry. */
 export const MAX_BATCH_ITEMS = 64;
@@ -15,6 +17,8 @@ export const MAX_BATCH_ITEMS = 64;
 const v = z.literal(PROTOCOL_VERSION);
 const id = z.string().min(1).max(64);
 const record = z.record(z.string(), z.unknown());
+/** A component loaded in a worker (the host's name for it: its code and validation purpose). */
+const slot = z.string().min(1).max(2048);
 /** Which item of an `invoke_batch` a streamed message belongs to (absent for other requests). */
 const item = z.number().int().min(0).optional();
 
@@ -112,15 +116,20 @@ export const HostMessage = z.discriminatedUnion('type', [
     v,
     type: z.literal('load'),
     id,
-    bundlePath: z.string(),
+    slot,
+    // The bundle's file name (unique per content) and its code: workers cannot read the cache's
+    // bundles folder, so no component can read another's code from it.
+    bundleName: z.string().regex(/^[\w.-]+\.mjs$/),
+    code: z.string(),
     entry: z.string(),
     purpose: z.enum(['run', 'deploy', 'publish']),
   }),
-  z.object({ v, type: z.literal('props'), id, ...configured, timeoutMs: z.number().int().positive() }),
+  z.object({ v, type: z.literal('props'), id, slot, ...configured, timeoutMs: z.number().int().positive() }),
   z.object({
     v,
     type: z.literal('invoke'),
     id,
+    slot,
     kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
     ...configured,
     event: z.unknown().optional(),
@@ -136,6 +145,7 @@ export const HostMessage = z.discriminatedUnion('type', [
     v,
     type: z.literal('invoke_batch'),
     id,
+    slot,
     ...configured,
     events: z.array(z.unknown()).min(1).max(MAX_BATCH_ITEMS),
     state: z.object({ db: record, dedupe: z.unknown().nullable() }),
@@ -147,6 +157,7 @@ export const HostMessage = z.discriminatedUnion('type', [
     v,
     type: z.literal('options'),
     id,
+    slot,
     prop: z.string(),
     ...configured,
     page: z.number().int().min(0),

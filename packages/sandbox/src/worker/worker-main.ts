@@ -1,17 +1,16 @@
 /**
- * Entry of a sandbox worker process. It holds one component: `load` imports its bundle, then
- * `props`, `invoke` and `options` run against it one at a time. Logs, emits and db writes stream to
- * the host as they happen, so the host keeps them even if it has to kill this process.
+ * Entry of a sandbox worker process. It holds the components the host loaded in it, each under a
+ * slot: `load` imports a bundle, then `props`, `invoke` and `options` name the slot they run
+ * against, one request at a time. Logs, emits and db writes stream to the host as they happen, so
+ * the host keeps them even if it has to kill this process.
  */
-import { AppError, isAppError, type SerializedError } from '@tributary/contracts';
+import { isAppError, type SerializedError } from '@tributary/contracts';
 import {
   describeProps,
-  importBundle,
   invokeComponent,
   listPropOptions,
   resolvePropSpecs,
   resolveProps,
-  validateComponent,
   type Component,
   type HttpResponse,
   type InvocationKind,
@@ -24,9 +23,9 @@ import {
   type ResponseMessage,
   type WorkerMessage,
 } from '../protocol/messages.js';
+import { ComponentSlots } from './component-slots.js';
 
-let component: Component | null = null;
-let loadError: SerializedError | null = null;
+const slots = new ComponentSlots();
 let activeId: string | null = null;
 
 function send(message: WorkerMessage): void {
@@ -53,26 +52,11 @@ function serialize(error: unknown): SerializedError {
   return { code: 'INTERNAL', message: String(error) };
 }
 
-function requireComponent(): Component {
-  if (component) return component;
-  throw loadError
-    ? new AppError(loadError.code, loadError.message)
-    : new AppError('INTERNAL', 'no component is loaded in this worker');
-}
-
 async function handle(message: HostMessage): Promise<void> {
   switch (message.type) {
     case 'load': {
       try {
-        const exported = await importBundle(message.bundlePath, message.entry);
-        const { component: valid, issues } = validateComponent(exported, message.purpose);
-        component = valid;
-        loadError = valid
-          ? null
-          : {
-              code: 'COMPONENT_INVALID',
-              message: issues.find((issue) => issue.level === 'error')?.message ?? 'invalid',
-            };
+        const { component: valid, issues } = await slots.load(message);
         send({
           v: PROTOCOL_VERSION,
           type: 'loaded',
@@ -95,13 +79,12 @@ async function handle(message: HostMessage): Promise<void> {
             : null,
         });
       } catch (error) {
-        loadError = serialize(error);
-        send({ v: PROTOCOL_VERSION, type: 'failed', id: message.id, error: loadError });
+        send({ v: PROTOCOL_VERSION, type: 'failed', id: message.id, error: serialize(error) });
       }
       return;
     }
     case 'props': {
-      const loaded = requireComponent();
+      const loaded = slots.get(message.slot);
       const specs = await resolvePropSpecs({
         component: loaded,
         configured: message.configured,
@@ -118,7 +101,7 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
     case 'invoke': {
-      const loaded = requireComponent();
+      const loaded = slots.get(message.slot);
       const specs = await resolvePropSpecs({
         component: loaded,
         configured: message.configured,
@@ -144,7 +127,7 @@ async function handle(message: HostMessage): Promise<void> {
     }
     case 'invoke_batch': {
       // Props resolve once: every item of a batch belongs to the same source and configuration.
-      const loaded = requireComponent();
+      const loaded = slots.get(message.slot);
       const specs = await resolvePropSpecs({
         component: loaded,
         configured: message.configured,
@@ -174,7 +157,7 @@ async function handle(message: HostMessage): Promise<void> {
     }
     case 'options': {
       const page = await listPropOptions({
-        component: requireComponent(),
+        component: slots.get(message.slot),
         prop: message.prop,
         configured: message.configured,
         accounts: message.accounts,
