@@ -3,8 +3,9 @@
 // Run: node bench/run-all.mjs            (all of them, then the summary)
 //      node bench/run-all.mjs --summary  (only rebuild summary.md from the existing JSON files)
 //      node bench/run-all.mjs --only server-ingest,server-end-to-end   (a subset, then the summary)
-// server-timer-drift-distinct (a diagnostic variant: `node bench/server-timer-drift.mjs
-// --distinct-code`) is not run here; its figures join the summary when its JSON file exists.
+// server-timer-drift-distinct (`node bench/server-timer-drift.mjs --distinct-code`: 1,000 distinct
+// components, issue 13's targets) is not run here, as it takes minutes; its figures join the
+// summary when its JSON file exists.
 import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -252,8 +253,50 @@ function rowsOf(name, result) {
           `${r.cpu.serverCpuPercent} % / ≥ ${r.cpu.workersPolledCpuPercent} % / ${r.cpu.machineBusyPercent} %`,
         ]);
       }
-      if (name !== 'server-timer-drift') {
-        // A diagnostic variant: its target row carries no verdict in the summary.
+      const memory = result.memory;
+      if (memory) {
+        const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
+        const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+        rows.push(
+          [
+            `memory per deployed component (server + workers RSS, over the first ${memory.warm?.deployed ?? 0} deployed)`,
+            kb(memory.perComponentBytes.total),
+            undefined,
+            undefined,
+            '≤ 50 KB',
+            memory.perComponentPass,
+          ],
+          ...(typeof memory.perComponentFromEmptyBytes === 'number'
+            ? [
+                [
+                  '↳ diag: memory per deployed component over an empty server (worker processes included)',
+                  kb(memory.perComponentFromEmptyBytes),
+                ],
+              ]
+            : []),
+          [
+            '↳ diag: of which server / workers',
+            `${kb(memory.perComponentBytes.server)} / ${kb(memory.perComponentBytes.workers)}`,
+          ],
+          [
+            `server RSS with ${deploy.deployed.toLocaleString('en-US')} deployed (baseline: none)`,
+            mb(memory.deployed.serverRssBytes),
+            mb(memory.empty.serverRssBytes),
+            undefined,
+            '≤ 150 MB',
+            memory.serverRssPass,
+          ],
+          [
+            '↳ diag: worker processes / their RSS at the window end',
+            `${memory.deployed.workers} / ${mb(memory.deployed.workersRssBytes)}`,
+            memory.warm
+              ? `${memory.warm.workers} / ${mb(memory.warm.workersRssBytes)} (${memory.warm.deployed} deployed)`
+              : `${memory.empty.workers} / ${mb(memory.empty.workersRssBytes)}`,
+          ],
+        );
+      }
+      if (name !== 'server-timer-drift' && !memory) {
+        // A diagnostic variant from before issue 13 gave it targets: no verdict in the summary.
         rows[4][5] = undefined;
         rows[4][4] = undefined;
       }

@@ -13,10 +13,13 @@
 // scheduled in the window that has not run by its end counts as unbounded drift.
 // Baseline: N plain setTimeout timers in a bare node process (baseline-timers.mjs), with the same
 // phases as ours and the engine's re-arming rule, over the same window length.
+// Memory: resident memory of the server and (summed) of its sandbox workers just after start, with
+// nothing deployed (the same-run baseline), and at the end of the window with N sources deployed
+// between their ticks; the difference over N is the cost of one deployed component.
 // Run: node bench/server-timer-drift.mjs [--sources 1000] [--deploy-concurrency 4]
 //      [--deploy-budget 900] (seconds) [--observe 35] (seconds)
 //      [--distinct-code]   (each source gets its own copy of the code, with a comment that makes it
-//                           unique: N saved components and N workers instead of one shared code)
+//                           unique: N saved components instead of one shared code)
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +31,7 @@ import {
   forkHelper,
   gitState,
   logLine,
+  memorySnapshot,
   openReadOnly,
   startTributary,
   workerTracker,
@@ -35,6 +39,11 @@ import {
 
 const BASE_NAME = 'server-timer-drift';
 const TARGET_P99_MS = 250;
+const TARGET_PER_COMPONENT_BYTES = 50 * 1024;
+const TARGET_SERVER_RSS_BYTES = 150 * 1024 * 1024;
+const MB = 1024 * 1024;
+/** Sources deployed before the warm memory snapshot. */
+const WARM_SET = 10;
 const INTERVAL_MS = 15_000; // components/timer-15s.mjs
 const { values: args } = parseArgs({
   options: {
@@ -89,6 +98,9 @@ try {
   poller = setInterval(poll, 200);
 
   const workers = workerTracker(server.pid);
+  // Let start-up allocations settle before the empty-server memory baseline.
+  await sleep(2000);
+  const memoryEmpty = memorySnapshot(server.pid);
 
   // Deploy N sources with a small concurrency, within the time budget.
   const deployStarted = performance.now();
@@ -97,10 +109,11 @@ try {
   const deployErrors = [];
   let nextIndex = 0;
   let budgetHit = false;
-  const lane = async () => {
+  let settleMs = 0;
+  const lane = async (upTo = N) => {
     for (;;) {
-      if (nextIndex >= N) return;
-      if (performance.now() - deployStarted > DEPLOY_BUDGET_MS) {
+      if (nextIndex >= upTo) return;
+      if (performance.now() - deployStarted - settleMs > DEPLOY_BUDGET_MS) {
         budgetHit = true;
         return;
       }
@@ -120,8 +133,15 @@ try {
       }
     }
   };
-  await Promise.all(Array.from({ length: DEPLOY_CONCURRENCY }, lane));
-  const deploySeconds = (performance.now() - deployStarted) / 1000;
+  // The first few one at a time, then a settled memory snapshot: the marginal cost of the others is
+  // measured against a server whose workers are already warm.
+  await lane(Math.min(WARM_SET, N));
+  const settleStarted = performance.now();
+  await sleep(3000);
+  const memoryWarm = { ...memorySnapshot(server.pid), deployed: deployed.length };
+  settleMs = performance.now() - settleStarted;
+  await Promise.all(Array.from({ length: DEPLOY_CONCURRENCY }, () => lane()));
+  const deploySeconds = (performance.now() - deployStarted - settleMs) / 1000;
   const workersStartedInDeploy = workers.started;
   poll();
   logLine(
@@ -189,6 +209,7 @@ try {
   clearInterval(poller);
   poller = null;
   const queuedAtEnd = db.prepare('select count(*) as n from invocations').get().n;
+  const memoryDeployed = memorySnapshot(server.pid);
   const workersStartedInWindow = workers.started - workersStartedInDeploy;
   workers.stop();
   const logTail = server
@@ -265,6 +286,27 @@ try {
   logLine(`baseline: ${base.ran} ticks, drift p99 ${base.p99Ms} ms`);
 
   const pass = ours.p99Ms !== null && ours.p99Ms <= TARGET_P99_MS && deployed.length === N;
+  const perComponent = (from, count, keys) =>
+    count > 0 ? Math.round(keys.reduce((sum, key) => sum + memoryDeployed[key] - from[key], 0) / count) : null;
+  const marginalCount = deployed.length - memoryWarm.deployed;
+  const memory = {
+    empty: memoryEmpty,
+    warm: memoryWarm,
+    deployed: memoryDeployed,
+    // Over the warm snapshot: what one more deployed component costs once workers exist.
+    perComponentBytes: {
+      server: perComponent(memoryWarm, marginalCount, ['serverRssBytes']),
+      workers: perComponent(memoryWarm, marginalCount, ['workersRssBytes']),
+      total: perComponent(memoryWarm, marginalCount, ['serverRssBytes', 'workersRssBytes']),
+    },
+    // Over the empty server: includes the worker processes themselves.
+    perComponentFromEmptyBytes: perComponent(memoryEmpty, deployed.length, ['serverRssBytes', 'workersRssBytes']),
+  };
+  memory.perComponentPass =
+    memory.perComponentBytes.total !== null && memory.perComponentBytes.total <= TARGET_PER_COMPONENT_BYTES;
+  memory.serverRssPass = memoryDeployed.serverRssBytes <= TARGET_SERVER_RSS_BYTES;
+  const kb = (bytes) => (bytes === null ? undefined : round(bytes / 1024, 1));
+  const mb = (bytes) => round(bytes / MB, 1);
   const coldShare = window.drifts.length > 0 ? round((window.cold.length / window.drifts.length) * 100, 1) : null;
   const show = (value) => value ?? 'not run';
   printTable(
@@ -282,6 +324,41 @@ try {
       { metric: 'drift max', ours: show(ours.maxMs), baseline: base.maxMs, ratio: ratioOf(ours.maxMs, base.maxMs) },
       { metric: 'ticks run in window', unit: 'count', ours: ours.ran, baseline: base.ran },
       { metric: 'ticks due in window, not run', unit: 'count', ours: ours.unrun, baseline: 0 },
+      {
+        metric: `memory per deployed component, server + workers (KB; ${marginalCount} deployed over the first ${memoryWarm.deployed})`,
+        unit: 'count',
+        ours: kb(memory.perComponentBytes.total),
+        target: `<= ${TARGET_PER_COMPONENT_BYTES / 1024} KB`,
+        pass: memory.perComponentPass,
+      },
+      {
+        metric: '(diag) memory per deployed component over an empty server (KB; includes the worker processes)',
+        unit: 'count',
+        ours: kb(memory.perComponentFromEmptyBytes),
+      },
+      { metric: '(diag) of which server (KB)', unit: 'count', ours: kb(memory.perComponentBytes.server) },
+      { metric: '(diag) of which workers (KB)', unit: 'count', ours: kb(memory.perComponentBytes.workers) },
+      {
+        metric: `server RSS with ${deployed.length} deployed (MB; baseline: none deployed)`,
+        unit: 'count',
+        ours: mb(memoryDeployed.serverRssBytes),
+        baseline: mb(memoryEmpty.serverRssBytes),
+        target: `<= ${TARGET_SERVER_RSS_BYTES / MB} MB`,
+        pass: memory.serverRssPass,
+      },
+      {
+        metric: '(diag) worker processes / their RSS (MB) at window end',
+        unit: 'count',
+        ours: `${memoryDeployed.workers} / ${mb(memoryDeployed.workersRssBytes)}`,
+        baseline: `${memoryWarm.workers} / ${mb(memoryWarm.workersRssBytes)} with ${memoryWarm.deployed} deployed`,
+      },
+      {
+        metric: '(diag) other children of the server (esbuild service) RSS (MB), not counted above',
+        unit: 'count',
+        ours: mb(memoryDeployed.otherRssBytes),
+        baseline: mb(memoryEmpty.otherRssBytes),
+      },
+      { metric: '(diag) sandbox workers started during deploy', unit: 'count', ours: workersStartedInDeploy },
       { metric: '(diag) deploy: total time', unit: 's', ours: deploy.totalSeconds },
       { metric: '(diag) deploy: sources/s', unit: 'count', ours: deploy.perSecond },
       { metric: '(diag) deploy: latency p50', ours: deploy.latency.p50Ms },
@@ -342,6 +419,7 @@ try {
       what: `${offsets.length} setTimeout timers at 15 s in a bare node process (same phases, same re-arm rule)`,
       ...base,
     },
+    memory,
     diagnostics: { duringDeploy: oursDuringDeploy, sequentialDeploy },
     ratio: { p50: ratioOf(ours.p50Ms, base.p50Ms), p99: ratioOf(ours.p99Ms, base.p99Ms) },
     target: { maxP99Ms: TARGET_P99_MS, sources: N },

@@ -7,6 +7,11 @@ export interface WorkerPoolOptions {
   readonly maxWorkersPerGroup: number;
   /** A worker unused this long is stopped. */
   readonly idleMs: number;
+  /**
+   * A group's workers other than its most recently used one are stopped after this much idleness:
+   * they were started for a burst (deploys, overlapping invocations) and hold a process each.
+   */
+  readonly spareIdleMs: number;
   /** A worker that has loaded this many components takes no new work and stops once idle. */
   readonly maxComponentsPerWorker: number;
   /** Likewise past this resident memory, well before the memory cap would kill it mid-invocation. */
@@ -62,7 +67,8 @@ export class WorkerPool<T> {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly options: WorkerPoolOptions) {
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.floor(options.idleMs / 4)));
+    const every = Math.min(options.idleMs, options.spareIdleMs) / 4;
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, Math.floor(every)));
     this.sweeper.unref();
   }
 
@@ -121,12 +127,14 @@ export class WorkerPool<T> {
 
   private pick(request: SlotRequest<T>): Member<T> {
     const members = this.usable(request.group);
-    const idle = members.filter((member) => member.leases === 0);
+    const idle = members.filter((member) => member.leases === 0 && member.worker !== null);
     const holding = idle.find((member) => member.slots.has(request.slot));
     if (holding) return holding;
     // The most recently used idle worker: one hot worker serves a quiet group, the others idle out.
     const warm = idle.sort((a, b) => b.lastUsedAt - a.lastUsedAt)[0];
     if (warm) return warm;
+    const starting = members.find((member) => member.leases === 0 && member.worker === null);
+    if (starting) return starting;
     if (members.length < this.options.maxWorkersPerGroup) return this.spawn(request);
     return members.reduce((best, member) => {
       const score = (candidate: Member<T>) => candidate.leases - (candidate.slots.has(request.slot) ? 0.5 : 0);
@@ -192,8 +200,10 @@ export class WorkerPool<T> {
   private sweep(): void {
     const now = Date.now();
     for (const [group, members] of this.groups) {
-      for (const member of members) {
-        if (!member.alive || (member.leases === 0 && member.worker && now - member.lastUsedAt > this.options.idleMs))
+      const byRecency = [...members].sort((a, b) => b.lastUsedAt - a.lastUsedAt);
+      for (const [rank, member] of byRecency.entries()) {
+        const limit = rank === 0 ? this.options.idleMs : this.options.spareIdleMs;
+        if (!member.alive || (member.leases === 0 && member.worker && now - member.lastUsedAt > limit))
           this.stop(group, member);
       }
     }
