@@ -85,6 +85,7 @@ export class Sandbox {
       maxWorkersPerGroup: this.placement === 'dedicated' ? 1 : (options.maxWorkersPerGroup ?? 4),
       idleMs: options.idleMs ?? 300_000,
       spareIdleMs: Math.min(options.idleMs ?? 300_000, 20_000),
+      overflowWaitMs: 20,
       maxComponentsPerWorker: options.maxComponentsPerWorker ?? 2000,
       retireRssBytes: Math.floor(memoryMb * 0.6 * 1024 * 1024),
     });

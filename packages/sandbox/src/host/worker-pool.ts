@@ -16,6 +16,12 @@ export interface WorkerPoolOptions {
   readonly maxComponentsPerWorker: number;
   /** Likewise past this resident memory, well before the memory cap would kill it mid-invocation. */
   readonly retireRssBytes: number;
+  /**
+   * How long a request waits for a busy worker of its group to come free before another worker
+   * (a spare, or a new one) takes it: most invocations take a few milliseconds, so short overlaps
+   * stay on one warm worker and spares are started and kept only for real parallel work.
+   */
+  readonly overflowWaitMs: number;
 }
 
 /** A worker reserved for one request, with the component loaded in it. */
@@ -40,6 +46,8 @@ class Member<T> {
   worker: WorkerProcess | null = null;
   readonly ready: Promise<WorkerProcess>;
   readonly slots = new Map<string, Promise<T>>();
+  /** What each slot's load reported, once settled: shared with the group's other workers. */
+  readonly values = new Map<string, T>();
   leases = 0;
   lastUsedAt = Date.now();
   retiring = false;
@@ -58,12 +66,14 @@ class Member<T> {
  * Warm workers by group (an owner, or one component in dedicated placement), each holding any
  * number of that group's components. A request goes to an idle worker of its group that already
  * holds its component, else to any idle one (which loads it: milliseconds, against ~80 ms for a
- * new process), else to a new worker while the group is under its cap, else it queues on the
- * least loaded. A dead worker is forgotten; requests that were queued on it and never sent run
+ * new process); when all are busy it waits up to `overflowWaitMs` for one, then goes to a new
+ * worker while the group is under its cap, else it queues on the least loaded. A dead worker is forgotten; requests that were queued on it and never sent run
  * elsewhere (the caller retries them), so a crash costs only the invocation that was running.
  */
 export class WorkerPool<T> {
   private readonly groups = new Map<string, Set<Member<T>>>();
+  /** Requests waiting for a worker of their group to come free, first come first served. */
+  private readonly waiting = new Map<string, Set<() => void>>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -80,16 +90,27 @@ export class WorkerPool<T> {
   }
 
   async acquire(request: SlotRequest<T>): Promise<Lease<T>> {
-    const member = this.pick(request);
+    let member = this.pickIdle(request);
+    if (!member && this.usable(request.group).some((candidate) => candidate.worker !== null)) {
+      await this.nextRelease(request.group);
+      member = this.pickIdle(request);
+    }
+    member ??= this.pickOverflow(request);
     member.leases += 1;
     try {
       const worker = await member.ready;
       let loading = member.slots.get(request.slot);
       if (!loading) {
-        loading = request.load(worker);
+        const into = member;
+        loading = request.load(worker).then((value) => {
+          // Every worker reports the same for the same slot: the host keeps one copy per group.
+          const known = this.knownValue(request.group, request.slot) ?? value;
+          into.values.set(request.slot, known);
+          return known;
+        });
         member.slots.set(request.slot, loading);
         // A load that failed is tried again by the next request, as a fresh start would.
-        loading.catch(() => member.slots.delete(request.slot));
+        loading.catch(() => into.slots.delete(request.slot));
       }
       const loaded = await loading;
       let released = false;
@@ -125,21 +146,46 @@ export class WorkerPool<T> {
     await Promise.allSettled(starting);
   }
 
-  private pick(request: SlotRequest<T>): Member<T> {
-    const members = this.usable(request.group);
-    const idle = members.filter((member) => member.leases === 0 && member.worker !== null);
-    const holding = idle.find((member) => member.slots.has(request.slot));
-    if (holding) return holding;
+  /** An idle, started worker of the group: one that holds the slot, else the most recently used. */
+  private pickIdle(request: SlotRequest<T>): Member<T> | undefined {
+    const idle = this.usable(request.group).filter((member) => member.leases === 0 && member.worker !== null);
     // The most recently used idle worker: one hot worker serves a quiet group, the others idle out.
-    const warm = idle.sort((a, b) => b.lastUsedAt - a.lastUsedAt)[0];
-    if (warm) return warm;
+    return idle.find((member) => member.slots.has(request.slot)) ?? idle.sort((a, b) => b.lastUsedAt - a.lastUsedAt)[0];
+  }
+
+  /** Every started worker is busy: one still starting, else a new one under the cap, else a queue. */
+  private pickOverflow(request: SlotRequest<T>): Member<T> {
+    const members = this.usable(request.group);
     const starting = members.find((member) => member.leases === 0 && member.worker === null);
     if (starting) return starting;
     if (members.length < this.options.maxWorkersPerGroup) return this.spawn(request);
-    return members.reduce((best, member) => {
-      const score = (candidate: Member<T>) => candidate.leases - (candidate.slots.has(request.slot) ? 0.5 : 0);
-      return score(member) < score(best) ? member : best;
+    const score = (member: Member<T>) => member.leases - (member.slots.has(request.slot) ? 0.5 : 0);
+    return members.reduce((best, member) => (score(member) < score(best) ? member : best));
+  }
+
+  /** Resolves when a worker of the group comes free, or after `overflowWaitMs`. */
+  private nextRelease(group: string): Promise<void> {
+    return new Promise((resolve) => {
+      let queue = this.waiting.get(group);
+      if (!queue) this.waiting.set(group, (queue = new Set()));
+      const waiters = queue;
+      const wake = (): void => {
+        clearTimeout(timer);
+        waiters.delete(wake);
+        if (waiters.size === 0 && this.waiting.get(group) === waiters) this.waiting.delete(group);
+        resolve();
+      };
+      const timer = setTimeout(wake, this.options.overflowWaitMs);
+      waiters.add(wake);
     });
+  }
+
+  private knownValue(group: string, slot: string): T | undefined {
+    for (const member of this.groups.get(group) ?? []) {
+      const value = member.values.get(slot);
+      if (value !== undefined) return value;
+    }
+    return undefined;
   }
 
   /** The group's workers that may take a request: alive and not retiring. Forgets dead ones. */
@@ -170,6 +216,7 @@ export class WorkerPool<T> {
     )
       member.retiring = true;
     if (member.retiring && member.leases === 0) this.stop(group, member);
+    else if (member.leases === 0) this.waiting.get(group)?.values().next().value?.();
   }
 
   private stop(group: string, member: Member<T>): void {

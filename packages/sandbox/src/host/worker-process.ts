@@ -69,6 +69,8 @@ export class WorkerProcess {
   private killReason: KillReason | null = null;
   private stderrTail = '';
   private exited = false;
+  /** The worker said it is exiting: it takes no more requests, though the process may linger. */
+  private exiting = false;
   private readonly watchdog: NodeJS.Timeout;
   private sequence = 0;
   private queue: Promise<void> = Promise.resolve();
@@ -114,7 +116,7 @@ export class WorkerProcess {
   }
 
   get isAlive(): boolean {
-    return !this.exited;
+    return !this.exited && !this.exiting;
   }
 
   get isBusy(): boolean {
@@ -130,7 +132,7 @@ export class WorkerProcess {
    */
   request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
     const run = (): Promise<Final> => {
-      if (this.exited) {
+      if (this.exited || this.exiting) {
         const unsent = this.goneError(null, null);
         unsent.sent = false;
         return Promise.reject(unsent);
@@ -227,6 +229,7 @@ export class WorkerProcess {
       case 'batch_done':
       case 'options_result':
       case 'failed':
+        if (message.type === 'failed' && message.exiting) this.exiting = true;
         clearTimeout(pending.timer);
         this.pending.delete(message.id);
         this.lastUsedAt = Date.now();

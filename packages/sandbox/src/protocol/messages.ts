@@ -200,7 +200,9 @@ export const WorkerMessage = z.discriminatedUnion('type', [
       observations: z.array(LogEntryMessage),
     }),
   }),
-  z.object({ v, type: z.literal('failed'), id, error: SerializedErrorMessage }),
+  // `exiting`: the worker stops right after this message (an uncaught error left it in an unknown
+  // state), so the host sends it nothing more, even in the moment before the process is gone.
+  z.object({ v, type: z.literal('failed'), id, error: SerializedErrorMessage, exiting: z.boolean().optional() }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
 

@@ -244,7 +244,7 @@ function fatal(kind: string, error: unknown): void {
     message: `${kind}: ${error instanceof Error ? error.message : String(error)}`,
     stack: detail,
   };
-  if (activeId) send({ v: PROTOCOL_VERSION, type: 'failed', id: activeId, error: report });
+  if (activeId) send({ v: PROTOCOL_VERSION, type: 'failed', id: activeId, error: report, exiting: true });
   else process.stderr.write(`tributary worker: ${kind} outside any invocation: ${detail}\n`);
   process.exitCode = 70;
   setImmediate(() => process.exit(70));
