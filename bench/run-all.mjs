@@ -254,44 +254,34 @@ function rowsOf(name, result) {
         ]);
       }
       const memory = result.memory;
-      if (memory) {
+      if (memory?.idle) {
         const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
         const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
         rows.push(
           [
-            `memory per deployed component (server + workers RSS, over the first ${memory.warm?.deployed ?? 0} deployed)`,
+            `memory per idle deployed component (server + workers RSS, over the first ${memory.warm.deployed} deployed)`,
             kb(memory.perComponentBytes.total),
             undefined,
             undefined,
             '≤ 50 KB',
             memory.perComponentPass,
           ],
-          ...(typeof memory.perComponentFromEmptyBytes === 'number'
-            ? [
-                [
-                  '↳ diag: memory per deployed component over an empty server (worker processes included)',
-                  kb(memory.perComponentFromEmptyBytes),
-                ],
-              ]
-            : []),
           [
-            '↳ diag: of which server / workers',
-            `${kb(memory.perComponentBytes.server)} / ${kb(memory.perComponentBytes.workers)}`,
+            '↳ diag: of which server / workers; the same while every timer fires; idle over an empty server',
+            `${kb(memory.perComponentBytes.server)} / ${kb(memory.perComponentBytes.workers)}; ${kb(memory.perActiveComponentBytes)}; ${kb(memory.perComponentFromEmptyBytes)}`,
           ],
           [
-            `server RSS with ${deploy.deployed.toLocaleString('en-US')} deployed (baseline: none)`,
-            mb(memory.deployed.serverRssBytes),
+            `idle server RSS with ${deploy.deployed.toLocaleString('en-US')} deployed (baseline: none)`,
+            mb(memory.idle.serverRssBytes),
             mb(memory.empty.serverRssBytes),
             undefined,
             '≤ 150 MB',
             memory.serverRssPass,
           ],
           [
-            '↳ diag: worker processes / their RSS at the window end',
-            `${memory.deployed.workers} / ${mb(memory.deployed.workersRssBytes)}`,
-            memory.warm
-              ? `${memory.warm.workers} / ${mb(memory.warm.workersRssBytes)} (${memory.warm.deployed} deployed)`
-              : `${memory.empty.workers} / ${mb(memory.empty.workersRssBytes)}`,
+            '↳ diag: worker processes / their RSS, idle; at the window end',
+            `${memory.idle.workers} / ${mb(memory.idle.workersRssBytes)}; ${memory.deployed.workers} / ${mb(memory.deployed.workersRssBytes)}`,
+            `${memory.warm.workers} / ${mb(memory.warm.workersRssBytes)} (${memory.warm.deployed} deployed)`,
           ],
         );
       }

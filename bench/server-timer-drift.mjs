@@ -13,9 +13,10 @@
 // scheduled in the window that has not run by its end counts as unbounded drift.
 // Baseline: N plain setTimeout timers in a bare node process (baseline-timers.mjs), with the same
 // phases as ours and the engine's re-arming rule, over the same window length.
-// Memory: resident memory of the server and (summed) of its sandbox workers just after start, with
-// nothing deployed (the same-run baseline), and at the end of the window with N sources deployed
-// between their ticks; the difference over N is the cost of one deployed component.
+// Memory: resident memory of the server and (summed) of its sandbox workers just after start, after
+// the first 10 sources (the same-run baseline: workers warm), at the end of the window (every timer
+// firing) and idle (every source deactivated, 30 s later); (idle − first 10) / (N − 10) is the cost
+// of one idle deployed component.
 // Run: node bench/server-timer-drift.mjs [--sources 1000] [--deploy-concurrency 4]
 //      [--deploy-budget 900] (seconds) [--observe 35] (seconds)
 //      [--distinct-code]   (each source gets its own copy of the code, with a comment that makes it
@@ -44,6 +45,8 @@ const TARGET_SERVER_RSS_BYTES = 150 * 1024 * 1024;
 const MB = 1024 * 1024;
 /** Sources deployed before the warm memory snapshot. */
 const WARM_SET = 10;
+/** After deactivating every source: the sandbox stops spare workers after 20 s idle, swept every 5 s. */
+const IDLE_SETTLE_MS = 30_000;
 const INTERVAL_MS = 15_000; // components/timer-15s.mjs
 const { values: args } = parseArgs({
   options: {
@@ -237,6 +240,23 @@ try {
   const readStarted = performance.now();
   await Promise.all(Array.from({ length: 8 }, reader));
   const readSeconds = (performance.now() - readStarted) / 1000;
+
+  // Idle: every source deactivated (PUT active=false: its timer stops, it stays deployed), then
+  // long enough for a group's spare workers to idle out (20 s); the last warm worker still holds
+  // the components it loaded, so this is an upper bound for a component idle for longer.
+  let idleIndex = 0;
+  const deactivator = async () => {
+    while (idleIndex < deployed.length) {
+      const id = deployed[idleIndex];
+      idleIndex += 1;
+      const response = await server.api('PUT', `/v1/sources/${id}`, { active: false });
+      if (response.status !== 200) throw new Error(`deactivating ${id} answered ${response.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: DEPLOY_CONCURRENCY }, deactivator));
+  logLine(`deactivated ${deployed.length} sources; waiting ${IDLE_SETTLE_MS / 1000} s for spare workers to stop`);
+  await sleep(IDLE_SETTLE_MS);
+  const memoryIdle = memorySnapshot(server.pid);
   db.close();
   await server.stop();
   server = null;
@@ -286,25 +306,28 @@ try {
   logLine(`baseline: ${base.ran} ticks, drift p99 ${base.p99Ms} ms`);
 
   const pass = ours.p99Ms !== null && ours.p99Ms <= TARGET_P99_MS && deployed.length === N;
-  const perComponent = (from, count, keys) =>
-    count > 0 ? Math.round(keys.reduce((sum, key) => sum + memoryDeployed[key] - from[key], 0) / count) : null;
   const marginalCount = deployed.length - memoryWarm.deployed;
+  const perComponent = (at, from, count, keys) =>
+    count > 0 ? Math.round(keys.reduce((sum, key) => sum + at[key] - from[key], 0) / count) : null;
+  const both = ['serverRssBytes', 'workersRssBytes'];
   const memory = {
     empty: memoryEmpty,
     warm: memoryWarm,
     deployed: memoryDeployed,
-    // Over the warm snapshot: what one more deployed component costs once workers exist.
+    idle: memoryIdle,
+    // Idle, over the warm snapshot: what one more deployed component costs once workers exist.
     perComponentBytes: {
-      server: perComponent(memoryWarm, marginalCount, ['serverRssBytes']),
-      workers: perComponent(memoryWarm, marginalCount, ['workersRssBytes']),
-      total: perComponent(memoryWarm, marginalCount, ['serverRssBytes', 'workersRssBytes']),
+      server: perComponent(memoryIdle, memoryWarm, marginalCount, ['serverRssBytes']),
+      workers: perComponent(memoryIdle, memoryWarm, marginalCount, ['workersRssBytes']),
+      total: perComponent(memoryIdle, memoryWarm, marginalCount, both),
     },
-    // Over the empty server: includes the worker processes themselves.
-    perComponentFromEmptyBytes: perComponent(memoryEmpty, deployed.length, ['serverRssBytes', 'workersRssBytes']),
+    // The same while every timer fires (end of the window), and idle over the empty server.
+    perActiveComponentBytes: perComponent(memoryDeployed, memoryWarm, marginalCount, both),
+    perComponentFromEmptyBytes: perComponent(memoryIdle, memoryEmpty, deployed.length, both),
   };
   memory.perComponentPass =
     memory.perComponentBytes.total !== null && memory.perComponentBytes.total <= TARGET_PER_COMPONENT_BYTES;
-  memory.serverRssPass = memoryDeployed.serverRssBytes <= TARGET_SERVER_RSS_BYTES;
+  memory.serverRssPass = memoryIdle.serverRssBytes <= TARGET_SERVER_RSS_BYTES;
   const kb = (bytes) => (bytes === null ? undefined : round(bytes / 1024, 1));
   const mb = (bytes) => round(bytes / MB, 1);
   const coldShare = window.drifts.length > 0 ? round((window.cold.length / window.drifts.length) * 100, 1) : null;
@@ -325,37 +348,43 @@ try {
       { metric: 'ticks run in window', unit: 'count', ours: ours.ran, baseline: base.ran },
       { metric: 'ticks due in window, not run', unit: 'count', ours: ours.unrun, baseline: 0 },
       {
-        metric: `memory per deployed component, server + workers (KB; ${marginalCount} deployed over the first ${memoryWarm.deployed})`,
+        metric: `memory per idle deployed component, server + workers (KB; ${marginalCount} over the first ${memoryWarm.deployed})`,
         unit: 'count',
         ours: kb(memory.perComponentBytes.total),
         target: `<= ${TARGET_PER_COMPONENT_BYTES / 1024} KB`,
         pass: memory.perComponentPass,
       },
-      {
-        metric: '(diag) memory per deployed component over an empty server (KB; includes the worker processes)',
-        unit: 'count',
-        ours: kb(memory.perComponentFromEmptyBytes),
-      },
       { metric: '(diag) of which server (KB)', unit: 'count', ours: kb(memory.perComponentBytes.server) },
       { metric: '(diag) of which workers (KB)', unit: 'count', ours: kb(memory.perComponentBytes.workers) },
       {
-        metric: `server RSS with ${deployed.length} deployed (MB; baseline: none deployed)`,
+        metric: '(diag) the same while every timer fires (KB; window end)',
         unit: 'count',
-        ours: mb(memoryDeployed.serverRssBytes),
+        ours: kb(memory.perActiveComponentBytes),
+      },
+      {
+        metric: '(diag) idle, over an empty server (KB; includes the worker processes)',
+        unit: 'count',
+        ours: kb(memory.perComponentFromEmptyBytes),
+      },
+      {
+        metric: `idle server RSS with ${deployed.length} deployed (MB; baseline: none deployed)`,
+        unit: 'count',
+        ours: mb(memoryIdle.serverRssBytes),
         baseline: mb(memoryEmpty.serverRssBytes),
         target: `<= ${TARGET_SERVER_RSS_BYTES / MB} MB`,
         pass: memory.serverRssPass,
       },
+      { metric: '(diag) server RSS at window end (MB)', unit: 'count', ours: mb(memoryDeployed.serverRssBytes) },
       {
-        metric: '(diag) worker processes / their RSS (MB) at window end',
+        metric: '(diag) worker processes / their RSS (MB): idle; window end',
         unit: 'count',
-        ours: `${memoryDeployed.workers} / ${mb(memoryDeployed.workersRssBytes)}`,
+        ours: `${memoryIdle.workers} / ${mb(memoryIdle.workersRssBytes)}; ${memoryDeployed.workers} / ${mb(memoryDeployed.workersRssBytes)}`,
         baseline: `${memoryWarm.workers} / ${mb(memoryWarm.workersRssBytes)} with ${memoryWarm.deployed} deployed`,
       },
       {
         metric: '(diag) other children of the server (esbuild service) RSS (MB), not counted above',
         unit: 'count',
-        ours: mb(memoryDeployed.otherRssBytes),
+        ours: mb(memoryIdle.otherRssBytes),
         baseline: mb(memoryEmpty.otherRssBytes),
       },
       { metric: '(diag) sandbox workers started during deploy', unit: 'count', ours: workersStartedInDeploy },
