@@ -1,3 +1,4 @@
+import { AppError } from '@tributary/contracts';
 import type { WorkerProcess } from './worker-process.js';
 
 export interface WorkerPoolOptions {
@@ -75,6 +76,7 @@ export class WorkerPool<T> {
   /** Requests waiting for a worker of their group to come free, first come first served. */
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
 
   constructor(private readonly options: WorkerPoolOptions) {
     const every = Math.min(options.idleMs, options.spareIdleMs) / 4;
@@ -95,6 +97,8 @@ export class WorkerPool<T> {
       await this.nextRelease(request.group);
       member = this.pickIdle(request);
     }
+    // Closed while this request waited: starting a worker now would outlive the sandbox.
+    if (this.closed) throw new AppError('INTERNAL', 'the sandbox was closed');
     member ??= this.pickOverflow(request);
     member.leases += 1;
     try {
@@ -135,6 +139,7 @@ export class WorkerPool<T> {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     clearInterval(this.sweeper);
     const starting: Promise<unknown>[] = [];
     for (const [group, members] of this.groups) {
