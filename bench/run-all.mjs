@@ -83,6 +83,12 @@ function rowsOf(name, result) {
         ['cold start mean', r.meanMs, b.meanMs, result.ratio.mean],
         ...(d.isolatedNode ? [['↳ diag: isolated one-line node p50', d.isolatedNode.p50Ms, b.p50Ms]] : []),
         ...(d.harnessReady ? [['↳ diag: worker harness ready (no load) p50', d.harnessReady.p50Ms, b.p50Ms]] : []),
+        ...(d.warmLoad
+          ? [
+              ['↳ diag: new component in a warm shared worker p50', d.warmLoad.p50Ms, b.p50Ms],
+              ['↳ diag: new component in a warm shared worker p99', d.warmLoad.p99Ms],
+            ]
+          : []),
       ];
     case 'sandbox-cached-prepare':
       return [
