@@ -145,6 +145,20 @@ describe('shared placement (many components per worker)', () => {
     expect(emitted(ra)?.['worker']).not.toBe(emitted(rb)?.['worker']);
   });
 
+  it("cannot read another owner's bundle, nor that of a component sharing its worker", async () => {
+    const sandbox = sandboxWith({});
+    const reader = await openFile(sandbox, path.join(FIXTURES, 'hostile/read-file.mjs'), 'reader', 'owner-a');
+    const sameOwner = await sandbox.prepare(counterSource('same-owner'));
+    const otherOwner = await sandbox.prepare(counterSource('other-owner'));
+    await sandbox.open(sameOwner, { key: 'same', purpose: 'run', group: 'owner-a' });
+    await sandbox.open(otherOwner, { key: 'other', purpose: 'run', group: 'owner-b' });
+    for (const target of [sameOwner.bundlePath, otherOwner.bundlePath]) {
+      const result = await invoke(reader, { configured: { path: target } });
+      expect(result.error?.code, target).toBe('COMPONENT_ERROR');
+      expect(result.error?.message, target).toMatch(/restricted|ENOENT|EACCES|ERR_ACCESS_DENIED|permission/i);
+    }
+  });
+
   it('replaces a worker that has loaded its share of components with a fresh one', async () => {
     const sandbox = sandboxWith({ maxWorkersPerGroup: 1, maxComponentsPerWorker: 3 });
     const pids: unknown[] = [];
