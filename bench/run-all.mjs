@@ -260,12 +260,13 @@ function rowsOf(name, result) {
         ]);
       }
       const memory = result.memory;
-      if (memory?.idle) {
+      if (memory?.idleWarm) {
         const kb = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
         const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
+        const workersOf = (snapshot) => `${snapshot.workers} / ${mb(snapshot.workersRssBytes)}`;
         rows.push(
           [
-            `memory per idle deployed component (server + workers RSS, over the first ${memory.warm.deployed} deployed)`,
+            `memory per idle deployed component (server + workers RSS after ${memory.idleWaitSeconds} s idle − none deployed)`,
             kb(memory.perComponentBytes.total),
             undefined,
             undefined,
@@ -273,8 +274,12 @@ function rowsOf(name, result) {
             memory.perComponentPass,
           ],
           [
-            '↳ diag: of which server / workers; the same while every timer fires; idle over an empty server',
-            `${kb(memory.perComponentBytes.server)} / ${kb(memory.perComponentBytes.workers)}; ${kb(memory.perActiveComponentBytes)}; ${kb(memory.perComponentFromEmptyBytes)}`,
+            '↳ diag: of which server / workers',
+            `${kb(memory.perComponentBytes.server)} / ${kb(memory.perComponentBytes.workers)}`,
+          ],
+          [
+            `↳ diag: after 30 s idle, one warm worker holding them all (over the first ${memory.warm.deployed} / over none); while every timer fires`,
+            `${kb(memory.perIdleWarmComponentBytes)} / ${kb(memory.perIdleWarmFromEmptyBytes)}; ${kb(memory.perActiveComponentBytes)}`,
           ],
           [
             `idle server RSS with ${deploy.deployed.toLocaleString('en-US')} deployed (baseline: none)`,
@@ -285,9 +290,9 @@ function rowsOf(name, result) {
             memory.serverRssPass,
           ],
           [
-            '↳ diag: worker processes / their RSS, idle; at the window end',
-            `${memory.idle.workers} / ${mb(memory.idle.workersRssBytes)}; ${memory.deployed.workers} / ${mb(memory.deployed.workersRssBytes)}`,
-            `${memory.warm.workers} / ${mb(memory.warm.workersRssBytes)} (${memory.warm.deployed} deployed)`,
+            '↳ diag: worker processes / their RSS: idle; 30 s idle; while every timer fires',
+            `${workersOf(memory.idle)}; ${workersOf(memory.idleWarm)}; ${workersOf(memory.deployed)}`,
+            `${workersOf(memory.warm)} (${memory.warm.deployed} deployed)`,
           ],
         );
       }
