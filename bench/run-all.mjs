@@ -266,7 +266,7 @@ function rowsOf(name, result) {
         const workersOf = (snapshot) => `${snapshot.workers} / ${mb(snapshot.workersRssBytes)}`;
         rows.push(
           [
-            `memory per idle deployed component (server + workers RSS after ${memory.idleWaitSeconds} s idle − none deployed)`,
+            `memory per idle deployed component (server + workers RSS after ${memory.idleWaitSeconds} s idle − the same with none deployed)`,
             kb(memory.perComponentBytes.total),
             undefined,
             undefined,
@@ -284,7 +284,7 @@ function rowsOf(name, result) {
           [
             `idle server RSS with ${deploy.deployed.toLocaleString('en-US')} deployed (baseline: none)`,
             mb(memory.idle.serverRssBytes),
-            mb(memory.empty.serverRssBytes),
+            mb((memory.emptyIdle ?? memory.empty).serverRssBytes),
             undefined,
             '≤ 150 MB',
             memory.serverRssPass,
