@@ -1,11 +1,13 @@
 // Cold start of a sandbox worker: time from `sandbox.open` with a fresh key (the bundle already
-// prepared) to a loaded handle, against spawning a bare `node` child with an IPC channel and
-// waiting for its first message. Samples of every method are interleaved, so machine noise hits
-// them alike.
+// prepared; dedicated placement, so each open starts a worker) to a loaded handle, against spawning
+// a bare `node` child with an IPC channel and waiting for its first message. A diag row times what
+// shared placement (the default) pays instead for a component its warm worker has not loaded yet:
+// `open` of a distinct, already prepared copy of the same component. Samples of every method are
+// interleaved, so machine noise hits them alike.
 // Run: node bench/sandbox-cold-start.mjs [--n 30] [--warmup 2]
 import { spawn } from 'node:child_process';
 import console from 'node:console';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
@@ -69,7 +71,7 @@ async function breakdown(sandbox, prepared, cacheDir) {
   const dist = path.join(BENCH_DIR, '..', 'packages', 'sandbox', 'dist');
   try {
     const { buildLaunchCommand } = await import(path.join(dist, 'host', 'launch-command.js'));
-    const { harnessReadDirs, workerScriptPath } = await import(path.join(dist, 'host', 'harness-paths.js'));
+    const { installHarness } = await import(path.join(dist, 'host', 'harness-paths.js'));
     const { PROTOCOL_VERSION } = await import(path.join(dist, 'protocol', 'messages.js'));
     const isolation = sandbox.isolation;
     // A trivial script the worker's uid can read: answers `ready` at once.
@@ -93,7 +95,8 @@ async function breakdown(sandbox, prepared, cacheDir) {
         accept: (message) => message?.type === 'ready',
       });
     const isolatedTrivial = launchOf(trivialScript, [trivialDir]);
-    const harness = launchOf(workerScriptPath(), [...harnessReadDirs(), path.dirname(prepared.bundlePath)]);
+    const installed = installHarness(cacheDir, isolation.workerUid !== null);
+    const harness = launchOf(installed.script, [...installed.readDirs]);
     return {
       isolatedNode: {
         what: 'the same launch command (bubblewrap, permission flags, uid, heap cap) running a one-line script that sends ready',
@@ -112,14 +115,37 @@ async function breakdown(sandbox, prepared, cacheDir) {
 
 const cache = temporaryCacheDir('cold');
 let sandbox = null;
+let shared = null;
 onInterrupt(async () => {
   await sandbox?.close();
+  await shared?.close();
   cache.remove();
 });
 
 try {
-  sandbox = new Sandbox({ cacheDir: cache.dir });
+  sandbox = new Sandbox({ cacheDir: cache.dir, placement: 'dedicated' });
   const prepared = await sandbox.prepare(file);
+  // Distinct copies (a unique comment each) for the warm-load row, prepared before any timing.
+  shared = new Sandbox({ cacheDir: cache.dir });
+  const copiesDir = path.join(cache.dir, 'bench-copies');
+  mkdirSync(copiesDir, { recursive: true });
+  const copies = [];
+  for (let i = 0; i <= WARMUP + N; i += 1) {
+    const copy = path.join(copiesDir, `empty-action-${i}.mjs`);
+    writeFileSync(copy, `${readFileSync(file, 'utf8')}\n// copy ${i}\n`);
+    copies.push(await shared.prepare(copy));
+  }
+  // The first copy starts the shared worker; every sample after it loads a new component there.
+  await shared.open(copies[0], { key: 'bench-warm-load-0', purpose: 'run' });
+  let copyIndex = 0;
+  const openNewInWarmWorker = async () => {
+    copyIndex += 1;
+    const started = performance.now();
+    const handle = await shared.open(copies[copyIndex], { key: `bench-warm-load-${copyIndex}`, purpose: 'run' });
+    const elapsed = performance.now() - started;
+    if (handle.info.type !== 'action') throw new Error('the component did not load as an action');
+    return elapsed;
+  };
   let sequence = 0;
   const openFresh = async () => {
     sequence += 1;
@@ -138,6 +164,10 @@ try {
       sample: bareNode,
     },
     ...(await breakdown(sandbox, prepared, cache.dir)),
+    warmLoad: {
+      what: 'shared placement: sandbox.open of a component the warm worker has not loaded yet (a distinct prepared copy)',
+      sample: openNewInWarmWorker,
+    },
   };
   const samples = Object.fromEntries(Object.keys(methods).map((key) => [key, []]));
 
@@ -180,6 +210,16 @@ try {
       baseline: b.p50Ms,
       ratio: ratioOf(stats.harnessReady.p50Ms, b.p50Ms),
     });
+  if (stats.warmLoad)
+    rows.push(
+      {
+        metric: '(diag) new component in a warm shared worker p50',
+        ours: stats.warmLoad.p50Ms,
+        baseline: b.p50Ms,
+        ratio: ratioOf(stats.warmLoad.p50Ms, b.p50Ms),
+      },
+      { metric: '(diag) new component in a warm shared worker p99', ours: stats.warmLoad.p99Ms },
+    );
   printTable(`${NAME} (N=${N}, p99 of ${N} samples is their maximum)`, rows);
 
   writeResult(NAME, {
@@ -198,5 +238,6 @@ try {
   });
 } finally {
   await sandbox?.close();
+  await shared?.close();
   cache.remove();
 }

@@ -132,6 +132,47 @@ export function descendants(pid) {
   return [...found];
 }
 
+/** Resident memory of one process in bytes (0 once it has exited). */
+export function rssBytes(pid) {
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Resident memory of the server process and, summed, of its sandbox workers (with their bubblewrap
+ * parents) and of its other children. A sum of RSS counts pages shared between workers once per
+ * worker, so the workers' figure is an upper bound.
+ */
+export function memorySnapshot(pid) {
+  const children = descendants(pid);
+  const argvOf = (child) => {
+    try {
+      return readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return [];
+    }
+  };
+  const isWorkerNode = (argv) =>
+    path.basename(argv[0] ?? '') === 'node' && argv.some((arg) => arg.endsWith('worker.mjs'));
+  // A worker is bubblewrap and the node inside it (or node alone): both carry the harness path.
+  const isWorkerTree = (argv) => argv.some((arg) => arg.endsWith('worker.mjs'));
+  let workersRssBytes = 0;
+  let otherRssBytes = 0;
+  let workers = 0;
+  for (const child of children) {
+    const argv = argvOf(child);
+    if (isWorkerNode(argv)) workers += 1;
+    if (isWorkerTree(argv)) workersRssBytes += rssBytes(child);
+    else otherRssBytes += rssBytes(child);
+  }
+  // Other children: esbuild's service process (bundling at deploy time), npm.
+  return { serverRssBytes: rssBytes(pid), workersRssBytes, otherRssBytes, workers };
+}
+
 /**
  * CPU accounting over a window: `take()` snapshots a process and its descendants (live and exited),
  * plus the whole machine (/proc/stat); `since(before)` gives CPU seconds used in between and the

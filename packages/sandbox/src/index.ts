@@ -1,11 +1,12 @@
 /**
  * @module @tributary/sandbox
- * Runs components in sandboxed worker processes (one warm worker per component, an empty
- * environment, Node's permission model, bubblewrap namespaces, an unprivileged uid, memory and
- * time limits) and installs the npm packages they import into a content-addressed cache.
+ * Runs components in sandboxed worker processes (warm workers shared by the components of one
+ * owner, or one per component; an empty environment, Node's permission model, bubblewrap
+ * namespaces, an unprivileged uid, memory and time limits) and installs the npm packages they
+ * import into a content-addressed cache.
  */
 export { Sandbox } from './host/sandbox.js';
-export type { PreparedComponent, SandboxOptions } from './host/sandbox.js';
+export type { Placement, PreparedComponent, SandboxOptions } from './host/sandbox.js';
 export { ComponentHandle } from './host/component-handle.js';
 export type {
   BatchRequest,

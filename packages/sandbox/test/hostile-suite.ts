@@ -2,15 +2,16 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { IsolationOptions } from '@tributary/sandbox';
+import type { IsolationOptions, Placement } from '@tributary/sandbox';
 import type { Sandbox } from '@tributary/sandbox';
 import { FIXTURES, invoke, open, testSandbox } from './sandbox-harness.js';
 
 /**
  * Every hostile fixture, each run beside a well-behaved component that must still succeed.
- * `auto` uses bubblewrap where it works; `process` is a machine without it.
+ * `auto` uses bubblewrap where it works; `process` is a machine without it. Without `placement`
+ * the sandbox's default (shared workers) runs them.
  */
-export function defineHostileSuite(mode: NonNullable<IsolationOptions['mode']>): void {
+export function defineHostileSuite(mode: NonNullable<IsolationOptions['mode']>, placement?: Placement): void {
   let sandbox: Sandbox;
   let dispose: () => Promise<void>;
   const hostSecretDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-host-secret-'));
@@ -19,7 +20,7 @@ export function defineHostileSuite(mode: NonNullable<IsolationOptions['mode']>):
 
   beforeAll(() => {
     process.env['TRIBUTARY_TEST_SECRET'] = 'must-not-leak';
-    ({ sandbox, dispose } = testSandbox({ isolation: { mode } }));
+    ({ sandbox, dispose } = testSandbox({ isolation: { mode }, ...(placement ? { placement } : {}) }));
   });
   afterAll(async () => {
     delete process.env['TRIBUTARY_TEST_SECRET'];
@@ -36,7 +37,7 @@ export function defineHostileSuite(mode: NonNullable<IsolationOptions['mode']>):
     return { result, hostile };
   }
 
-  describe(`hostile components are contained (${mode} isolation)`, () => {
+  describe(`hostile components are contained (${mode} isolation${placement ? `, ${placement} workers` : ''})`, () => {
     it('an infinite loop ends as TIMEOUT and its worker is replaced', async () => {
       const { result, hostile } = await contained('infinite-loop.mjs');
       expect(result.error?.code).toBe('TIMEOUT');

@@ -21,13 +21,13 @@ import {
   type PropsInfo,
   type ResponseMessage,
 } from '../protocol/messages.js';
+import type { Lease } from './worker-pool.js';
 import {
   rebuildError,
   WorkerGone,
   type HostRequest,
   type RequestHandlers,
   type StreamMessage,
-  type WorkerProcess,
 } from './worker-process.js';
 
 export interface InvokeRequest {
@@ -73,12 +73,16 @@ export interface LoadedComponent {
   readonly issues: readonly ValidationIssue[];
 }
 
-/** Gets a live worker holding this component (starting and loading one when needed). */
-export type WorkerSource = () => Promise<{ worker: WorkerProcess; loaded: LoadedComponent }>;
+/** Reserves a live worker holding this component (starting one or loading it there when needed). */
+export type WorkerSource = () => Promise<Lease<LoadedComponent>>;
+
+/** Tries a request gets when the workers it was queued on die before sending it. */
+const MAX_UNSENT_RETRIES = 3;
 
 /**
  * A component as the host sees it: what its worker reported when loading it, and calls that run in
- * that worker. Calls are queued so one runs at a time, and a dead worker is replaced on the next.
+ * a worker holding it (shared with other components of its group, or its own). Calls are queued so
+ * one runs at a time per handle, and a dead worker is replaced on the next.
  */
 export class ComponentHandle {
   private queue: Promise<unknown> = Promise.resolve();
@@ -86,7 +90,12 @@ export class ComponentHandle {
   constructor(
     readonly loaded: LoadedComponent,
     private readonly source: WorkerSource,
-    private readonly settings: { readonly graceMs: number; readonly discard: () => void },
+    private readonly settings: {
+      readonly graceMs: number;
+      /** The component's name inside a worker, sent with every request. */
+      readonly slot: string;
+      readonly discard: () => void;
+    },
   ) {}
 
   get info(): ComponentInfo {
@@ -94,7 +103,7 @@ export class ComponentHandle {
     return this.loaded.info;
   }
 
-  /** Stops this component's worker; a later call starts a fresh one. */
+  /** Stops this component's worker when it has its own (a shared one serves others); a later call starts a fresh one. */
   close(): void {
     this.settings.discard();
   }
@@ -103,7 +112,13 @@ export class ComponentHandle {
   configure(configured: Readonly<Record<string, unknown>>, accounts: Accounts, timeoutMs: number): Promise<PropsInfo> {
     return this.serial(async () => {
       const reply = await this.call(
-        { type: 'props', configured: { ...configured }, accounts: copyAccounts(accounts), timeoutMs },
+        {
+          type: 'props',
+          slot: this.settings.slot,
+          configured: { ...configured },
+          accounts: copyAccounts(accounts),
+          timeoutMs,
+        },
         timeoutMs,
       );
       if (reply.type === 'props_result') return reply.info;
@@ -116,6 +131,7 @@ export class ComponentHandle {
       const reply = await this.call(
         {
           type: 'options',
+          slot: this.settings.slot,
           prop: request.prop,
           configured: { ...request.configured },
           accounts: copyAccounts(request.accounts),
@@ -143,6 +159,7 @@ export class ComponentHandle {
         const reply = await this.call(
           {
             type: 'invoke',
+            slot: this.settings.slot,
             kind: request.kind,
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
@@ -204,6 +221,7 @@ export class ComponentHandle {
         const reply = await this.call(
           {
             type: 'invoke_batch',
+            slot: this.settings.slot,
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
             events: [...request.events],
@@ -263,17 +281,23 @@ export class ComponentHandle {
   }
 
   private async call(message: HostRequest, timeoutMs: number, onStream?: RequestHandlers['onStream']) {
-    const { worker } = await this.source();
-    try {
-      const reply = await worker.request(message, {
-        deadlineMs: timeoutMs + this.settings.graceMs,
-        ...(onStream ? { handlers: { onStream } } : {}),
-      });
-      if (reply.type === 'failed' && message.type !== 'invoke') throw rebuildError(reply.error);
-      return reply;
-    } catch (error) {
-      if (error instanceof WorkerGone) this.settings.discard();
-      throw error;
+    for (let attempt = 1; ; attempt += 1) {
+      let lease: Lease<LoadedComponent> | null = null;
+      try {
+        lease = await this.source();
+        const reply = await lease.worker.request(message, {
+          deadlineMs: timeoutMs + this.settings.graceMs,
+          ...(onStream ? { handlers: { onStream } } : {}),
+        });
+        if (reply.type === 'failed' && message.type !== 'invoke') throw rebuildError(reply.error);
+        return reply;
+      } catch (error) {
+        // Queued on a worker that another invocation took down: nothing of it ran, so it may run elsewhere.
+        if (error instanceof WorkerGone && !error.sent && attempt < MAX_UNSENT_RETRIES) continue;
+        throw error;
+      } finally {
+        lease?.release();
+      }
     }
   }
 

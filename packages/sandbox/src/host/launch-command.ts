@@ -38,6 +38,10 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     `--allow-fs-read=${path.join(tmp, '*')}`,
     `--allow-fs-write=${path.join(tmp, '*')}`,
     `--max-old-space-size=${options.memoryMb}`,
+    // V8's young generation grows to 16 MB semi-spaces and stays resident; a worker serving many
+    // small invocations gains nothing from it, and 2 MB halves what each loaded component costs
+    // (measured: ~65 KB → ~30 KB of RSS per component, same invocation time).
+    '--max-semi-space-size=2',
     '--disable-warning=ExperimentalWarning',
     '--enable-source-maps',
     options.workerScript,

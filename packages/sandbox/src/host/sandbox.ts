@@ -12,13 +12,25 @@ import { buildLaunchCommand } from './launch-command.js';
 import { WorkerPool } from './worker-pool.js';
 import { rebuildError, WorkerProcess } from './worker-process.js';
 
+/**
+ * Where components run: `shared` (default) loads the components of one group (an owner) into a
+ * few warm workers they share; `dedicated` gives each component key and code a worker of its own.
+ * See docs/decisions/0007-many-components-per-worker.md.
+ */
+export type Placement = 'shared' | 'dedicated';
+
 export interface SandboxOptions {
   /** Bundles, installed packages and locks live here (shared by all components). */
   readonly cacheDir: string;
   /** Memory cap of one worker, heap and buffers together (default 256). */
   readonly memoryMb?: number;
-  /** Warm workers kept at most (default 16). */
+  readonly placement?: Placement;
+  /** Warm workers kept at most, all groups together (default 16). */
   readonly maxWorkers?: number;
+  /** Workers one group uses at once when its requests overlap (default 4; always 1 when dedicated). */
+  readonly maxWorkersPerGroup?: number;
+  /** Components a shared worker loads before it is replaced by a fresh one (default 2000). */
+  readonly maxComponentsPerWorker?: number;
   /** A worker unused this long is stopped (default 5 minutes). */
   readonly idleMs?: number;
   /** Time between a deadline and the SIGKILL of a worker that did not stop by itself (default 2 s). */
@@ -54,6 +66,8 @@ export class Sandbox {
   private readonly installer: PackageInstaller;
   private readonly harnessDirs: string[];
   private readonly workerScript: string;
+  private readonly placement: Placement;
+  private readonly depsRoot: string;
 
   constructor(private readonly options: SandboxOptions) {
     mkdirSync(options.cacheDir, { recursive: true, mode: 0o755 });
@@ -64,7 +78,20 @@ export class Sandbox {
       chmodSync(options.cacheDir, statSync(options.cacheDir).mode | 0o755);
       assertReachableByOthers(options.cacheDir);
     }
-    this.pool = new WorkerPool({ maxWorkers: options.maxWorkers ?? 16, idleMs: options.idleMs ?? 300_000 });
+    this.placement = options.placement ?? 'shared';
+    const memoryMb = options.memoryMb ?? 256;
+    this.pool = new WorkerPool({
+      maxWorkers: options.maxWorkers ?? 16,
+      maxWorkersPerGroup: this.placement === 'dedicated' ? 1 : (options.maxWorkersPerGroup ?? 4),
+      idleMs: options.idleMs ?? 300_000,
+      spareIdleMs: Math.min(options.idleMs ?? 300_000, 20_000),
+      overflowWaitMs: 20,
+      maxComponentsPerWorker: options.maxComponentsPerWorker ?? 2000,
+      retireRssBytes: Math.floor(memoryMb * 0.6 * 1024 * 1024),
+    });
+    // Installed npm packages (public code) are readable by every shared worker; bundles are not.
+    this.depsRoot = path.join(options.cacheDir, 'deps');
+    mkdirSync(this.depsRoot, { recursive: true, mode: 0o755 });
     this.installer = new PackageInstaller({
       cacheDir: options.cacheDir,
       ...(options.onInstallProgress ? { onProgress: options.onInstallProgress } : {}),
@@ -99,17 +126,33 @@ export class Sandbox {
     };
   }
 
-  /** Starts (or reuses) the worker for `key` and loads the component in it. */
+  /**
+   * Loads the component in a worker of its group (starting one if needed) and returns a handle on
+   * it. `group` names whose components may share a worker (an owner; default one group for all);
+   * with `dedicated` placement each `key` and code has its own worker.
+   */
   async open(
     prepared: PreparedComponent,
-    options: { readonly key: string; readonly purpose: ValidationPurpose },
+    options: { readonly key: string; readonly purpose: ValidationPurpose; readonly group?: string },
   ): Promise<ComponentHandle> {
-    const key = `${options.key}:${prepared.bundlePath}`;
-    const source = () => this.pool.get(key, () => this.start(prepared, options.purpose));
-    const { loaded } = await source();
-    return new ComponentHandle(loaded, source, {
+    const slot = `${options.purpose}:${prepared.bundlePath}`;
+    const group = this.groupOf(prepared, options);
+    const source = () =>
+      this.pool.acquire({
+        group,
+        slot,
+        load: (worker) => this.load(worker, prepared, slot, options.purpose),
+        start: () => this.start(prepared),
+      });
+    const lease = await source();
+    lease.release();
+    return new ComponentHandle(lease.loaded, source, {
       graceMs: this.options.graceMs ?? 2000,
-      discard: () => this.pool.drop(key),
+      slot,
+      discard: () => {
+        // A shared worker serves other components: it stays, and forgets nothing it may need again.
+        if (this.placement === 'dedicated') this.pool.dropGroup(group);
+      },
     });
   }
 
@@ -117,43 +160,65 @@ export class Sandbox {
     await this.pool.close();
   }
 
-  private async start(prepared: PreparedComponent, purpose: ValidationPurpose) {
+  private groupOf(prepared: PreparedComponent, options: { readonly key: string; readonly group?: string }): string {
+    switch (this.placement) {
+      case 'shared':
+        return `group:${options.group ?? 'default'}`;
+      case 'dedicated':
+        return `component:${options.key}:${prepared.bundlePath}`;
+    }
+  }
+
+  private async start(prepared: PreparedComponent): Promise<WorkerProcess> {
     const scratchDir = path.join(this.options.cacheDir, 'scratch', randomBytes(8).toString('hex'));
     mkdirSync(path.dirname(scratchDir), { recursive: true, mode: 0o755 });
     mkdirSync(scratchDir, { mode: 0o700 });
     if (this.isolation.workerUid !== null)
       chownSync(scratchDir, this.isolation.workerUid, this.isolation.workerGid ?? this.isolation.workerUid);
     const memoryMb = this.options.memoryMb ?? 256;
+    // A dedicated worker reads only its own packages; a shared one any installed package set,
+    // since it loads components it has not met yet. Neither reads the bundles folder: code
+    // arrives with each load.
+    const packageDirs =
+      this.placement === 'shared' ? [this.depsRoot] : prepared.packageDir ? [prepared.packageDir] : [];
     const launch = buildLaunchCommand({
       isolation: this.isolation,
       workerScript: this.workerScript,
-      readDirs: [
-        ...this.harnessDirs,
-        path.dirname(prepared.bundlePath),
-        ...(prepared.packageDir ? [prepared.packageDir] : []),
-      ],
+      readDirs: [...this.harnessDirs, ...packageDirs],
       scratchDir,
       memoryMb,
       tmpSizeBytes: (this.options.tmpSizeMb ?? 64) * 1024 * 1024,
     });
-    const worker = await WorkerProcess.start({
+    return WorkerProcess.start({
       launch,
       memoryBytes: memoryMb * 1024 * 1024,
       maxStreamBytes: 12 * 1024 * 1024,
       startTimeoutMs: 15_000,
       onExit: () => rmSync(scratchDir, { recursive: true, force: true }),
     });
+  }
+
+  private async load(
+    worker: WorkerProcess,
+    prepared: PreparedComponent,
+    slot: string,
+    purpose: ValidationPurpose,
+  ): Promise<LoadedComponent> {
     const reply = await worker.request(
-      { type: 'load', bundlePath: prepared.bundlePath, entry: prepared.entry, purpose },
+      {
+        type: 'load',
+        slot,
+        bundleName: path.basename(prepared.bundlePath),
+        code: readFileSync(prepared.bundlePath, 'utf8'),
+        entry: prepared.entry,
+        purpose,
+      },
       { deadlineMs: 60_000 },
     );
-    if (reply.type === 'failed') {
-      worker.kill('evicted');
-      throw rebuildError(reply.error);
-    }
+    if (reply.type === 'failed') throw rebuildError(reply.error);
     if (reply.type !== 'loaded')
       throw new AppError('INTERNAL', `the sandbox worker answered "load" with "${reply.type}"`);
-    return { worker, loaded: { info: reply.info, issues: reply.issues } };
+    return { info: reply.info, issues: reply.issues };
   }
 }
 

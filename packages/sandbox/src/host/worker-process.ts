@@ -25,7 +25,13 @@ export type StreamMessage = Extract<WorkerMessage, { type: 'log' | 'emit' | 'db_
 export type HostRequest = HostMessage extends infer M ? (M extends unknown ? Omit<M, 'v' | 'id'> : never) : never;
 
 /** How a request ended when the worker could not answer it (killed, crashed). */
-export class WorkerGone extends AppError {}
+export class WorkerGone extends AppError {
+  /**
+   * False when the request was still queued when the worker died: nothing of it ran, so it may
+   * go to another worker (a shared worker taken down by another component's invocation).
+   */
+  sent = true;
+}
 
 type Final = Extract<
   WorkerMessage,
@@ -63,11 +69,15 @@ export class WorkerProcess {
   private killReason: KillReason | null = null;
   private stderrTail = '';
   private exited = false;
+  /** The worker said it is exiting: it takes no more requests, though the process may linger. */
+  private exiting = false;
   private readonly watchdog: NodeJS.Timeout;
   private sequence = 0;
   private queue: Promise<void> = Promise.resolve();
   private waiting = 0;
   lastUsedAt = Date.now();
+  /** Resident memory of the worker's process tree at the last poll (0 before the first). */
+  rssBytes = 0;
 
   private constructor(private readonly options: WorkerProcessOptions) {
     const { launch } = options;
@@ -106,7 +116,7 @@ export class WorkerProcess {
   }
 
   get isAlive(): boolean {
-    return !this.exited;
+    return !this.exited && !this.exiting;
   }
 
   get isBusy(): boolean {
@@ -122,7 +132,11 @@ export class WorkerProcess {
    */
   request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
     const run = (): Promise<Final> => {
-      if (this.exited) return Promise.reject(this.goneError(null, null));
+      if (this.exited || this.exiting) {
+        const unsent = this.goneError(null, null);
+        unsent.sent = false;
+        return Promise.reject(unsent);
+      }
       this.lastUsedAt = Date.now();
       const id = `r${(this.sequence += 1)}`;
       return new Promise<Final>((resolve, reject) => {
@@ -215,6 +229,7 @@ export class WorkerProcess {
       case 'batch_done':
       case 'options_result':
       case 'failed':
+        if (message.type === 'failed' && message.exiting) this.exiting = true;
         clearTimeout(pending.timer);
         this.pending.delete(message.id);
         this.lastUsedAt = Date.now();
@@ -263,7 +278,9 @@ export class WorkerProcess {
   private checkMemory(): void {
     if (this.exited || this.child.pid === undefined) return;
     const rss = treeRssBytes(this.child.pid);
-    if (rss !== null && rss > this.options.memoryBytes) this.kill('memory');
+    if (rss === null) return;
+    this.rssBytes = rss;
+    if (rss > this.options.memoryBytes) this.kill('memory');
   }
 
   private keepTail(chunk: Buffer): void {

@@ -9,7 +9,9 @@ import { z } from 'zod';
 // 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
 // 3: `log` carries `entries` (one or more lines), so a flood of short lines is not one message each;
 //    results carry `startedAtMs`.
-export const PROTOCOL_VERSION = 3;
+// 4: a worker holds many components: `load` carries the bundle's code and names a slot, and every
+// later request names the slot it runs against.
+export const PROTOCOL_VERSION = 4;
 
 /** Most invocations one `invoke_batch` may carry. */
 export const MAX_BATCH_ITEMS = 64;
@@ -17,6 +19,8 @@ export const MAX_BATCH_ITEMS = 64;
 const v = z.literal(PROTOCOL_VERSION);
 const id = z.string().min(1).max(64);
 const record = z.record(z.string(), z.unknown());
+/** A component loaded in a worker (the host's name for it: its code and validation purpose). */
+const slot = z.string().min(1).max(2048);
 /** Which item of an `invoke_batch` a streamed message belongs to (absent for other requests). */
 const item = z.number().int().min(0).optional();
 
@@ -115,15 +119,20 @@ export const HostMessage = z.discriminatedUnion('type', [
     v,
     type: z.literal('load'),
     id,
-    bundlePath: z.string(),
+    slot,
+    // The bundle's file name (unique per content) and its code: workers cannot read the cache's
+    // bundles folder, so no component can read another's code from it.
+    bundleName: z.string().regex(/^[\w.-]+\.mjs$/),
+    code: z.string(),
     entry: z.string(),
     purpose: z.enum(['run', 'deploy', 'publish']),
   }),
-  z.object({ v, type: z.literal('props'), id, ...configured, timeoutMs: z.number().int().positive() }),
+  z.object({ v, type: z.literal('props'), id, slot, ...configured, timeoutMs: z.number().int().positive() }),
   z.object({
     v,
     type: z.literal('invoke'),
     id,
+    slot,
     kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
     ...configured,
     event: z.unknown().optional(),
@@ -139,6 +148,7 @@ export const HostMessage = z.discriminatedUnion('type', [
     v,
     type: z.literal('invoke_batch'),
     id,
+    slot,
     ...configured,
     events: z.array(z.unknown()).min(1).max(MAX_BATCH_ITEMS),
     state: z.object({ db: record, dedupe: z.unknown().nullable() }),
@@ -150,6 +160,7 @@ export const HostMessage = z.discriminatedUnion('type', [
     v,
     type: z.literal('options'),
     id,
+    slot,
     prop: z.string(),
     ...configured,
     page: z.number().int().min(0),
@@ -192,7 +203,9 @@ export const WorkerMessage = z.discriminatedUnion('type', [
       observations: z.array(LogEntryMessage),
     }),
   }),
-  z.object({ v, type: z.literal('failed'), id, error: SerializedErrorMessage }),
+  // `exiting`: the worker stops right after this message (an uncaught error left it in an unknown
+  // state), so the host sends it nothing more, even in the moment before the process is gone.
+  z.object({ v, type: z.literal('failed'), id, error: SerializedErrorMessage, exiting: z.boolean().optional() }),
 ]);
 export type WorkerMessage = z.infer<typeof WorkerMessage>;
 

@@ -1,17 +1,16 @@
 /**
- * Entry of a sandbox worker process. It holds one component: `load` imports its bundle, then
- * `props`, `invoke` and `options` run against it one at a time. Logs, emits and db writes stream to
- * the host as they happen, so the host keeps them even if it has to kill this process.
+ * Entry of a sandbox worker process. It holds the components the host loaded in it, each under a
+ * slot: `load` imports a bundle, then `props`, `invoke` and `options` name the slot they run
+ * against, one request at a time. Logs, emits and db writes stream to the host as they happen, so
+ * the host keeps them even if it has to kill this process.
  */
-import { AppError, isAppError, type SerializedError } from '@tributary/contracts';
+import { isAppError, type SerializedError } from '@tributary/contracts';
 import {
   describeProps,
-  importBundle,
   invokeComponent,
   listPropOptions,
   resolvePropSpecs,
   resolveProps,
-  validateComponent,
   type Component,
   type HttpResponse,
   type InvocationKind,
@@ -25,9 +24,9 @@ import {
   type ResponseMessage,
   type WorkerMessage,
 } from '../protocol/messages.js';
+import { ComponentSlots } from './component-slots.js';
 
-let component: Component | null = null;
-let loadError: SerializedError | null = null;
+const slots = new ComponentSlots();
 let activeId: string | null = null;
 
 /** Sends a message, after the log lines still waiting (so the host sees them first). */
@@ -107,26 +106,11 @@ function serialize(error: unknown): SerializedError {
   return { code: 'INTERNAL', message: String(error) };
 }
 
-function requireComponent(): Component {
-  if (component) return component;
-  throw loadError
-    ? new AppError(loadError.code, loadError.message)
-    : new AppError('INTERNAL', 'no component is loaded in this worker');
-}
-
 async function handle(message: HostMessage): Promise<void> {
   switch (message.type) {
     case 'load': {
       try {
-        const exported = await importBundle(message.bundlePath, message.entry);
-        const { component: valid, issues } = validateComponent(exported, message.purpose);
-        component = valid;
-        loadError = valid
-          ? null
-          : {
-              code: 'COMPONENT_INVALID',
-              message: issues.find((issue) => issue.level === 'error')?.message ?? 'invalid',
-            };
+        const { component: valid, issues } = await slots.load(message);
         send({
           v: PROTOCOL_VERSION,
           type: 'loaded',
@@ -149,13 +133,12 @@ async function handle(message: HostMessage): Promise<void> {
             : null,
         });
       } catch (error) {
-        loadError = serialize(error);
-        send({ v: PROTOCOL_VERSION, type: 'failed', id: message.id, error: loadError });
+        send({ v: PROTOCOL_VERSION, type: 'failed', id: message.id, error: serialize(error) });
       }
       return;
     }
     case 'props': {
-      const loaded = requireComponent();
+      const loaded = slots.get(message.slot);
       const specs = await resolvePropSpecs({
         component: loaded,
         configured: message.configured,
@@ -172,7 +155,7 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
     case 'invoke': {
-      const loaded = requireComponent();
+      const loaded = slots.get(message.slot);
       const specs = await resolvePropSpecs({
         component: loaded,
         configured: message.configured,
@@ -198,7 +181,7 @@ async function handle(message: HostMessage): Promise<void> {
     }
     case 'invoke_batch': {
       // Props resolve once: every item of a batch belongs to the same source and configuration.
-      const loaded = requireComponent();
+      const loaded = slots.get(message.slot);
       const specs = await resolvePropSpecs({
         component: loaded,
         configured: message.configured,
@@ -228,7 +211,7 @@ async function handle(message: HostMessage): Promise<void> {
     }
     case 'options': {
       const page = await listPropOptions({
-        component: requireComponent(),
+        component: slots.get(message.slot),
         prop: message.prop,
         configured: message.configured,
         accounts: message.accounts,
@@ -315,7 +298,7 @@ function fatal(kind: string, error: unknown): void {
     message: `${kind}: ${error instanceof Error ? error.message : String(error)}`,
     stack: detail,
   };
-  if (activeId) send({ v: PROTOCOL_VERSION, type: 'failed', id: activeId, error: report });
+  if (activeId) send({ v: PROTOCOL_VERSION, type: 'failed', id: activeId, error: report, exiting: true });
   else process.stderr.write(`tributary worker: ${kind} outside any invocation: ${detail}\n`);
   process.exitCode = 70;
   setImmediate(() => process.exit(70));

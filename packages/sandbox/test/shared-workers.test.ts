@@ -1,0 +1,187 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { InvocationResult } from '@tributary/runtime';
+import type { ComponentHandle, Sandbox, SandboxOptions } from '@tributary/sandbox';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FIXTURES, invoke, testSandbox } from './sandbox-harness.js';
+
+/**
+ * Shared placement: the components of one group run in a few workers they share. Each test writes
+ * its own distinct components (distinct code means distinct bundles, as with deployed sources).
+ */
+const sourcesDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-shared-components-'));
+afterAll(() => rmSync(sourcesDir, { recursive: true, force: true }));
+
+/** A source that emits who it is, which worker process ran it and a per-component counter kept in db. */
+function counterSource(name: string): string {
+  const file = path.join(sourcesDir, `${name}.mjs`);
+  writeFileSync(
+    file,
+    `export default {
+  key: '${name}',
+  name: '${name}',
+  version: '0.0.1',
+  type: 'source',
+  props: { db: '$.service.db', label: { type: 'string' } },
+  async run() {
+    const n = (this.db.get('n') ?? 0) + 1;
+    this.db.set('n', n);
+    // Inside bubblewrap every worker is pid 2 of its own namespace: mark the process instead.
+    globalThis.processMark ??= Math.random().toString(36).slice(2);
+    this.$emit({ component: '${name}', label: this.label, n, worker: globalThis.processMark });
+  },
+};
+`,
+  );
+  return file;
+}
+
+function writeComponent(name: string, run: string): string {
+  const file = path.join(sourcesDir, `${name}.mjs`);
+  writeFileSync(
+    file,
+    `export default { name: '${name}', version: '0.0.1', type: 'source', props: {}, async run() { ${run} } };\n`,
+  );
+  return file;
+}
+
+async function openFile(sandbox: Sandbox, file: string, key: string, group?: string): Promise<ComponentHandle> {
+  const prepared = await sandbox.prepare(file);
+  return sandbox.open(prepared, { key, purpose: 'run', ...(group ? { group } : {}) });
+}
+
+const emitted = (result: InvocationResult) => result.emits[0]?.event as Record<string, unknown> | undefined;
+
+function sandboxWith(options: Partial<SandboxOptions>) {
+  const env = testSandbox(options);
+  afterAll(() => env.dispose());
+  return env.sandbox;
+}
+
+describe('shared placement (many components per worker)', () => {
+  it('serves 40 distinct components from a few processes, each with its own props, state and emits', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2 });
+    const handles = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => openFile(sandbox, counterSource(`counter-${i}`), `component:${i}`)),
+    );
+    const states = handles.map(() => ({ db: {}, dedupe: null }) as InvocationResult['state']);
+    const workers = new Set<unknown>();
+    for (let round = 1; round <= 2; round += 1) {
+      const results = await Promise.all(
+        handles.map((handle, i) => invoke(handle, { configured: { label: `label ${i}` }, state: states[i] })),
+      );
+      for (const [i, result] of results.entries()) {
+        expect(result.ok, result.error?.message).toBe(true);
+        expect(emitted(result)).toMatchObject({ component: `counter-${i}`, label: `label ${i}`, n: round });
+        expect(result.state.db).toEqual({ n: round });
+        states[i] = result.state;
+        workers.add(emitted(result)?.['worker']);
+      }
+    }
+    expect(workers.size).toBeGreaterThanOrEqual(1);
+    expect(workers.size).toBeLessThanOrEqual(2);
+  });
+
+  it('a component that takes the shared worker down costs only the invocation in flight (CRASHED); the queued one runs in a new worker', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 1 });
+    const bomb = await openFile(
+      sandbox,
+      writeComponent('delayed-exit', 'setTimeout(() => process.exit(9), 400);'),
+      'bomb',
+    );
+    const slow = await openFile(
+      sandbox,
+      writeComponent(
+        'slow',
+        "console.log('slow started'); await new Promise((r) => setTimeout(r, 1500)); this.$emit({ done: true });",
+      ),
+      'slow',
+    );
+    const queued = await openFile(sandbox, counterSource('queued-behind'), 'queued');
+    expect((await invoke(bomb)).ok).toBe(true);
+    const [inFlight, waiting] = await Promise.all([
+      invoke(slow, { timeoutMs: 5000 }),
+      invoke(queued, { configured: { label: 'q' } }),
+    ]);
+    expect(inFlight.error?.code).toBe('CRASHED');
+    expect(inFlight.error?.message).toContain('exit code 9');
+    expect(inFlight.logs[0]?.message).toBe('slow started');
+    expect(waiting.ok, waiting.error?.message).toBe(true);
+    expect(emitted(waiting)).toMatchObject({ component: 'queued-behind', n: 1 });
+    const again = await invoke(slow, { timeoutMs: 5000 });
+    expect(again.ok, again.error?.message).toBe(true);
+  });
+
+  it('still kills at deadline + grace and over the memory cap; neighbours queued on that worker run elsewhere', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 1 });
+    const neighbour = await openFile(sandbox, counterSource('neighbour'), 'neighbour');
+    for (const [fixture, code, timeoutMs] of [
+      ['hostile/infinite-loop.mjs', 'TIMEOUT', 800],
+      ['hostile/buffer-bomb.mjs', 'OUT_OF_MEMORY', 20_000],
+    ] as const) {
+      const hostile = await openFile(sandbox, path.join(FIXTURES, fixture), fixture);
+      const [result, fine] = await Promise.all([
+        invoke(hostile, { timeoutMs }),
+        invoke(neighbour, { configured: { label: fixture } }),
+      ]);
+      expect(result.error?.code, fixture).toBe(code);
+      expect(fine.ok, fine.error?.message).toBe(true);
+      expect(emitted(fine)).toMatchObject({ component: 'neighbour', label: fixture });
+    }
+  });
+
+  it('keeps groups (owners) in separate processes', async () => {
+    const sandbox = sandboxWith({});
+    const file = counterSource('owned');
+    const [a, b] = await Promise.all([
+      openFile(sandbox, file, 'component:a', 'owner-a'),
+      openFile(sandbox, file, 'component:b', 'owner-b'),
+    ]);
+    const [ra, rb] = await Promise.all([
+      invoke(a, { configured: { label: 'a' } }),
+      invoke(b, { configured: { label: 'b' } }),
+    ]);
+    expect(emitted(ra)?.['worker']).not.toBe(emitted(rb)?.['worker']);
+  });
+
+  it("cannot read another owner's bundle, nor that of a component sharing its worker", async () => {
+    const sandbox = sandboxWith({});
+    const reader = await openFile(sandbox, path.join(FIXTURES, 'hostile/read-file.mjs'), 'reader', 'owner-a');
+    const sameOwner = await sandbox.prepare(counterSource('same-owner'));
+    const otherOwner = await sandbox.prepare(counterSource('other-owner'));
+    await sandbox.open(sameOwner, { key: 'same', purpose: 'run', group: 'owner-a' });
+    await sandbox.open(otherOwner, { key: 'other', purpose: 'run', group: 'owner-b' });
+    for (const target of [sameOwner.bundlePath, otherOwner.bundlePath]) {
+      const result = await invoke(reader, { configured: { path: target } });
+      expect(result.error?.code, target).toBe('COMPONENT_ERROR');
+      expect(result.error?.message, target).toMatch(/restricted|ENOENT|EACCES|ERR_ACCESS_DENIED|permission/i);
+    }
+  });
+
+  it('replaces a worker that has loaded its share of components with a fresh one', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 1, maxComponentsPerWorker: 3 });
+    const pids: unknown[] = [];
+    for (let i = 0; i < 4; i += 1) {
+      const handle = await openFile(sandbox, counterSource(`retire-${i}`), `retire:${i}`);
+      const result = await invoke(handle, { configured: { label: String(i) } });
+      expect(result.ok, result.error?.message).toBe(true);
+      pids.push(emitted(result)?.['worker']);
+    }
+    expect(new Set(pids.slice(0, 2)).size).toBe(1);
+    expect(pids[3]).not.toBe(pids[0]);
+  });
+});
+
+describe('dedicated placement', () => {
+  it('gives each component key its own process', async () => {
+    const sandbox = sandboxWith({ placement: 'dedicated' });
+    const file = counterSource('dedicated');
+    const [a, b] = await Promise.all([openFile(sandbox, file, 'one'), openFile(sandbox, file, 'two')]);
+    const [ra, rb] = await Promise.all([
+      invoke(a, { configured: { label: 'a' } }),
+      invoke(b, { configured: { label: 'b' } }),
+    ]);
+    expect(emitted(ra)?.['worker']).not.toBe(emitted(rb)?.['worker']);
+  });
+});
