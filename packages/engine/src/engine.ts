@@ -5,6 +5,10 @@ import { ComponentCalls } from './actions/component-calls.js';
 import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ComponentService } from './components/component-service.js';
+import { DeliveryService, type DeliverySettings } from './delivery/delivery-service.js';
+import { SqliteDeliveryJobs } from './delivery/sqlite-delivery-jobs.js';
+import { SqliteSubscriptions } from './subscriptions/sqlite-subscriptions.js';
+import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { DeadLetterService } from './invocations/dead-letter-service.js';
 import { InvocationRunner } from './invocations/invocation-runner.js';
 import { SqliteInvocationQueue } from './invocations/sqlite-invocation-queue.js';
@@ -20,7 +24,7 @@ import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
-import { SourceService } from './sources/source-service.js';
+import { OWNER_ID, SourceService } from './sources/source-service.js';
 import { openDatabase } from './store/open-database.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { SqliteWrites } from './store/sqlite-writes.js';
@@ -49,6 +53,8 @@ export interface EngineOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Longest wait between the scheduler's checks (default 1 s). */
   readonly schedulerMaxSleepMs?: number;
+  /** `$.send.*` and webhook delivery: SMTP, S3, timeouts, retries (docs/destinations.md). */
+  readonly delivery?: Omit<DeliverySettings, 'allowPrivateUrls'> & { readonly maxSleepMs?: number };
 }
 
 /**
@@ -74,6 +80,8 @@ export class Engine {
     readonly calls: ComponentCalls,
     readonly endpointLimiter: RateLimiter,
     readonly options: EngineOptions,
+    readonly deliveries: DeliveryService,
+    readonly subscriptions: SubscriptionService,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -102,6 +110,8 @@ export class Engine {
       allowPrivateUrls: options.allowPrivateUrls,
       now,
     });
+    // The executor hands committed events to the subscriptions, which are built from services made after it.
+    let subscriptions: SubscriptionService | undefined;
     const executor = new SourceExecutor({
       sandbox,
       components,
@@ -111,6 +121,7 @@ export class Engine {
       publicUrl: options.publicUrl,
       sourceTimeoutMs: options.sourceTimeoutMs,
       accounts,
+      onCommitted: (sourceId, events) => subscriptions?.committed(sourceId, events),
     });
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
     const store = new SqliteStore({ db, writes });
@@ -146,12 +157,39 @@ export class Engine {
       store,
       accounts,
     });
+    const { maxSleepMs: deliveryMaxSleepMs, ...deliverySettings } = options.delivery ?? {};
+    const deliveries = new DeliveryService({
+      jobs: new SqliteDeliveryJobs({ db, box }),
+      settings: { ...deliverySettings, allowPrivateUrls: options.allowPrivateUrls },
+      pubsub,
+      fanOut: (input) => (subscriptions ? subscriptions.fanOut(input) : Promise.resolve(0)),
+      now,
+      log: options.log,
+      ...(deliveryMaxSleepMs !== undefined ? { maxSleepMs: deliveryMaxSleepMs } : {}),
+    });
+    const sourceExists = async (id: string): Promise<boolean> => (await store.getSource(id)) !== undefined;
+    subscriptions = new SubscriptionService({
+      table: new SqliteSubscriptions({ db }),
+      deliveries,
+      box,
+      emitterExists: sourceExists,
+      listenerExists: sourceExists,
+      runListener: async (listenerId, event) => {
+        if (await sourceExists(listenerId)) await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
+      },
+      allowPrivateUrls: options.allowPrivateUrls,
+      owner: OWNER_ID,
+      now,
+      log: options.log,
+    });
     const calls = new ComponentCalls({
       components,
       executor,
       accounts,
       configureTimeoutMs: 30_000,
       actionTimeoutMs: 30_000,
+      deliveries,
+      owner: OWNER_ID,
     });
     return new Engine(
       store,
@@ -173,18 +211,22 @@ export class Engine {
       calls,
       options.endpointLimiter ?? new MemoryRateLimiter(),
       options,
+      deliveries,
+      subscriptions,
     );
   }
 
   async start(): Promise<void> {
     await this.runner.start();
     this.scheduler.start();
+    this.deliveries.start();
   }
 
   /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
   async stop(): Promise<void> {
     await this.scheduler.stop();
     await this.runner.stop();
+    await this.deliveries.stop();
     await this.sandbox.close();
     await this.closeStore();
   }

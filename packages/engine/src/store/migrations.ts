@@ -157,4 +157,58 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('dead_letters_failed').on('dead_letters').columns(['failed_at', 'id']).execute();
     },
   },
+  // Issue 10: `$.send.*` deliveries and webhook deliveries as durable jobs (a restart resumes
+  // them), and subscriptions of listeners to emitters (packages/engine/src/delivery, subscriptions).
+  '0005-deliveries-and-subscriptions': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('deliveries')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('kind', 'text', (col) => col.notNull())
+        .addColumn('owner', 'text', (col) => col.notNull())
+        .addColumn('run_id', 'text', (col) => col.notNull())
+        .addColumn('step_name', 'text')
+        .addColumn('subscription_id', 'text')
+        .addColumn('target', 'text', (col) => col.notNull())
+        .addColumn('config_sealed', 'text', (col) => col.notNull())
+        .addColumn('config_shown', 'text', (col) => col.notNull())
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('attempts', 'integer', (col) => col.notNull())
+        .addColumn('max_attempts', 'integer', (col) => col.notNull())
+        .addColumn('last_error', 'text')
+        .addColumn('next_attempt_at', 'integer', (col) => col.notNull())
+        .addColumn('claimed_until', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('log', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .addColumn('delivered_at', 'integer')
+        .execute();
+      await db.schema.createIndex('deliveries_due').on('deliveries').columns(['status', 'next_attempt_at']).execute();
+      await db.schema.createIndex('deliveries_run').on('deliveries').columns(['run_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('deliveries_subscription')
+        .on('deliveries')
+        .columns(['subscription_id', 'created_at'])
+        .execute();
+      await db.schema
+        .createIndex('deliveries_target')
+        .on('deliveries')
+        .columns(['kind', 'target', 'created_at'])
+        .execute();
+      await db.schema
+        .createTable('subscriptions')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('emitter_id', 'text', (col) => col.notNull())
+        .addColumn('listener_id', 'text')
+        .addColumn('listener_url', 'text')
+        .addColumn('event_name', 'text', (col) => col.notNull())
+        .addColumn('secret_sealed', 'text')
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .execute();
+      // One subscription per emitter, listener and channel: subscribing twice returns the first.
+      await sql`CREATE UNIQUE INDEX subscriptions_unique ON subscriptions (emitter_id, coalesce(listener_id, listener_url), event_name)`.execute(
+        db,
+      );
+    },
+  },
 };

@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+import { AppError } from '@tributary/contracts';
+import type { DeliveryService } from '../delivery/delivery-service.js';
+import { newDeliveryId } from '../delivery/delivery-ids.js';
+import type { DeliveryRecord } from '../delivery/delivery-types.js';
+import { isPrivateAddress } from '../components/fetch-component-url.js';
+import type { EventRecord } from '../pubsub/pubsub.js';
+import type { Sealer } from '../delivery/sqlite-delivery-jobs.js';
+import { toSubscription, type SqliteSubscriptions, type SubscriptionRow } from './sqlite-subscriptions.js';
+import { ALL_SOURCES, type SubscribeRequest, type Subscription } from './subscription-types.js';
+
+export interface SubscriptionServiceOptions {
+  readonly table: SqliteSubscriptions;
+  readonly deliveries: DeliveryService;
+  readonly box: Sealer;
+  /** Whether an emitter id names something that emits (a deployed source; workflows add `p_`). */
+  readonly emitterExists: (id: string) => Promise<boolean>;
+  /** Whether a listener id names something that can run with an event (a deployed source). */
+  readonly listenerExists: (id: string) => Promise<boolean>;
+  /** Queues a run of a listener with an event (a source's RUN NOW; durable in its own queue). */
+  readonly runListener: (listenerId: string, event: unknown) => Promise<void>;
+  readonly allowPrivateUrls: boolean;
+  readonly owner: string;
+  readonly now: () => number;
+  readonly log: (message: string) => void;
+}
+
+/** What subscribing answers: the subscription, and the webhook signing secret when it is new. */
+export interface Subscribed {
+  readonly subscription: Subscription;
+  /** Only for a new webhook subscription: shown once, kept sealed. */
+  readonly secret: string | null;
+  readonly created: boolean;
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('SUBSCRIPTION_INVALID', `${field}: ${message}`, { field });
+}
+
+/**
+ * Listeners subscribed to emitters (contract §9.2): a deployed source's committed events go to
+ * each subscription of its channel, a webhook listener's as a signed POST with retries (a delivery
+ * job), a source listener's as a queued run. Deliveries are queued after the commit, off its path.
+ */
+export class SubscriptionService {
+  constructor(private readonly options: SubscriptionServiceOptions) {}
+
+  /** Subscribes; the same emitter, listener and channel again answers the existing subscription. */
+  async subscribe(request: SubscribeRequest): Promise<Subscribed> {
+    const { table } = this.options;
+    const eventName = request.eventName ?? '';
+    const listener = await this.checkListener(request);
+    await this.checkEmitter(request.emitterId);
+    if (eventName.startsWith('$'))
+      throw invalid('query.event_name', `"${eventName}": the reserved channels ($errors, $logs) are not delivered yet`);
+    const existing = await table.find({ emitterId: request.emitterId, listener: listener.value, eventName });
+    if (existing) return { subscription: toSubscription(existing), secret: null, created: false };
+    const secret = listener.kind === 'url' ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+    const row: SubscriptionRow = {
+      id: newDeliveryId('sub'),
+      emitter_id: request.emitterId,
+      listener_id: listener.kind === 'id' ? listener.value : null,
+      listener_url: listener.kind === 'url' ? listener.value : null,
+      event_name: eventName,
+      secret_sealed: secret === null ? null : this.options.box.encrypt(secret),
+      created_at: this.options.now(),
+    };
+    await table.insert(row);
+    return { subscription: toSubscription(row), secret, created: true };
+  }
+
+  async list(): Promise<Subscription[]> {
+    return (await this.options.table.list()).map(toSubscription);
+  }
+
+  async get(id: string): Promise<Subscription> {
+    const row = await this.options.table.get(id);
+    if (!row) throw new AppError('NOT_FOUND', `no subscription with id "${id}"`);
+    return toSubscription(row);
+  }
+
+  /** Pipedream's DELETE: by emitter, listener and channel; an unknown one is `NOT_FOUND`. */
+  async unsubscribe(request: SubscribeRequest): Promise<void> {
+    const listener = this.listenerOf(request);
+    const row = await this.options.table.find({
+      emitterId: request.emitterId,
+      listener: listener.value,
+      eventName: request.eventName ?? '',
+    });
+    if (!row)
+      throw new AppError(
+        'NOT_FOUND',
+        `no subscription of ${listener.value} to ${request.emitterId} on channel "${request.eventName ?? ''}"`,
+      );
+    await this.options.table.remove(row.id);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.get(id);
+    await this.options.table.remove(id);
+  }
+
+  /** A deleted source leaves no subscription behind. */
+  forget(id: string): Promise<void> {
+    return this.options.table.removeFor(id);
+  }
+
+  /** A subscription's webhook deliveries, newest first. */
+  async deliveries(
+    id: string,
+    page: { readonly limit: number; readonly before?: string },
+  ): Promise<{ data: DeliveryRecord[]; total: number }> {
+    await this.get(id);
+    return this.options.deliveries.listBySubscription(id, page);
+  }
+
+  /**
+   * A source's events were committed: queue them for its subscribers. Never throws and never
+   * waits: the commit path hands the events over and moves on (failures are logged).
+   */
+  committed(sourceId: string, events: readonly EventRecord[]): void {
+    if (events.length === 0) return;
+    void this.dispatch(sourceId, events).catch((error: unknown) =>
+      this.options.log(
+        `subscriptions: events of ${sourceId} not handed to listeners: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
+  }
+
+  /** `$.send.emit` of a workflow run: its subscribers get the event (resolves with how many). */
+  async fanOut(input: {
+    readonly emitterId: string;
+    readonly channel: string;
+    readonly event: unknown;
+    readonly runId: string;
+  }): Promise<number> {
+    const now = this.options.now();
+    const record: EventRecord = {
+      id: `${now}-${input.runId}`,
+      indexed_at_ms: now,
+      event: input.event,
+      metadata: { emitter_id: input.emitterId, name: input.channel, run_id: input.runId },
+    };
+    return this.dispatchOne(input.emitterId, record);
+  }
+
+  private async dispatch(sourceId: string, events: readonly EventRecord[]): Promise<void> {
+    for (const event of events) await this.dispatchOne(sourceId, event);
+  }
+
+  private async dispatchOne(emitterId: string, event: EventRecord): Promise<number> {
+    const channel = typeof event.metadata['name'] === 'string' ? event.metadata['name'] : '';
+    const subscriptions = await this.options.table.matching(emitterId, channel);
+    const webhooks = subscriptions.filter((row) => row.listener_url !== null);
+    await this.options.deliveries.enqueue(
+      webhooks.map((row) => ({
+        kind: 'webhook' as const,
+        owner: this.options.owner,
+        runId: event.id,
+        subscriptionId: row.id,
+        target: row.listener_url ?? '',
+        config: {
+          url: row.listener_url,
+          secret: row.secret_sealed === null ? '' : this.options.box.decrypt(row.secret_sealed),
+          event_id: event.id,
+          body: JSON.stringify(event),
+        },
+      })),
+    );
+    for (const row of subscriptions)
+      if (row.listener_id !== null && row.listener_id !== emitterId)
+        await this.options.runListener(row.listener_id, event.event);
+    return subscriptions.length;
+  }
+
+  private async checkEmitter(emitterId: string): Promise<void> {
+    if (emitterId === '') throw invalid('query.emitter_id', 'is required');
+    if (emitterId === ALL_SOURCES) return;
+    if (!(await this.options.emitterExists(emitterId)))
+      throw new AppError('NOT_FOUND', `query.emitter_id: no emitter "${emitterId}" (a deployed source dc_…, or dc_*)`, {
+        field: 'query.emitter_id',
+      });
+  }
+
+  private async checkListener(request: SubscribeRequest): Promise<{ kind: 'id' | 'url'; value: string }> {
+    const listener = this.listenerOf(request);
+    if (listener.kind === 'url') {
+      let url: URL;
+      try {
+        url = new URL(listener.value);
+      } catch {
+        throw invalid('query.listener_url', `${JSON.stringify(listener.value)} is not a valid URL`);
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        throw invalid('query.listener_url', `must be http or https, got ${url.protocol}`);
+      const host = url.hostname.replace(/^\[|\]$/g, '');
+      if (!this.options.allowPrivateUrls && (host === 'localhost' || (isIP(host) !== 0 && isPrivateAddress(host))))
+        throw invalid('query.listener_url', `${url.hostname} is a private or loopback address, which this server does not reach`);
+      return listener;
+    }
+    if (!(await this.options.listenerExists(listener.value)))
+      throw new AppError('NOT_FOUND', `query.listener_id: no listener "${listener.value}" (a deployed source dc_…)`, {
+        field: 'query.listener_id',
+      });
+    return listener;
+  }
+
+  private listenerOf(request: SubscribeRequest): { kind: 'id' | 'url'; value: string } {
+    const id = request.listenerId ?? '';
+    const url = request.listenerUrl ?? '';
+    if (id !== '' && url !== '')
+      throw invalid('query', 'give listener_id or listener_url, not both');
+    if (id === '' && url === '') throw invalid('query', 'give listener_id (a deployed source) or listener_url (a webhook)');
+    return id !== '' ? { kind: 'id', value: id } : { kind: 'url', value: url };
+  }
+}
