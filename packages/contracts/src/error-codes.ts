@@ -150,7 +150,7 @@ export const ERROR_CODES = {
     status: 400,
     category: 'user',
     description:
-      'A `$.send.*` destination cannot be delivered with this configuration: a URL that is not http(s) or reaches a private address, email without the operator\'s SMTP settings, s3 without an endpoint or with a bucket name S3 refuses.',
+      "A `$.send.*` destination cannot be delivered with this configuration: a URL that is not http(s) or reaches a private address, email without the operator's SMTP settings, s3 without an endpoint or with a bucket name S3 refuses.",
   },
   SUBSCRIPTION_INVALID: {
     status: 400,

@@ -51,4 +51,5 @@ export {
   RunActionBody,
   RunReport,
 } from './api/rest-schemas.js';
+export { DeliveriesQuery, Delivery, DeliveryAttempt, Subscription, SubscriptionQuery } from './api/rest-schemas.js';
 export type * from './api/rest-schemas.js';

@@ -110,8 +110,32 @@ export class Engine {
       allowPrivateUrls: options.allowPrivateUrls,
       now,
     });
-    // The executor hands committed events to the subscriptions, which are built from services made after it.
-    let subscriptions: SubscriptionService | undefined;
+    // Deliveries and subscriptions call each other and the runner and store made below, all lazily.
+    const { maxSleepMs: deliveryMaxSleepMs, ...deliverySettings } = options.delivery ?? {};
+    const deliveries: DeliveryService = new DeliveryService({
+      jobs: new SqliteDeliveryJobs({ db, box }),
+      settings: { ...deliverySettings, allowPrivateUrls: options.allowPrivateUrls },
+      pubsub,
+      fanOut: (input) => subscriptions.fanOut(input),
+      now,
+      log: options.log,
+      ...(deliveryMaxSleepMs !== undefined ? { maxSleepMs: deliveryMaxSleepMs } : {}),
+    });
+    const sourceExists = async (id: string): Promise<boolean> => (await store.getSource(id)) !== undefined;
+    const subscriptions: SubscriptionService = new SubscriptionService({
+      table: new SqliteSubscriptions({ db }),
+      deliveries,
+      box,
+      emitterExists: sourceExists,
+      listenerExists: sourceExists,
+      runListener: async (listenerId, event) => {
+        if (await sourceExists(listenerId)) await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
+      },
+      allowPrivateUrls: options.allowPrivateUrls,
+      owner: OWNER_ID,
+      now,
+      log: options.log,
+    });
     const executor = new SourceExecutor({
       sandbox,
       components,
@@ -121,7 +145,7 @@ export class Engine {
       publicUrl: options.publicUrl,
       sourceTimeoutMs: options.sourceTimeoutMs,
       accounts,
-      onCommitted: (sourceId, events) => subscriptions?.committed(sourceId, events),
+      onCommitted: (sourceId, events) => subscriptions.committed(sourceId, events),
     });
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
     const store = new SqliteStore({ db, writes });
@@ -156,31 +180,6 @@ export class Engine {
       configureTimeoutMs: 30_000,
       store,
       accounts,
-    });
-    const { maxSleepMs: deliveryMaxSleepMs, ...deliverySettings } = options.delivery ?? {};
-    const deliveries = new DeliveryService({
-      jobs: new SqliteDeliveryJobs({ db, box }),
-      settings: { ...deliverySettings, allowPrivateUrls: options.allowPrivateUrls },
-      pubsub,
-      fanOut: (input) => (subscriptions ? subscriptions.fanOut(input) : Promise.resolve(0)),
-      now,
-      log: options.log,
-      ...(deliveryMaxSleepMs !== undefined ? { maxSleepMs: deliveryMaxSleepMs } : {}),
-    });
-    const sourceExists = async (id: string): Promise<boolean> => (await store.getSource(id)) !== undefined;
-    subscriptions = new SubscriptionService({
-      table: new SqliteSubscriptions({ db }),
-      deliveries,
-      box,
-      emitterExists: sourceExists,
-      listenerExists: sourceExists,
-      runListener: async (listenerId, event) => {
-        if (await sourceExists(listenerId)) await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
-      },
-      allowPrivateUrls: options.allowPrivateUrls,
-      owner: OWNER_ID,
-      now,
-      log: options.log,
     });
     const calls = new ComponentCalls({
       components,

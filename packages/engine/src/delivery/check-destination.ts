@@ -45,7 +45,12 @@ export function checkDestinations(sends: readonly SendRecord[], settings: Destin
         return;
       case 's3': {
         if (!settings.s3Configured)
-          throw invalid(index, 's3', 'kind', 's3 is not configured on this server: the operator sets TRIBUTARY_S3_ENDPOINT');
+          throw invalid(
+            index,
+            's3',
+            'kind',
+            's3 is not configured on this server: the operator sets TRIBUTARY_S3_ENDPOINT',
+          );
         const bucket = String(config['bucket'] ?? '');
         if (!BUCKET_PATTERN.test(bucket) || bucket.includes('..') || isIP(bucket) !== 0)
           throw invalid(
@@ -89,6 +94,11 @@ export function checkUrl(index: number, kind: string, field: string, value: unkn
     throw invalid(index, kind, field, `the URL must be http or https, got ${url.protocol}`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!allowPrivate && ((isIP(host) !== 0 && isPrivateAddress(host)) || host === 'localhost'))
-    throw invalid(index, kind, field, `${url.hostname} is a private or loopback address, which this server does not reach`);
+    throw invalid(
+      index,
+      kind,
+      field,
+      `${url.hostname} is a private or loopback address, which this server does not reach`,
+    );
   return url;
 }

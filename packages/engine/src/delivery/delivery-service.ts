@@ -236,14 +236,18 @@ export class DeliveryService {
         return { ok: true, detail: `handed to ${reached} subscriber(s) of ${job.target}` };
       }
       case 'sse':
-        publishToChannel(this.options.pubsub, job.target, channelRecord({
-          id: job.id,
-          run_id: job.runId,
-          step_name: job.stepName,
-          created_at: this.options.now(),
-          target: job.target,
-          config: job.config,
-        }));
+        publishToChannel(
+          this.options.pubsub,
+          job.target,
+          channelRecord({
+            id: job.id,
+            run_id: job.runId,
+            step_name: job.stepName,
+            created_at: this.options.now(),
+            target: job.target,
+            config: job.config,
+          }),
+        );
         return { ok: true, detail: `published on channel ${job.target}` };
       case 'webhook':
         return deliverWebhook(job, {
@@ -279,7 +283,9 @@ function targetOf(kind: SendRecord['kind'], config: Record<string, unknown>, con
 }
 
 /** An SSE channel message: the frame's `id` is the delivery id, `data` the payload with where it came from. */
-function channelRecord(record: Pick<DeliveryRecord, 'id' | 'run_id' | 'step_name' | 'created_at' | 'target' | 'config'>): EventRecord {
+function channelRecord(
+  record: Pick<DeliveryRecord, 'id' | 'run_id' | 'step_name' | 'created_at' | 'target' | 'config'>,
+): EventRecord {
   return {
     id: record.id,
     indexed_at_ms: record.created_at,

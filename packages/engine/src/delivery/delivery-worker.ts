@@ -111,7 +111,13 @@ export class DeliveryWorker {
       outcome = { ok: false, detail: error instanceof Error ? error.message : String(error), retry: true };
     }
     const attemptNo = job.attempts + 1;
-    const attempt = { attempt: attemptNo, at: started, duration_ms: now() - started, ok: outcome.ok, detail: outcome.detail };
+    const attempt = {
+      attempt: attemptNo,
+      at: started,
+      duration_ms: now() - started,
+      ok: outcome.ok,
+      detail: outcome.detail,
+    };
     const finished = now();
     const result = outcome.ok
       ? { attempt, status: 'delivered' as const, nextAttemptAt: null, lastError: null }
@@ -127,7 +133,9 @@ export class DeliveryWorker {
       await this.options.jobs.finish(job, result, finished);
     } catch (error) {
       // The lease runs out and the job is attempted again: at-least-once, never lost.
-      this.options.log(`deliveries: recording ${job.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log(
+        `deliveries: recording ${job.id} failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     this.options.onAttempted?.(job.id);
   }

@@ -133,9 +133,7 @@ export class SqliteDeliveryJobs implements DeliveryJobs {
     const row = await this.db
       .selectFrom('deliveries')
       .select((eb) => [
-        eb.fn
-          .min(sql<number>`case when status = 'pending' then next_attempt_at else claimed_until end`)
-          .as('due'),
+        eb.fn.min(sql<number>`case when status = 'pending' then next_attempt_at else claimed_until end`).as('due'),
       ])
       .where('status', 'in', ['pending', 'delivering'])
       .executeTakeFirst();
@@ -172,7 +170,10 @@ export class SqliteDeliveryJobs implements DeliveryJobs {
       if (!cursor) throw new AppError('NOT_FOUND', `query.before: no delivery "${page.before}" of this subscription`);
       query = query.where(sql<number>`rowid`, '<', cursor.rowid);
     }
-    const rows = await query.orderBy(sql`rowid`, 'desc').limit(page.limit).execute();
+    const rows = await query
+      .orderBy(sql`rowid`, 'desc')
+      .limit(page.limit)
+      .execute();
     const count = await this.db
       .selectFrom('deliveries')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -196,7 +196,10 @@ export class SubscriptionService {
         throw invalid('query.listener_url', `must be http or https, got ${url.protocol}`);
       const host = url.hostname.replace(/^\[|\]$/g, '');
       if (!this.options.allowPrivateUrls && (host === 'localhost' || (isIP(host) !== 0 && isPrivateAddress(host))))
-        throw invalid('query.listener_url', `${url.hostname} is a private or loopback address, which this server does not reach`);
+        throw invalid(
+          'query.listener_url',
+          `${url.hostname} is a private or loopback address, which this server does not reach`,
+        );
       return listener;
     }
     if (!(await this.options.listenerExists(listener.value)))
@@ -209,9 +212,9 @@ export class SubscriptionService {
   private listenerOf(request: SubscribeRequest): { kind: 'id' | 'url'; value: string } {
     const id = request.listenerId ?? '';
     const url = request.listenerUrl ?? '';
-    if (id !== '' && url !== '')
-      throw invalid('query', 'give listener_id or listener_url, not both');
-    if (id === '' && url === '') throw invalid('query', 'give listener_id (a deployed source) or listener_url (a webhook)');
+    if (id !== '' && url !== '') throw invalid('query', 'give listener_id or listener_url, not both');
+    if (id === '' && url === '')
+      throw invalid('query', 'give listener_id (a deployed source) or listener_url (a webhook)');
     return id !== '' ? { kind: 'id', value: id } : { kind: 'url', value: url };
   }
 }

@@ -24,7 +24,13 @@ export function s3ObjectKey(prefix: string, at: number, id: string): string {
   return `${prefix}${y}/${m}/${d}/${hh}/${y}-${m}-${d}-${hh}-${mm}-${ss}-${id}.gz`;
 }
 
-const PERMANENT = new Set(['NoSuchBucket', 'AccessDenied', 'InvalidBucketName', 'InvalidAccessKeyId', 'SignatureDoesNotMatch']);
+const PERMANENT = new Set([
+  'NoSuchBucket',
+  'AccessDenied',
+  'InvalidBucketName',
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+]);
 
 /** Writes the payload as one gzip newline-delimited JSON object, as upstream's batches are. */
 export function s3Deliverer(settings: S3Settings): (job: DeliveryJob) => Promise<AttemptOutcome> {
