@@ -34,6 +34,13 @@ export interface Subscribed {
   readonly created: boolean;
 }
 
+/** The runtime names the default channel "default"; a subscription names it "" (or not at all). */
+const DEFAULT_CHANNEL = 'default';
+
+function channelOf(name: string | undefined): string {
+  return name === undefined || name === DEFAULT_CHANNEL ? '' : name;
+}
+
 function invalid(field: string, message: string): AppError {
   return new AppError('SUBSCRIPTION_INVALID', `${field}: ${message}`, { field });
 }
@@ -49,7 +56,7 @@ export class SubscriptionService {
   /** Subscribes; the same emitter, listener and channel again answers the existing subscription. */
   async subscribe(request: SubscribeRequest): Promise<Subscribed> {
     const { table } = this.options;
-    const eventName = request.eventName ?? '';
+    const eventName = channelOf(request.eventName);
     const listener = await this.checkListener(request);
     await this.checkEmitter(request.emitterId);
     if (eventName.startsWith('$'))
@@ -86,7 +93,7 @@ export class SubscriptionService {
     const row = await this.options.table.find({
       emitterId: request.emitterId,
       listener: listener.value,
-      eventName: request.eventName ?? '',
+      eventName: channelOf(request.eventName),
     });
     if (!row)
       throw new AppError(
@@ -140,7 +147,7 @@ export class SubscriptionService {
       id: `${now}-${input.runId}`,
       indexed_at_ms: now,
       event: input.event,
-      metadata: { emitter_id: input.emitterId, name: input.channel, run_id: input.runId },
+      metadata: { emitter_id: input.emitterId, name: input.channel || DEFAULT_CHANNEL, run_id: input.runId },
     };
     return this.dispatchOne(input.emitterId, record);
   }
@@ -150,7 +157,7 @@ export class SubscriptionService {
   }
 
   private async dispatchOne(emitterId: string, event: EventRecord): Promise<number> {
-    const channel = typeof event.metadata['name'] === 'string' ? event.metadata['name'] : '';
+    const channel = channelOf(typeof event.metadata['name'] === 'string' ? event.metadata['name'] : undefined);
     const subscriptions = await this.options.table.matching(emitterId, channel);
     const webhooks = subscriptions.filter((row) => row.listener_url !== null);
     await this.options.deliveries.enqueue(
