@@ -4,7 +4,7 @@ import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
 import { portInUse, resolveListenPort } from '../start/listen-port.js';
-import { loadServerConfig, type StartFlags } from '../start/server-config.js';
+import { deliveryOptions, loadServerConfig, type StartFlags } from '../start/server-config.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { VERSION } from '../version.js';
@@ -72,6 +72,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
+      delivery: deliveryOptions(config),
       // One process: its own buckets. A shared limiter goes here when several processes serve /e/.
       endpointLimiter: new MemoryRateLimiter({
         limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
