@@ -131,6 +131,8 @@ export class Engine {
       runListener: async (listenerId, event) => {
         if (await sourceExists(listenerId)) await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
       },
+      eventsAfter: (sourceId, lastId) => store.eventsAfter(sourceId, lastId),
+      latestEventId: async (sourceId) => (await store.listEvents(sourceId, { limit: 1 })).data[0]?.id ?? null,
       allowPrivateUrls: options.allowPrivateUrls,
       owner: OWNER_ID,
       now,
@@ -180,6 +182,7 @@ export class Engine {
       configureTimeoutMs: 30_000,
       store,
       accounts,
+      onDeleted: (sourceId) => subscriptions.forget(sourceId),
     });
     const calls = new ComponentCalls({
       components,
@@ -216,6 +219,8 @@ export class Engine {
   }
 
   async start(): Promise<void> {
+    // Before new commits: what a crash left between a commit and its hand-off goes first.
+    await this.subscriptions.recover();
     await this.runner.start();
     this.scheduler.start();
     this.deliveries.start();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from './delivery-servers.js';
-import { FIXTURES, fixture, startHarness, waitFor, type AnyJson, type Harness } from './server-harness.js';
+import { FIXTURES, fixture, openSqlite, startHarness, waitFor, type AnyJson, type Harness } from './server-harness.js';
 
 type Verify = (
   header: string,
@@ -249,3 +249,75 @@ describe('the documented signature sample', () => {
     );
   });
 });
+
+describe('a crash between a commit and its hand-off to the listeners', () => {
+  it('is made good at the next start from the emitter cursor, once per event and subscription', async () => {
+    const receiver = await startReceiver([200]);
+    const delivery = { retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 100 }, maxSleepMs: 100 };
+    const first = await startHarness({ allowPrivateUrls: true, delivery });
+    let second: Harness | undefined;
+    try {
+      const source = await first.request('POST', '/v1/sources', {
+        body: { component_code: fixture('delivery/emitter.mjs') },
+      });
+      const id = source.body.data.id as string;
+      const endpoint = first.endpoint(source.body.data.configured_props.http.endpoint_url as string);
+      // An event before the subscription is not the subscription's.
+      await fetch(`${first.base}${endpoint}`, { method: 'POST', body: JSON.stringify({ order: 1 }) });
+      await waitFor(
+        async () => (await first.request('GET', `/v1/sources/${id}/event_summaries`)).body.data.length === 1,
+        'the first event',
+      );
+      const created = await first.request(
+        'POST',
+        `/v1/subscriptions?emitter_id=${id}&listener_url=${encodeURIComponent(receiver.url)}`,
+      );
+      await fetch(`${first.base}${endpoint}`, { method: 'POST', body: JSON.stringify({ order: 2 }) });
+      await waitFor(async () => receiver.requests.length === 1, 'the delivery of order 2');
+      await first.close();
+      // As if the process had died after the commit of order 2, before handing it over.
+      const sqlite = openSqlite(first.dbFile);
+      sqlite.prepare('DELETE FROM deliveries').run();
+      const cursor = sqlite.prepare('SELECT last_event_id FROM emitter_cursors WHERE emitter_id = ?').get(id) as {
+        last_event_id: string;
+      };
+      const [, before] = readRowsOf(sqlite, id);
+      sqlite.prepare('UPDATE emitter_cursors SET last_event_id = ? WHERE emitter_id = ?').run(before, id);
+      sqlite.close();
+      expect(cursor.last_event_id).not.toBe(before);
+      second = await startHarness({
+        dataDir: first.dataDir,
+        cacheDir: first.cacheDir,
+        apiKey: first.key,
+        allowPrivateUrls: true,
+        delivery,
+      });
+      await waitFor(async () => receiver.requests.length === 2, 'the delivery handed over again');
+      expect(JSON.parse(receiver.requests[1]?.body ?? '').event).toEqual({ order: 2 });
+      const log = await second.request('GET', `/v1/subscriptions/${created.body.data.id}/deliveries`);
+      expect(log.body.data).toHaveLength(1);
+      // Another start hands nothing over twice.
+      await second.close();
+      second = await startHarness({
+        dataDir: first.dataDir,
+        cacheDir: first.cacheDir,
+        apiKey: first.key,
+        allowPrivateUrls: true,
+        delivery,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.requests).toHaveLength(2);
+    } finally {
+      await second?.close({ remove: true });
+      await first.close({ remove: !second });
+      await receiver.close();
+    }
+  });
+});
+
+/** The source's event ids, newest first (order 2's, then order 1's). */
+function readRowsOf(sqlite: ReturnType<typeof openSqlite>, sourceId: string): string[] {
+  return (
+    sqlite.prepare('SELECT id FROM events WHERE source_id = ? ORDER BY id DESC').all(sourceId) as { id: string }[]
+  ).map((row) => row.id);
+}

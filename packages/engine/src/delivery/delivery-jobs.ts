@@ -27,7 +27,8 @@ export interface AttemptResult {
  * Durable delivery jobs (the `deliveries` table).
  *
  * Guarantees:
- * - `insert` stores all of its jobs or none, and resolves once they are durable.
+ * - `insert` stores all of its jobs or none, and resolves once they are durable; a job whose id
+ *   is already stored is skipped (queuing is idempotent for callers that derive ids).
  * - `claimDue` hands a job to one caller at a time: a claimed job is leased until `leaseMs` from
  *   now, and a lease that runs out (its process died mid-attempt) makes the job due again, so a
  *   delivery survives a restart and is attempted at least once more (at-least-once).

@@ -45,6 +45,8 @@ export interface DeliveryServiceOptions {
 
 /** A job to queue that is not a `$.send.*` call: an event for a webhook listener. */
 export interface ExtraDelivery {
+  /** A derived id makes queuing the same delivery twice store it once (default: a new id). */
+  readonly id?: string;
   readonly kind: DeliveryKind;
   readonly owner: string;
   readonly runId: string;
@@ -145,7 +147,7 @@ export class DeliveryService {
     const createdAt = this.options.now();
     await this.queue(
       deliveries.map((delivery) => ({
-        id: newDeliveryId('dlv'),
+        id: delivery.id ?? newDeliveryId('dlv'),
         kind: delivery.kind,
         owner: delivery.owner,
         runId: delivery.runId,

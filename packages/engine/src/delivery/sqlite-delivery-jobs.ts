@@ -76,6 +76,8 @@ export class SqliteDeliveryJobs implements DeliveryJobs {
           delivered_at: null,
         })),
       )
+      // A job queued again under the same id (a hand-off replayed after a restart) is kept once.
+      .onConflict((conflict) => conflict.column('id').doNothing())
       .execute();
   }
 

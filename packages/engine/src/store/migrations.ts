@@ -205,6 +205,12 @@ export const MIGRATIONS: Record<string, Migration> = {
         .addColumn('secret_sealed', 'text')
         .addColumn('created_at', 'integer', (col) => col.notNull())
         .execute();
+      // The last event of each emitter handed to its subscribers: a restart hands over what came after.
+      await db.schema
+        .createTable('emitter_cursors')
+        .addColumn('emitter_id', 'text', (col) => col.primaryKey())
+        .addColumn('last_event_id', 'text', (col) => col.notNull())
+        .execute();
       // One subscription per emitter, listener and channel: subscribing twice returns the first.
       await sql`CREATE UNIQUE INDEX subscriptions_unique ON subscriptions (emitter_id, coalesce(listener_id, listener_url), event_name)`.execute(
         db,

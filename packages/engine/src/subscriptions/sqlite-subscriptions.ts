@@ -14,6 +14,11 @@ export interface SubscriptionTables {
     secret_sealed: string | null;
     created_at: number;
   };
+  emitter_cursors: {
+    emitter_id: string;
+    /** "" before the emitter's first event. */
+    last_event_id: string;
+  };
 }
 
 export type SubscriptionRow = Selectable<SubscriptionTables['subscriptions']>;
@@ -69,12 +74,46 @@ export class SqliteSubscriptions {
     await this.db.deleteFrom('subscriptions').where('id', '=', id).execute();
   }
 
-  /** A deleted emitter or listener takes its subscriptions with it. */
+  /** A deleted emitter or listener takes its subscriptions and its cursor with it. */
   async removeFor(id: string): Promise<void> {
     await this.db
       .deleteFrom('subscriptions')
       .where((eb) => eb.or([eb('emitter_id', '=', id), eb('listener_id', '=', id)]))
       .execute();
+    await this.db.deleteFrom('emitter_cursors').where('emitter_id', '=', id).execute();
+  }
+
+  /** Whether any subscription may match an event of this emitter (on any channel). */
+  async anyFor(emitterId: string): Promise<boolean> {
+    const emitters = emitterId.startsWith('dc_') ? [emitterId, ALL_SOURCES] : [emitterId];
+    const row = await this.db
+      .selectFrom('subscriptions')
+      .select('id')
+      .where('emitter_id', 'in', emitters)
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async cursor(emitterId: string): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('emitter_cursors')
+      .select('last_event_id')
+      .where('emitter_id', '=', emitterId)
+      .executeTakeFirst();
+    return row?.last_event_id;
+  }
+
+  async setCursor(emitterId: string, lastEventId: string): Promise<void> {
+    await this.db
+      .insertInto('emitter_cursors')
+      .values({ emitter_id: emitterId, last_event_id: lastEventId })
+      .onConflict((conflict) => conflict.column('emitter_id').doUpdateSet({ last_event_id: lastEventId }))
+      .execute();
+  }
+
+  cursors(): Promise<{ emitter_id: string; last_event_id: string }[]> {
+    return this.db.selectFrom('emitter_cursors').selectAll().execute();
   }
 }
 

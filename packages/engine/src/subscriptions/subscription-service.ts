@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { AppError } from '@tributary/contracts';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -20,6 +20,10 @@ export interface SubscriptionServiceOptions {
   readonly listenerExists: (id: string) => Promise<boolean>;
   /** Queues a run of a listener with an event (a source's RUN NOW; durable in its own queue). */
   readonly runListener: (listenerId: string, event: unknown) => Promise<void>;
+  /** A source's committed events after `lastId` (all when null), oldest first: the restart catch-up. */
+  readonly eventsAfter: (sourceId: string, lastId: string | null) => Promise<EventRecord[]>;
+  /** The id of a source's newest committed event, or null. */
+  readonly latestEventId: (sourceId: string) => Promise<string | null>;
   readonly allowPrivateUrls: boolean;
   readonly owner: string;
   readonly now: () => number;
@@ -51,6 +55,9 @@ function invalid(field: string, message: string): AppError {
  * job), a source listener's as a queued run. Deliveries are queued after the commit, off its path.
  */
 export class SubscriptionService {
+  /** Per emitter, the hand-off in progress: commits of one source are handed over in commit order. */
+  private readonly chains = new Map<string, Promise<void>>();
+
   constructor(private readonly options: SubscriptionServiceOptions) {}
 
   /** Subscribes; the same emitter, listener and channel again answers the existing subscription. */
@@ -73,6 +80,9 @@ export class SubscriptionService {
       secret_sealed: secret === null ? null : this.options.box.encrypt(secret),
       created_at: this.options.now(),
     };
+    // Events committed before the subscription are not its: the emitter's cursor starts at the newest.
+    if (request.emitterId !== ALL_SOURCES && (await table.cursor(request.emitterId)) === undefined)
+      await table.setCursor(request.emitterId, (await this.options.latestEventId(request.emitterId)) ?? '');
     await table.insert(row);
     return { subscription: toSubscription(row), secret, created: true };
   }
@@ -124,15 +134,44 @@ export class SubscriptionService {
 
   /**
    * A source's events were committed: queue them for its subscribers. Never throws and never
-   * waits: the commit path hands the events over and moves on (failures are logged).
+   * waits: the commit path hands the events over and moves on. What a crash interrupts is handed
+   * over again by `recover` from the emitter's cursor; derived delivery ids keep it to one job.
    */
   committed(sourceId: string, events: readonly EventRecord[]): void {
     if (events.length === 0) return;
-    void this.dispatch(sourceId, events).catch((error: unknown) =>
-      this.options.log(
-        `subscriptions: events of ${sourceId} not handed to listeners: ${error instanceof Error ? error.message : String(error)}`,
-      ),
-    );
+    this.serialised(sourceId, () => this.handOver(sourceId, events));
+  }
+
+  /** At start: hands over the events committed after each emitter's cursor (a crash's leftovers). */
+  async recover(): Promise<void> {
+    for (const { emitter_id: emitterId, last_event_id: lastId } of await this.options.table.cursors()) {
+      this.serialised(emitterId, async () => {
+        const events = await this.options.eventsAfter(emitterId, lastId === '' ? null : lastId);
+        if (events.length > 0) await this.handOver(emitterId, events);
+      });
+    }
+    await Promise.all([...this.chains.values()]);
+  }
+
+  private serialised(emitterId: string, work: () => Promise<void>): void {
+    const next = (this.chains.get(emitterId) ?? Promise.resolve())
+      .then(work)
+      .catch((error: unknown) =>
+        this.options.log(
+          `subscriptions: events of ${emitterId} not handed to listeners: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+    this.chains.set(emitterId, next);
+    void next.finally(() => {
+      if (this.chains.get(emitterId) === next) this.chains.delete(emitterId);
+    });
+  }
+
+  private async handOver(sourceId: string, events: readonly EventRecord[]): Promise<void> {
+    if (!(await this.options.table.anyFor(sourceId))) return;
+    for (const event of events) await this.dispatchOne(sourceId, event);
+    const last = events[events.length - 1];
+    if (last) await this.options.table.setCursor(sourceId, last.id);
   }
 
   /** `$.send.emit` of a workflow run: its subscribers get the event (resolves with how many). */
@@ -152,16 +191,13 @@ export class SubscriptionService {
     return this.dispatchOne(input.emitterId, record);
   }
 
-  private async dispatch(sourceId: string, events: readonly EventRecord[]): Promise<void> {
-    for (const event of events) await this.dispatchOne(sourceId, event);
-  }
-
   private async dispatchOne(emitterId: string, event: EventRecord): Promise<number> {
     const channel = channelOf(typeof event.metadata['name'] === 'string' ? event.metadata['name'] : undefined);
     const subscriptions = await this.options.table.matching(emitterId, channel);
     const webhooks = subscriptions.filter((row) => row.listener_url !== null);
     await this.options.deliveries.enqueue(
       webhooks.map((row) => ({
+        id: deliveryIdOf(row.id, event.id),
         kind: 'webhook' as const,
         owner: this.options.owner,
         runId: event.id,
@@ -224,4 +260,9 @@ export class SubscriptionService {
       throw invalid('query', 'give listener_id (a deployed source) or listener_url (a webhook)');
     return id !== '' ? { kind: 'id', value: id } : { kind: 'url', value: url };
   }
+}
+
+/** One event to one subscription is one delivery, however often it is handed over. */
+function deliveryIdOf(subscriptionId: string, eventId: string): string {
+  return `dlv_${createHash('sha256').update(`${subscriptionId}\n${eventId}`).digest('base64url').slice(0, 20)}`;
 }
