@@ -10,7 +10,8 @@ export const CHANNEL_REPLAY = 100;
 /**
  * `$.send.sse` channels: `GET /v1/sse/{channel}` streams what runs send to the channel, each
  * frame named after it (`event: <channel>`, `id:` the delivery id), after replaying the last 100.
- * Auth as the source streams: the Bearer header, or `?token=` for browsers.
+ * Under /v1 the key goes in the Bearer header only, as on every /v1 route (a query string ends up
+ * in logs); `GET /sse/{channel}`, beside the source streams, also takes `?token=` for browsers.
  */
 export function registerChannelSse(
   app: FastifyInstance,
@@ -22,8 +23,8 @@ export function registerChannelSse(
     for (const end of [...open]) end(true);
     done();
   });
-  app.get('/v1/sse/:channel', async (request: FastifyRequest, reply: FastifyReply) => {
-    await authenticate(engine, request, { allowQueryToken: true });
+  const stream = (allowQueryToken: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
+    await authenticate(engine, request, { allowQueryToken });
     const channel = (request.params as Record<string, string>)['channel'] ?? '';
     if (!CHANNEL_PATTERN.test(channel))
       throw new AppError('VALIDATION_FAILED', `channel: "${channel}" is not a valid channel name`, {
@@ -64,5 +65,7 @@ export function registerChannelSse(
     open.add(end);
     request.raw.on('close', () => end(false));
     if (request.raw.socket.destroyed) end(false);
-  });
+  };
+  app.get('/v1/sse/:channel', stream(false));
+  app.get('/sse/:channel', stream(true));
 }
