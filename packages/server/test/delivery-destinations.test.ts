@@ -228,6 +228,32 @@ describe('$.send.sse and $.send.emit', () => {
   });
 });
 
+describe('the example of docs/destinations.md', () => {
+  it('delivers its POST (the API key header redacted in the report) and its SSE message', async () => {
+    const receiver = await startReceiver([502, 200]);
+    try {
+      const id = await save(h, 'docs/destinations-action.mjs');
+      const run = await h.request('POST', '/v1/actions/run', {
+        body: { id, configured_props: { webhookUrl: `${receiver.url}/hooks/orders` } },
+      });
+      expect(run.status).toBe(200);
+      expect(run.body.data.return_value).toBe('A-100');
+      const [post, sse] = run.body.data.sends;
+      expect(post).toMatchObject({
+        kind: 'http',
+        config: { headers: { 'X-Api-Key': '[REDACTED]' } },
+        delivery: { status: 'pending', attempts: 1, last_error: 'HTTP 502' },
+      });
+      expect(sse).toMatchObject({ kind: 'sse', delivery: { status: 'delivered', attempts: 1 } });
+      await settled(h, post.delivery.id, 'delivered');
+      expect(receiver.requests.map((request) => request.answered)).toEqual([502, 200]);
+      expect(JSON.parse(receiver.requests[1]?.body ?? '')).toEqual({ id: 'A-100', status: 'shipped' });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
 describe('a bad destination', () => {
   let plain: Harness;
   beforeAll(async () => {

@@ -36,7 +36,9 @@ const subscribe = (query: Record<string, string>) =>
   h.request('POST', `/v1/subscriptions?${new URLSearchParams(query).toString()}`);
 
 beforeAll(async () => {
-  ({ verifySignature } = (await import(pathToFileURL(path.join(FIXTURES, 'delivery/verify-signature.mjs')).href)) as {
+  ({ verifySignature } = (await import(
+    pathToFileURL(path.join(FIXTURES, 'docs/verify-webhook-signature.mjs')).href
+  )) as {
     verifySignature: Verify;
   });
   [main, audit] = await Promise.all([startReceiver([500, 200]), startReceiver([200])]);
