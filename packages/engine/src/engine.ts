@@ -126,10 +126,11 @@ export class Engine {
       table: new SqliteSubscriptions({ db }),
       deliveries,
       box,
-      emitterExists: sourceExists,
-      listenerExists: sourceExists,
-      runListener: async (listenerId, event) => {
-        if (await sourceExists(listenerId)) await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
+      sources: {
+        exists: sourceExists,
+        run: async (listenerId, event) => {
+          await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
+        },
       },
       eventsAfter: (sourceId, lastId) => store.eventsAfter(sourceId, lastId),
       latestEventId: async (sourceId) => (await store.listEvents(sourceId, { limit: 1 })).data[0]?.id ?? null,

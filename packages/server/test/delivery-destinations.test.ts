@@ -247,6 +247,12 @@ describe('the example of docs/destinations.md', () => {
       expect(sse).toMatchObject({ kind: 'sse', delivery: { status: 'delivered', attempts: 1 } });
       await settled(h, post.delivery.id, 'delivered');
       expect(receiver.requests.map((request) => request.answered)).toEqual([502, 200]);
+      expect(post.delivery.run_id).toMatch(/^arun_/);
+      const byRun = await h.request('GET', `/v1/deliveries?run_id=${post.delivery.run_id}`);
+      expect(byRun.body.data.map((record: AnyJson) => [record.id, record.kind, record.status])).toEqual([
+        [post.delivery.id, 'http', 'delivered'],
+        [sse.delivery.id, 'sse', 'delivered'],
+      ]);
       expect(JSON.parse(receiver.requests[1]?.body ?? '')).toEqual({ id: 'A-100', status: 'shipped' });
     } finally {
       await receiver.close();

@@ -181,6 +181,13 @@ describe('bad subscriptions: a stable code, nothing stored', () => {
     ['a listener URL that is not a URL', { listener_url: 'nope' }, 400, 'SUBSCRIPTION_INVALID', 'not a valid URL'],
     ['an unknown listener source', { listener_id: 'dc_doesnotexist' }, 404, 'NOT_FOUND', 'dc_doesnotexist'],
     [
+      'a listener id of no known kind',
+      { listener_id: 'p_1234' },
+      400,
+      'SUBSCRIPTION_INVALID',
+      'not a listener id (dc_…)',
+    ],
+    [
       'a reserved channel',
       { listener_url: 'http://example.com', event_name: '$errors' },
       400,
@@ -195,6 +202,12 @@ describe('bad subscriptions: a stable code, nothing stored', () => {
     expect(response.body.error.code).toBe(code);
     expect(response.body.error.message).toContain(text);
     expect((await h.request('GET', '/v1/subscriptions')).body.data).toHaveLength(before);
+  });
+
+  it('an emitter id of no known kind: 400 naming emitter_id', async () => {
+    const response = await subscribe({ emitter_id: 'p_1234', listener_url: 'http://example.com' });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'SUBSCRIPTION_INVALID', details: { field: 'query.emitter_id' } });
   });
 
   it('an unknown emitter: 404 naming emitter_id', async () => {

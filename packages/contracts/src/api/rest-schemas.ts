@@ -339,6 +339,7 @@ export const RunReport = z.object({
       delivery: z
         .object({
           id: z.string(),
+          run_id: z.string(),
           status: z.enum(['pending', 'delivering', 'delivered', 'failed']),
           attempts: z.number().int(),
           last_error: z.string().nullable(),
@@ -449,3 +450,6 @@ export const DeliveriesQuery = z.strictObject({
   /** The next page: deliveries queued before this one (its id). */
   before: z.string().min(1).optional(),
 });
+
+/** `GET /v1/deliveries?run_id=`: every delivery of one run, in the order its sends were made. */
+export const DeliveriesByRunQuery = z.strictObject({ run_id: z.string().min(1).max(200) });

@@ -128,6 +128,7 @@ export class ComponentCalls {
               config: record.config,
               delivery: {
                 id: record.id,
+                run_id: record.run_id,
                 status: record.status,
                 attempts: record.attempts,
                 last_error: record.last_error,

@@ -36,6 +36,8 @@ export interface RunReport {
 /** How a send's delivery stands when the run answers (it may still be retrying). */
 export interface SendDelivery {
   id: string;
+  /** The run's id: `GET /v1/deliveries?run_id=` lists all its deliveries. */
+  run_id: string;
   status: 'pending' | 'delivering' | 'delivered' | 'failed';
   attempts: number;
   last_error: string | null;

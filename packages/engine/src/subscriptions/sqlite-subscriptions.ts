@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database } from '../store/schema.js';
+import type { SubscriptionTable } from './subscription-table.js';
 import type { Subscription } from './subscription-types.js';
 import { ALL_SOURCES } from './subscription-types.js';
 
@@ -24,7 +25,7 @@ export interface SubscriptionTables {
 export type SubscriptionRow = Selectable<SubscriptionTables['subscriptions']>;
 
 /** Subscriptions in the embedded SQLite database. */
-export class SqliteSubscriptions {
+export class SqliteSubscriptions implements SubscriptionTable {
   private readonly db: Kysely<SubscriptionTables>;
 
   constructor(options: { readonly db: Kysely<Database> }) {

@@ -7,19 +7,16 @@ import type { DeliveryRecord } from '../delivery/delivery-types.js';
 import { isPrivateAddress } from '../components/fetch-component-url.js';
 import type { EventRecord } from '../pubsub/pubsub.js';
 import type { Sealer } from '../delivery/sqlite-delivery-jobs.js';
-import { toSubscription, type SqliteSubscriptions, type SubscriptionRow } from './sqlite-subscriptions.js';
+import { toSubscription, type SubscriptionRow } from './sqlite-subscriptions.js';
+import type { SubscriptionTable } from './subscription-table.js';
 import { ALL_SOURCES, type SubscribeRequest, type Subscription } from './subscription-types.js';
 
 export interface SubscriptionServiceOptions {
-  readonly table: SqliteSubscriptions;
+  readonly table: SubscriptionTable;
   readonly deliveries: DeliveryService;
   readonly box: Sealer;
-  /** Whether an emitter id names something that emits (a deployed source; workflows add `p_`). */
-  readonly emitterExists: (id: string) => Promise<boolean>;
-  /** Whether a listener id names something that can run with an event (a deployed source). */
-  readonly listenerExists: (id: string) => Promise<boolean>;
-  /** Queues a run of a listener with an event (a source's RUN NOW; durable in its own queue). */
-  readonly runListener: (listenerId: string, event: unknown) => Promise<void>;
+  /** Deployed sources (`dc_…`): the emitters and listeners there are before workflows register theirs. */
+  readonly sources: EmitterKind & ListenerKind;
   /** A source's committed events after `lastId` (all when null), oldest first: the restart catch-up. */
   readonly eventsAfter: (sourceId: string, lastId: string | null) => Promise<EventRecord[]>;
   /** The id of a source's newest committed event, or null. */
@@ -28,6 +25,18 @@ export interface SubscriptionServiceOptions {
   readonly owner: string;
   readonly now: () => number;
   readonly log: (message: string) => void;
+}
+
+/** A kind of emitter, by id prefix: whether an id names one. */
+export interface EmitterKind {
+  exists(id: string): Promise<boolean>;
+}
+
+/** A kind of listener, by id prefix: whether an id names one, and how it gets an event. */
+export interface ListenerKind {
+  exists(id: string): Promise<boolean>;
+  /** Queues a run of the listener with the event (durably: the listener's own queue). */
+  run(id: string, event: unknown): Promise<void>;
 }
 
 /** What subscribing answers: the subscription, and the webhook signing secret when it is new. */
@@ -57,8 +66,23 @@ function invalid(field: string, message: string): AppError {
 export class SubscriptionService {
   /** Per emitter, the hand-off in progress: commits of one source are handed over in commit order. */
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly emitters = new Map<string, EmitterKind>();
+  private readonly listeners = new Map<string, ListenerKind>();
 
-  constructor(private readonly options: SubscriptionServiceOptions) {}
+  constructor(private readonly options: SubscriptionServiceOptions) {
+    this.emitters.set('dc_', options.sources);
+    this.listeners.set('dc_', options.sources);
+  }
+
+  /** Adds a kind of emitter (workflows: `p_`), whose `$.send.emit` reach `fanOut`. */
+  registerEmitter(prefix: string, kind: EmitterKind): void {
+    this.emitters.set(prefix, kind);
+  }
+
+  /** Adds a kind of listener (workflows: `p_`, triggered by the events they subscribe to). */
+  registerListener(prefix: string, kind: ListenerKind): void {
+    this.listeners.set(prefix, kind);
+  }
 
   /** Subscribes; the same emitter, listener and channel again answers the existing subscription. */
   async subscribe(request: SubscribeRequest): Promise<Subscribed> {
@@ -211,19 +235,25 @@ export class SubscriptionService {
         },
       })),
     );
-    for (const row of subscriptions)
-      if (row.listener_id !== null && row.listener_id !== emitterId)
-        await this.options.runListener(row.listener_id, event.event);
+    for (const row of subscriptions) {
+      if (row.listener_id === null || row.listener_id === emitterId) continue;
+      const kind = this.kindOf(this.listeners, row.listener_id);
+      if (kind && (await kind.exists(row.listener_id))) await kind.run(row.listener_id, event.event);
+    }
     return subscriptions.length;
   }
 
   private async checkEmitter(emitterId: string): Promise<void> {
     if (emitterId === '') throw invalid('query.emitter_id', 'is required');
     if (emitterId === ALL_SOURCES) return;
-    if (!(await this.options.emitterExists(emitterId)))
-      throw new AppError('NOT_FOUND', `query.emitter_id: no emitter "${emitterId}" (a deployed source dc_…, or dc_*)`, {
-        field: 'query.emitter_id',
-      });
+    const kind = this.kindOf(this.emitters, emitterId);
+    if (!kind)
+      throw invalid(
+        'query.emitter_id',
+        `"${emitterId}" is not an emitter id (${this.prefixes(this.emitters)}, or dc_*)`,
+      );
+    if (!(await kind.exists(emitterId)))
+      throw new AppError('NOT_FOUND', `query.emitter_id: no emitter "${emitterId}"`, { field: 'query.emitter_id' });
   }
 
   private async checkListener(request: SubscribeRequest): Promise<{ kind: 'id' | 'url'; value: string }> {
@@ -245,11 +275,23 @@ export class SubscriptionService {
         );
       return listener;
     }
-    if (!(await this.options.listenerExists(listener.value)))
-      throw new AppError('NOT_FOUND', `query.listener_id: no listener "${listener.value}" (a deployed source dc_…)`, {
+    const kind = this.kindOf(this.listeners, listener.value);
+    if (!kind)
+      throw invalid('query.listener_id', `"${listener.value}" is not a listener id (${this.prefixes(this.listeners)})`);
+    if (!(await kind.exists(listener.value)))
+      throw new AppError('NOT_FOUND', `query.listener_id: no listener "${listener.value}"`, {
         field: 'query.listener_id',
       });
     return listener;
+  }
+
+  private kindOf<T>(kinds: ReadonlyMap<string, T>, id: string): T | undefined {
+    for (const [prefix, kind] of kinds) if (id.startsWith(prefix)) return kind;
+    return undefined;
+  }
+
+  private prefixes(kinds: ReadonlyMap<string, unknown>): string {
+    return [...kinds.keys()].map((prefix) => `${prefix}…`).join(', ');
   }
 
   private listenerOf(request: SubscribeRequest): { kind: 'id' | 'url'; value: string } {

@@ -1,5 +1,6 @@
 import {
   AppError,
+  DeliveriesByRunQuery,
   DeliveriesQuery,
   Delivery,
   list,
@@ -110,6 +111,18 @@ export function subscriptionRoutes(engine: Engine): RouteSpec[] {
           ...(query.before !== undefined ? { before: query.before } : {}),
         });
         return { page_info: pageInfo(page.data, page.total), data: page.data.map(deliveryToApi) };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/v1/deliveries',
+      tag: 'subscriptions',
+      summary: "The deliveries of one run's $.send.* calls (run_id from a report's sends[].delivery or a workflow run)",
+      query: DeliveriesByRunQuery,
+      response: list(Delivery),
+      handler: async ({ query }) => {
+        const data = (await engine.deliveries.listByRun(query.run_id)).map(deliveryToApi);
+        return { page_info: pageInfo(data, data.length), data };
       },
     }),
     route({
