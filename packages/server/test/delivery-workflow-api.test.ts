@@ -85,6 +85,7 @@ describe('deliveries.deliver', () => {
       [
         { kind: 'emit', config: { raw_event: { order: 9 }, channel: 'shipments' } },
         { kind: 'emit', config: { raw_event: { order: 10 } } },
+        { kind: 'emit', config: { raw_event: { order: 11 }, channel: 'shipments' } },
       ],
       { owner: 'u_local', runId: 'run_4', stepName: 'emit', emitterId: WORKFLOW },
       { waitMs: 5000 },
@@ -92,14 +93,18 @@ describe('deliveries.deliver', () => {
     expect(emit).toMatchObject({ status: 'delivered', target: WORKFLOW });
     expect(emit?.log[0]?.detail).toBe(`handed to 1 subscriber(s) of ${WORKFLOW}`);
     expect(other?.log[0]?.detail).toBe(`handed to 0 subscriber(s) of ${WORKFLOW}`);
-    const posted = await waitFor(
-      async () => receiver.requests.find((request) => request.url === '/listener'),
-      'the listener to get the event',
-    );
-    expect(JSON.parse(posted.body)).toMatchObject({
-      event: { order: 9 },
-      metadata: { emitter_id: WORKFLOW, name: 'shipments', run_id: 'run_4' },
-    });
+    // Both emits on the channel arrive, however close together: each is its own event.
+    const posted = await waitFor(async () => {
+      const found = receiver.requests.filter((request) => request.url === '/listener');
+      return found.length === 2 ? found : undefined;
+    }, 'the listener to get both events');
+    expect(posted.map((request) => JSON.parse(request.body))).toEqual([
+      expect.objectContaining({
+        event: { order: 9 },
+        metadata: { emitter_id: WORKFLOW, name: 'shipments', run_id: 'run_4' },
+      }),
+      expect.objectContaining({ event: { order: 11 } }),
+    ]);
   });
 });
 

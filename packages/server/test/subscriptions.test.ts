@@ -330,6 +330,54 @@ describe('a crash between a commit and its hand-off to the listeners', () => {
   });
 });
 
+describe('subscribing again after a gap', () => {
+  it('hands over nothing committed while nobody listened, even across a restart', async () => {
+    const receiver = await startReceiver([200]);
+    const delivery = { maxSleepMs: 100 };
+    const first = await startHarness({ allowPrivateUrls: true, delivery });
+    let second: Harness | undefined;
+    try {
+      const source = await first.request('POST', '/v1/sources', {
+        body: { component_code: fixture('delivery/emitter.mjs') },
+      });
+      const id = source.body.data.id as string;
+      const endpoint = first.endpoint(source.body.data.configured_props.http.endpoint_url as string);
+      const post = async (order: number) => {
+        await fetch(`${first.base}${endpoint}`, { method: 'POST', body: JSON.stringify({ order }) });
+        await waitFor(
+          async () =>
+            (await first.request('GET', `/v1/sources/${id}/event_summaries`)).body.data.some(
+              (event: AnyJson) => event.event.order === order,
+            ),
+          `order ${order} to be committed`,
+        );
+      };
+      const query = `emitter_id=${id}&listener_url=${encodeURIComponent(receiver.url)}`;
+      await first.request('POST', `/v1/subscriptions?${query}`);
+      await post(1);
+      await waitFor(async () => receiver.requests.length === 1, 'order 1');
+      await first.request('DELETE', `/v1/subscriptions?${query}`);
+      await post(2);
+      await post(3);
+      await first.request('POST', `/v1/subscriptions?${query}`);
+      await first.close();
+      second = await startHarness({
+        dataDir: first.dataDir,
+        cacheDir: first.cacheDir,
+        apiKey: first.key,
+        allowPrivateUrls: true,
+        delivery,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(receiver.requests.map((request) => JSON.parse(request.body).event.order)).toEqual([1]);
+    } finally {
+      await second?.close({ remove: true });
+      await first.close({ remove: !second });
+      await receiver.close();
+    }
+  });
+});
+
 /** The source's event ids, newest first (order 2's, then order 1's). */
 function readRowsOf(sqlite: ReturnType<typeof openSqlite>, sourceId: string): string[] {
   return (

@@ -29,6 +29,8 @@ export type EmitFanOut = (input: {
   readonly channel: string;
   readonly event: unknown;
   readonly runId: string;
+  /** The emit's delivery id, stable across its attempts. */
+  readonly sendId: string;
 }) => Promise<number>;
 
 export interface DeliveryServiceOptions {
@@ -234,6 +236,7 @@ export class DeliveryService {
           channel: typeof job.config['channel'] === 'string' ? job.config['channel'] : '',
           event: job.config['raw_event'] ?? null,
           runId: job.runId,
+          sendId: job.id,
         });
         return { ok: true, detail: `handed to ${reached} subscriber(s) of ${job.target}` };
       }

@@ -104,8 +104,13 @@ export class SubscriptionService {
       secret_sealed: secret === null ? null : this.options.box.encrypt(secret),
       created_at: this.options.now(),
     };
-    // Events committed before the subscription are not its: the emitter's cursor starts at the newest.
-    if (request.emitterId !== ALL_SOURCES && (await table.cursor(request.emitterId)) === undefined)
+    // Events committed before the subscription are not its: an emitter nobody listened to has its
+    // cursor moved to its newest event (a cursor left from earlier subscriptions would replay the gap).
+    if (
+      request.emitterId.startsWith('dc_') &&
+      request.emitterId !== ALL_SOURCES &&
+      !(await table.anyFor(request.emitterId))
+    )
       await table.setCursor(request.emitterId, (await this.options.latestEventId(request.emitterId)) ?? '');
     await table.insert(row);
     return { subscription: toSubscription(row), secret, created: true };
@@ -204,10 +209,12 @@ export class SubscriptionService {
     readonly channel: string;
     readonly event: unknown;
     readonly runId: string;
+    /** The emit's own delivery id: the event's id, so a retried hand-off queues nothing twice. */
+    readonly sendId: string;
   }): Promise<number> {
     const now = this.options.now();
     const record: EventRecord = {
-      id: `${now}-${input.runId}`,
+      id: input.sendId,
       indexed_at_ms: now,
       event: input.event,
       metadata: { emitter_id: input.emitterId, name: input.channel || DEFAULT_CHANNEL, run_id: input.runId },
