@@ -77,12 +77,8 @@ export { SIGNATURE_HEADER, signWebhook } from './delivery/webhook-signature.js';
 export type { S3Settings } from './delivery/deliverers/s3-deliverer.js';
 export type { EmailSettings } from './delivery/deliverers/email-deliverer.js';
 export type { SendDelivery } from './actions/run-report.js';
-export type {
-  EmitterKind,
-  ListenerKind,
-  SubscriptionService,
-  Subscribed,
-} from './subscriptions/subscription-service.js';
+export type { SubscriptionService, Subscribed } from './subscriptions/subscription-service.js';
+export type { EmitterKind, ListenerKind } from './subscriptions/id-kinds.js';
 export type { SubscriptionTable } from './subscriptions/subscription-table.js';
 export type { DeliveryJobs, NewDelivery, AttemptResult } from './delivery/delivery-jobs.js';
 export type { Subscription, SubscribeRequest } from './subscriptions/subscription-types.js';

@@ -16,3 +16,21 @@ export function publishToChannel(pubsub: PubSub, channel: string, record: EventR
 export function subscribeToChannel(pubsub: PubSub, channel: string, listener: SourceListener): Promise<Unsubscribe> {
   return pubsub.subscribe(channelKey(channel), listener);
 }
+
+/** A channel message: the frame's `id` is the delivery id, `data` the payload with where it came from. */
+export function channelRecord(message: {
+  readonly id: string;
+  readonly run_id: string;
+  readonly step_name: string | null;
+  /** Epoch ms the message was published. */
+  readonly at: number;
+  readonly channel: string;
+  readonly payload: unknown;
+}): EventRecord {
+  return {
+    id: message.id,
+    indexed_at_ms: message.at,
+    event: message.payload ?? null,
+    metadata: { channel: message.channel, run_id: message.run_id, step_name: message.step_name },
+  };
+}

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { AppError } from '@tributary/contracts';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -6,6 +6,9 @@ import { newDeliveryId } from '../delivery/delivery-ids.js';
 import type { DeliveryRecord } from '../delivery/delivery-types.js';
 import { isPrivateAddress } from '../components/fetch-component-url.js';
 import type { EventRecord } from '../pubsub/pubsub.js';
+import { channelOf } from './channels.js';
+import { EventHandOff } from './event-hand-off.js';
+import { IdKinds, type EmitterKind, type ListenerKind } from './id-kinds.js';
 import type { Sealer } from '../delivery/sqlite-delivery-jobs.js';
 import { toSubscription, type SubscriptionRow } from './sqlite-subscriptions.js';
 import type { SubscriptionTable } from './subscription-table.js';
@@ -27,31 +30,12 @@ export interface SubscriptionServiceOptions {
   readonly log: (message: string) => void;
 }
 
-/** A kind of emitter, by id prefix: whether an id names one. */
-export interface EmitterKind {
-  exists(id: string): Promise<boolean>;
-}
-
-/** A kind of listener, by id prefix: whether an id names one, and how it gets an event. */
-export interface ListenerKind {
-  exists(id: string): Promise<boolean>;
-  /** Queues a run of the listener with the event (durably: the listener's own queue). */
-  run(id: string, event: unknown): Promise<void>;
-}
-
 /** What subscribing answers: the subscription, and the webhook signing secret when it is new. */
 export interface Subscribed {
   readonly subscription: Subscription;
   /** Only for a new webhook subscription: shown once, kept sealed. */
   readonly secret: string | null;
   readonly created: boolean;
-}
-
-/** The runtime names the default channel "default"; a subscription names it "" (or not at all). */
-const DEFAULT_CHANNEL = 'default';
-
-function channelOf(name: string | undefined): string {
-  return name === undefined || name === DEFAULT_CHANNEL ? '' : name;
 }
 
 function invalid(field: string, message: string): AppError {
@@ -64,24 +48,39 @@ function invalid(field: string, message: string): AppError {
  * job), a source listener's as a queued run. Deliveries are queued after the commit, off its path.
  */
 export class SubscriptionService {
-  /** Per emitter, the hand-off in progress: commits of one source are handed over in commit order. */
-  private readonly chains = new Map<string, Promise<void>>();
-  private readonly emitters = new Map<string, EmitterKind>();
-  private readonly listeners = new Map<string, ListenerKind>();
+  private readonly emitters = new IdKinds<EmitterKind>();
+  private readonly listeners = new IdKinds<ListenerKind>();
+  private readonly handOff: EventHandOff;
 
   constructor(private readonly options: SubscriptionServiceOptions) {
-    this.emitters.set('dc_', options.sources);
-    this.listeners.set('dc_', options.sources);
+    this.emitters.register('dc_', options.sources);
+    this.listeners.register('dc_', options.sources);
+    this.handOff = new EventHandOff({ ...options, listeners: this.listeners });
   }
 
   /** Adds a kind of emitter (workflows: `p_`), whose `$.send.emit` reach `fanOut`. */
   registerEmitter(prefix: string, kind: EmitterKind): void {
-    this.emitters.set(prefix, kind);
+    this.emitters.register(prefix, kind);
   }
 
   /** Adds a kind of listener (workflows: `p_`, triggered by the events they subscribe to). */
   registerListener(prefix: string, kind: ListenerKind): void {
-    this.listeners.set(prefix, kind);
+    this.listeners.register(prefix, kind);
+  }
+
+  /** A source's events were committed: handed to its subscribers off the commit path (never throws). */
+  committed(sourceId: string, events: readonly EventRecord[]): void {
+    this.handOff.committed(sourceId, events);
+  }
+
+  /** At start, before new commits: hands over what a crash left between a commit and its hand-off. */
+  recover(): Promise<void> {
+    return this.handOff.recover();
+  }
+
+  /** `$.send.emit` of a workflow run: its subscribers get the event (resolves with how many). */
+  fanOut(input: Parameters<EventHandOff['fanOut']>[0]): Promise<number> {
+    return this.handOff.fanOut(input);
   }
 
   /** Subscribes; the same emitter, listener and channel again answers the existing subscription. */
@@ -161,104 +160,12 @@ export class SubscriptionService {
     return this.options.deliveries.listBySubscription(id, page);
   }
 
-  /**
-   * A source's events were committed: queue them for its subscribers. Never throws and never
-   * waits: the commit path hands the events over and moves on. What a crash interrupts is handed
-   * over again by `recover` from the emitter's cursor; derived delivery ids keep it to one job.
-   */
-  committed(sourceId: string, events: readonly EventRecord[]): void {
-    if (events.length === 0) return;
-    this.serialised(sourceId, () => this.handOver(sourceId, events));
-  }
-
-  /** At start: hands over the events committed after each emitter's cursor (a crash's leftovers). */
-  async recover(): Promise<void> {
-    for (const { emitter_id: emitterId, last_event_id: lastId } of await this.options.table.cursors()) {
-      this.serialised(emitterId, async () => {
-        const events = await this.options.eventsAfter(emitterId, lastId === '' ? null : lastId);
-        if (events.length > 0) await this.handOver(emitterId, events);
-      });
-    }
-    await Promise.all([...this.chains.values()]);
-  }
-
-  private serialised(emitterId: string, work: () => Promise<void>): void {
-    const next = (this.chains.get(emitterId) ?? Promise.resolve())
-      .then(work)
-      .catch((error: unknown) =>
-        this.options.log(
-          `subscriptions: events of ${emitterId} not handed to listeners: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-      );
-    this.chains.set(emitterId, next);
-    void next.finally(() => {
-      if (this.chains.get(emitterId) === next) this.chains.delete(emitterId);
-    });
-  }
-
-  private async handOver(sourceId: string, events: readonly EventRecord[]): Promise<void> {
-    if (!(await this.options.table.anyFor(sourceId))) return;
-    for (const event of events) await this.dispatchOne(sourceId, event);
-    const last = events[events.length - 1];
-    if (last) await this.options.table.setCursor(sourceId, last.id);
-  }
-
-  /** `$.send.emit` of a workflow run: its subscribers get the event (resolves with how many). */
-  async fanOut(input: {
-    readonly emitterId: string;
-    readonly channel: string;
-    readonly event: unknown;
-    readonly runId: string;
-    /** The emit's own delivery id: the event's id, so a retried hand-off queues nothing twice. */
-    readonly sendId: string;
-  }): Promise<number> {
-    const now = this.options.now();
-    const record: EventRecord = {
-      id: input.sendId,
-      indexed_at_ms: now,
-      event: input.event,
-      metadata: { emitter_id: input.emitterId, name: input.channel || DEFAULT_CHANNEL, run_id: input.runId },
-    };
-    return this.dispatchOne(input.emitterId, record);
-  }
-
-  private async dispatchOne(emitterId: string, event: EventRecord): Promise<number> {
-    const channel = channelOf(typeof event.metadata['name'] === 'string' ? event.metadata['name'] : undefined);
-    const subscriptions = await this.options.table.matching(emitterId, channel);
-    const webhooks = subscriptions.filter((row) => row.listener_url !== null);
-    await this.options.deliveries.enqueue(
-      webhooks.map((row) => ({
-        id: deliveryIdOf(row.id, event.id),
-        kind: 'webhook' as const,
-        owner: this.options.owner,
-        runId: event.id,
-        subscriptionId: row.id,
-        target: row.listener_url ?? '',
-        config: {
-          url: row.listener_url,
-          secret: row.secret_sealed === null ? '' : this.options.box.decrypt(row.secret_sealed),
-          event_id: event.id,
-          body: JSON.stringify(event),
-        },
-      })),
-    );
-    for (const row of subscriptions) {
-      if (row.listener_id === null || row.listener_id === emitterId) continue;
-      const kind = this.kindOf(this.listeners, row.listener_id);
-      if (kind && (await kind.exists(row.listener_id))) await kind.run(row.listener_id, event.event);
-    }
-    return subscriptions.length;
-  }
-
   private async checkEmitter(emitterId: string): Promise<void> {
     if (emitterId === '') throw invalid('query.emitter_id', 'is required');
     if (emitterId === ALL_SOURCES) return;
-    const kind = this.kindOf(this.emitters, emitterId);
+    const kind = this.emitters.find(emitterId);
     if (!kind)
-      throw invalid(
-        'query.emitter_id',
-        `"${emitterId}" is not an emitter id (${this.prefixes(this.emitters)}, or dc_*)`,
-      );
+      throw invalid('query.emitter_id', `"${emitterId}" is not an emitter id (${this.emitters.describe()}, or dc_*)`);
     if (!(await kind.exists(emitterId)))
       throw new AppError('NOT_FOUND', `query.emitter_id: no emitter "${emitterId}"`, { field: 'query.emitter_id' });
   }
@@ -282,23 +189,14 @@ export class SubscriptionService {
         );
       return listener;
     }
-    const kind = this.kindOf(this.listeners, listener.value);
+    const kind = this.listeners.find(listener.value);
     if (!kind)
-      throw invalid('query.listener_id', `"${listener.value}" is not a listener id (${this.prefixes(this.listeners)})`);
+      throw invalid('query.listener_id', `"${listener.value}" is not a listener id (${this.listeners.describe()})`);
     if (!(await kind.exists(listener.value)))
       throw new AppError('NOT_FOUND', `query.listener_id: no listener "${listener.value}"`, {
         field: 'query.listener_id',
       });
     return listener;
-  }
-
-  private kindOf<T>(kinds: ReadonlyMap<string, T>, id: string): T | undefined {
-    for (const [prefix, kind] of kinds) if (id.startsWith(prefix)) return kind;
-    return undefined;
-  }
-
-  private prefixes(kinds: ReadonlyMap<string, unknown>): string {
-    return [...kinds.keys()].map((prefix) => `${prefix}…`).join(', ');
   }
 
   private listenerOf(request: SubscribeRequest): { kind: 'id' | 'url'; value: string } {
@@ -309,9 +207,4 @@ export class SubscriptionService {
       throw invalid('query', 'give listener_id (a deployed source) or listener_url (a webhook)');
     return id !== '' ? { kind: 'id', value: id } : { kind: 'url', value: url };
   }
-}
-
-/** One event to one subscription is one delivery, however often it is handed over. */
-function deliveryIdOf(subscriptionId: string, eventId: string): string {
-  return `dlv_${createHash('sha256').update(`${subscriptionId}\n${eventId}`).digest('base64url').slice(0, 20)}`;
 }
