@@ -87,6 +87,9 @@ describe('$.send.http', () => {
       const last = receiver.requests[2];
       expect(last).toMatchObject({ method: 'POST', url: '/orders' });
       expect(last?.headers['x-api-key']).toBe('not-shown-in-the-report');
+      expect(receiver.requests.map((request) => request.headers['x-tributary-delivery'])).toEqual(
+        Array(3).fill(send.delivery.id),
+      );
       expect(JSON.parse(last?.body ?? '')).toEqual({ order: 42, status: 'shipped' });
       // The secret header is sealed at rest, never stored in clear.
       const rows = readRows<{ config_sealed: string; config_shown: string }>(

@@ -26,6 +26,8 @@ export async function deliverHttp(job: DeliveryJob, options: HttpDelivererOption
     body = Buffer.from(JSON.stringify(data));
     headers['content-type'] ??= 'application/json';
   }
+  // The same on every attempt: a receiver drops the duplicates at-least-once delivery can bring.
+  headers['x-tributary-delivery'] ??= job.id;
   const auth = config['auth'] as { username?: unknown; password?: unknown } | undefined;
   if (auth && typeof auth === 'object')
     headers['authorization'] ??=
