@@ -231,6 +231,7 @@ export class Engine {
   async stop(): Promise<void> {
     await this.scheduler.stop();
     await this.runner.stop();
+    await this.subscriptions.drain();
     await this.deliveries.stop();
     await this.sandbox.close();
     await this.closeStore();

@@ -51,6 +51,11 @@ export class EventHandOff {
     await Promise.all([...this.chains.values()]);
   }
 
+  /** Resolves once every hand-off under way is done (before the store closes). */
+  async drain(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  }
+
   private serialised(emitterId: string, work: () => Promise<void>): void {
     const next = (this.chains.get(emitterId) ?? Promise.resolve())
       .then(work)

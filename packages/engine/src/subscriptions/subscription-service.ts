@@ -78,6 +78,11 @@ export class SubscriptionService {
     return this.handOff.recover();
   }
 
+  /** Waits for the hand-offs under way: called on stop, once no more commits come. */
+  drain(): Promise<void> {
+    return this.handOff.drain();
+  }
+
   /** `$.send.emit` of a workflow run: its subscribers get the event (resolves with how many). */
   fanOut(input: Parameters<EventHandOff['fanOut']>[0]): Promise<number> {
     return this.handOff.fanOut(input);
