@@ -134,6 +134,27 @@ describe('$.send.email', () => {
   });
 });
 
+describe('$.send.email refused by the SMTP server', () => {
+  it('retries a 451 (try later) and then sends; a 550 fails at once', async () => {
+    const before = smtp.mails.length;
+    smtp.refuse([451]);
+    const retried = await h.request('POST', '/v1/actions/run', { body: { id: ids['send-email'] } });
+    const { delivery: first } = retried.body.data.sends[0];
+    expect(first).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(first.last_error).toContain('451');
+    const done = await settled(h, first.id, 'delivered');
+    expect(done.attempts).toBe(2);
+    expect(smtp.mails).toHaveLength(before + 1);
+
+    smtp.refuse([550]);
+    const refused = await h.request('POST', '/v1/actions/run', { body: { id: ids['send-email'] } });
+    const { delivery: second } = refused.body.data.sends[0];
+    expect(second).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(second.last_error).toContain('550');
+    expect(smtp.mails).toHaveLength(before + 1);
+  });
+});
+
 describe('$.send.s3', () => {
   it('writes one gzip JSON-lines object under the prefix, named by time and delivery id', async () => {
     const run = await h.request('POST', '/v1/actions/run', {

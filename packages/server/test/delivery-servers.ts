@@ -18,8 +18,15 @@ export interface ReceivedMail {
   readonly raw: string;
 }
 
-export async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[]; close(): Promise<void> }> {
+/** An SMTP server that keeps what it accepts; `refuse` sets the replies to the next messages (e.g. 451, 550). */
+export async function startSmtp(): Promise<{
+  url: string;
+  mails: ReceivedMail[];
+  refuse(codes: number[]): void;
+  close(): Promise<void>;
+}> {
   const mails: ReceivedMail[] = [];
+  let refusals: number[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -28,6 +35,11 @@ export async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[];
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        const refusal = refusals.shift();
+        if (refusal !== undefined) {
+          callback(Object.assign(new Error(`refused with ${refusal}`), { responseCode: refusal }));
+          return;
+        }
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((entry) => entry.address),
@@ -43,6 +55,9 @@ export async function startSmtp(): Promise<{ url: string; mails: ReceivedMail[];
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
+    refuse: (codes) => {
+      refusals = [...codes];
+    },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
