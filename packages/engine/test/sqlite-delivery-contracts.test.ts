@@ -1,6 +1,6 @@
 /**
- * The DeliveryJobs contract on the embedded backend: a real SQLite file, opened as the engine
- * opens it, configurations sealed with a real master key.
+ * The DeliveryJobs and SubscriptionTable contracts on the embedded backend: a real SQLite file,
+ * opened as the engine opens it, configurations sealed with a real master key.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -8,7 +8,9 @@ import path from 'node:path';
 import { SqliteDeliveryJobs } from '../src/delivery/sqlite-delivery-jobs.js';
 import { SecretBox } from '../src/secrets/secret-box.js';
 import { openDatabase } from '../src/store/open-database.js';
+import { SqliteSubscriptions } from '../src/subscriptions/sqlite-subscriptions.js';
 import { deliveryJobsContract } from './contracts/delivery-jobs.contract.js';
+import { subscriptionTableContract } from './contracts/subscription-table.contract.js';
 
 deliveryJobsContract('SQLite', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-delivery-contracts-'));
@@ -19,6 +21,29 @@ deliveryJobsContract('SQLite', () => {
       let closed = false;
       return {
         jobs: new SqliteDeliveryJobs({ db, box }),
+        async close() {
+          if (closed) return;
+          closed = true;
+          await db.destroy();
+          if (raw.open) raw.close();
+        },
+      };
+    },
+    dispose() {
+      rmSync(dir, { recursive: true, force: true });
+      return Promise.resolve();
+    },
+  });
+});
+
+subscriptionTableContract('SQLite', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-subscription-contracts-'));
+  return Promise.resolve({
+    async open() {
+      const { db, raw } = await openDatabase({ file: path.join(dir, 'tributary.db') });
+      let closed = false;
+      return {
+        table: new SqliteSubscriptions({ db }),
         async close() {
           if (closed) return;
           closed = true;
