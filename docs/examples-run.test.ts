@@ -1534,6 +1534,43 @@ describe('lifecycle.md', () => {
   });
 });
 
+describe('destinations.md and the subscriptions of rest-api.md', () => {
+  it('records the sends of the destinations example locally (a server delivers them)', async () => {
+    const { code, report } = await run(
+      'destinations-action.mjs',
+      '--prop',
+      'webhookUrl=https://example.com/hooks/orders',
+    );
+    expect(code).toBe(0);
+    expect(report.return_value).toBe('A-100');
+    expect(report.sends).toEqual([
+      {
+        kind: 'http',
+        config: {
+          method: 'POST',
+          url: 'https://example.com/hooks/orders',
+          headers: { 'X-Api-Key': 'k-123' },
+          data: { id: 'A-100', status: 'shipped' },
+        },
+      },
+      { kind: 'sse', config: { channel: 'orders', payload: { id: 'A-100', status: 'shipped' } } },
+    ]);
+  });
+
+  it('verifies the sample delivery of fixtures/components/delivery with the signature check', async () => {
+    const { verifySignature } = (await import(path.join(REPO, example('verify-webhook-signature.mjs')))) as {
+      verifySignature: (header: string, body: string, secret: string, options?: { nowS?: number }) => boolean;
+    };
+    const sample = JSON.parse(
+      readFileSync(path.join(REPO, 'fixtures/components/delivery/verify-signature.fixture.json'), 'utf8'),
+    ) as { secret: string; header: string; body: string };
+    expect(verifySignature(sample.header, sample.body, sample.secret, { nowS: 1_700_000_060 })).toBe(true);
+    expect(verifySignature(sample.header, `${sample.body} `, sample.secret, { nowS: 1_700_000_060 })).toBe(false);
+    expect(verifySignature(sample.header, sample.body, 'whsec_other', { nowS: 1_700_000_060 })).toBe(false);
+    expect(verifySignature(sample.header, sample.body, sample.secret, { nowS: 1_700_000_000 + 3600 })).toBe(false);
+  });
+});
+
 describe('coverage', () => {
   it('runs every example file of fixtures/components/docs', () => {
     const files = readdirSync(path.join(REPO, EXAMPLES_DIR));

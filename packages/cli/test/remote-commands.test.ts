@@ -412,6 +412,17 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(local2.stderr).toMatch(/^error USAGE_ERROR: --state is for local runs/);
   });
 
+  it('run --remote says how each send was delivered', async () => {
+    const file = path.join(FIXTURES, 'delivery', 'send-sse.mjs');
+    const human = await cli(['run', '--remote', file]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /^ {2}send {5}\$\.send\.sse \{"channel":"orders","payload":\{"order":42,"status":"shipped"\}\} \(dlv_\w+ delivered after 1 attempt\)$/m,
+    );
+    const local = await tributary(['run', file]);
+    expect(local.stdout).toContain('(recorded, not delivered)');
+  });
+
   it('run-now queues an invocation with the given event', async () => {
     const queued = await cli([
       'run-now',

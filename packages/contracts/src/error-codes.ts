@@ -146,6 +146,18 @@ export const ERROR_CODES = {
     category: 'component',
     description: 'A `$.send.*` call got a configuration the destination rejects.',
   },
+  DESTINATION_INVALID: {
+    status: 400,
+    category: 'user',
+    description:
+      "A `$.send.*` destination cannot be delivered with this configuration: a URL that is not http(s) or reaches a private address, email without the operator's SMTP settings, s3 without an endpoint or with a bucket name S3 refuses.",
+  },
+  SUBSCRIPTION_INVALID: {
+    status: 400,
+    category: 'user',
+    description:
+      'A subscription names both or neither of `listener_id` and `listener_url`, an emitter or listener that cannot subscribe, or a listener URL that is not http(s).',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     category: 'component',

@@ -51,4 +51,12 @@ export {
   RunActionBody,
   RunReport,
 } from './api/rest-schemas.js';
+export {
+  DeliveriesByRunQuery,
+  DeliveriesQuery,
+  Delivery,
+  DeliveryAttempt,
+  Subscription,
+  SubscriptionQuery,
+} from './api/rest-schemas.js';
 export type * from './api/rest-schemas.js';

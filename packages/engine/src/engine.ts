@@ -5,6 +5,10 @@ import { ComponentCalls } from './actions/component-calls.js';
 import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
 import { ComponentService } from './components/component-service.js';
+import { DeliveryService, type DeliverySettings } from './delivery/delivery-service.js';
+import { SqlDeliveryJobs } from './delivery/sql-delivery-jobs.js';
+import { SqlSubscriptions } from './subscriptions/sql-subscriptions.js';
+import { SubscriptionService } from './subscriptions/subscription-service.js';
 import { DeadLetterService } from './invocations/dead-letter-service.js';
 import { InvocationRunner } from './invocations/invocation-runner.js';
 import type { RetryPolicy } from './ports/invocation-queue.js';
@@ -18,7 +22,7 @@ import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
-import { SourceService } from './sources/source-service.js';
+import { OWNER_ID, SourceService } from './sources/source-service.js';
 import { openBackend } from './store/open-backend.js';
 
 export interface EngineOptions {
@@ -49,6 +53,8 @@ export interface EngineOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Longest wait between the scheduler's checks (default 1 s). */
   readonly schedulerMaxSleepMs?: number;
+  /** `$.send.*` and webhook delivery: SMTP, S3, timeouts, retries (docs/destinations.md). */
+  readonly delivery?: Omit<DeliverySettings, 'allowPrivateUrls'> & { readonly maxSleepMs?: number };
 }
 
 /**
@@ -77,6 +83,8 @@ export class Engine {
     readonly options: EngineOptions,
     /** Which store this engine is on, and where (a file, or PostgreSQL's host:port/database). */
     readonly storage: { readonly kind: 'sqlite' | 'postgres'; readonly location: string },
+    readonly deliveries: DeliveryService,
+    readonly subscriptions: SubscriptionService,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -112,6 +120,35 @@ export class Engine {
       allowPrivateUrls: options.allowPrivateUrls,
       now,
     });
+    // Deliveries and subscriptions call each other and the runner and store made below, all lazily.
+    const { maxSleepMs: deliveryMaxSleepMs, ...deliverySettings } = options.delivery ?? {};
+    const deliveries: DeliveryService = new DeliveryService({
+      jobs: new SqlDeliveryJobs({ db, box, order: backend.insertionOrder }),
+      settings: { ...deliverySettings, allowPrivateUrls: options.allowPrivateUrls },
+      pubsub,
+      fanOut: (input) => subscriptions.fanOut(input),
+      now,
+      log: options.log,
+      ...(deliveryMaxSleepMs !== undefined ? { maxSleepMs: deliveryMaxSleepMs } : {}),
+    });
+    const sourceExists = async (id: string): Promise<boolean> => (await store.getSource(id)) !== undefined;
+    const subscriptions: SubscriptionService = new SubscriptionService({
+      table: new SqlSubscriptions({ db }),
+      deliveries,
+      box,
+      sources: {
+        exists: sourceExists,
+        run: async (listenerId, event) => {
+          await runner.enqueue({ sourceId: listenerId, trigger: 'manual', event });
+        },
+      },
+      eventsAfter: (sourceId, lastId) => store.eventsAfter(sourceId, lastId),
+      latestEventId: async (sourceId) => (await store.listEvents(sourceId, { limit: 1 })).data[0]?.id ?? null,
+      allowPrivateUrls: options.allowPrivateUrls,
+      owner: OWNER_ID,
+      now,
+      log: options.log,
+    });
     const executor = new SourceExecutor({
       sandbox,
       components,
@@ -121,6 +158,7 @@ export class Engine {
       publicUrl: options.publicUrl,
       sourceTimeoutMs: options.sourceTimeoutMs,
       accounts,
+      onCommitted: (sourceId, events) => subscriptions.committed(sourceId, events),
     });
     const runner = new InvocationRunner({
       store,
@@ -149,6 +187,7 @@ export class Engine {
       configureTimeoutMs: 30_000,
       store,
       accounts,
+      onDeleted: (sourceId) => subscriptions.forget(sourceId),
     });
     const calls = new ComponentCalls({
       components,
@@ -156,6 +195,8 @@ export class Engine {
       accounts,
       configureTimeoutMs: 30_000,
       actionTimeoutMs: 30_000,
+      deliveries,
+      owner: OWNER_ID,
     });
     return new Engine(
       store,
@@ -175,18 +216,25 @@ export class Engine {
       options.endpointLimiter ?? new MemoryRateLimiter(),
       options,
       { kind: backend.kind, location: backend.location },
+      deliveries,
+      subscriptions,
     );
   }
 
   async start(): Promise<void> {
+    // Before new commits: what a crash left between a commit and its hand-off goes first.
+    await this.subscriptions.recover();
     await this.runner.start();
     this.scheduler.start();
+    this.deliveries.start();
   }
 
   /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
   async stop(): Promise<void> {
     await this.scheduler.stop();
     await this.runner.stop();
+    await this.subscriptions.drain();
+    await this.deliveries.stop();
     await this.sandbox.close();
     await this.closeStore();
     await Promise.all([this.pubsub.close(), this.endpointLimiter.close()]);

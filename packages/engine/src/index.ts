@@ -70,3 +70,24 @@ export { authProvisionIdOf } from './accounts/auth-provision.js';
 export type { ComponentCalls } from './actions/component-calls.js';
 export { buildRunReport, emptyReport, toError } from './actions/run-report.js';
 export type { RunReport } from './actions/run-report.js';
+export type { DeliveryService, DeliverySettings, EmitFanOut } from './delivery/delivery-service.js';
+export type {
+  DeliveryAttempt,
+  DeliveryContext,
+  DeliveryKind,
+  DeliveryRecord,
+  DeliveryStatus,
+} from './delivery/delivery-types.js';
+export { DEFAULT_DELIVERY_RETRY, deliveryBackoffMs } from './delivery/retry-policy.js';
+export type { DeliveryRetryPolicy } from './delivery/retry-policy.js';
+export { CHANNEL_PATTERN } from './delivery/check-destination.js';
+export { channelKey, subscribeToChannel } from './delivery/sse-channels.js';
+export { SIGNATURE_HEADER, signWebhook } from './delivery/webhook-signature.js';
+export type { S3Settings } from './delivery/deliverers/s3-deliverer.js';
+export type { EmailSettings } from './delivery/deliverers/email-deliverer.js';
+export type { SendDelivery } from './actions/run-report.js';
+export type { SubscriptionService, Subscribed } from './subscriptions/subscription-service.js';
+export type { EmitterKind, ListenerKind } from './subscriptions/id-kinds.js';
+export type { SubscriptionTable } from './subscriptions/subscription-table.js';
+export type { DeliveryJobs, NewDelivery, AttemptResult } from './delivery/delivery-jobs.js';
+export type { Subscription, SubscribeRequest } from './subscriptions/subscription-types.js';

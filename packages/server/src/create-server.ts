@@ -17,6 +17,8 @@ import { deadLetterRoutes } from './routes/dead-letters.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
 import { sourceRoutes } from './routes/sources.routes.js';
+import { subscriptionRoutes } from './routes/subscriptions.routes.js';
+import { registerChannelSse } from './sse/channel-sse.routes.js';
 import { registerSse } from './sse/sse.routes.js';
 import { registerWebApp } from './web/web-app.js';
 import { z } from 'zod';
@@ -62,6 +64,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...accountRoutes(engine),
     ...apiKeyRoutes(engine),
     ...deadLetterRoutes(engine),
+    ...subscriptionRoutes(engine),
   ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(
@@ -76,6 +79,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   );
   registerRoutes(app, engine, routes);
   registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
+  registerChannelSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
   await registerIngress(
     app,
     engine,

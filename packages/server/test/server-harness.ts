@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '@tributary/engine';
+import { Engine, type EngineOptions } from '@tributary/engine';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type LogLevel } from '../src/index.js';
 
@@ -104,6 +104,8 @@ export interface HarnessOptions {
   /** Turns the pino request log on, written to `logStream` (default stderr). */
   readonly logLevel?: LogLevel;
   readonly logStream?: NodeJS.WritableStream;
+  /** `$.send.*` and webhook delivery settings (SMTP, S3, retries). */
+  readonly delivery?: EngineOptions['delivery'];
   /** Runs on the app before it listens (a test adds a route). */
   readonly beforeListen?: (app: FastifyInstance) => void;
 }
@@ -126,6 +128,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     sourceTimeoutMs: options.sourceTimeoutMs ?? 20_000,
     log,
     ...(options.appsFile !== undefined ? { appsFile: options.appsFile } : {}),
+    ...(options.delivery !== undefined ? { delivery: options.delivery } : {}),
   });
   const key = options.apiKey ?? (await engine.apiKeys.create('test')).key;
   const app = await createServer({

@@ -135,9 +135,17 @@ export function printReport(output: Output, report: RunReport, name: string): vo
   if (report.exit) output.out(`  exit     ${report.exit.reason ?? '(no reason)'}`);
   if (report.response) output.out(`  response ${report.response.status} ${compact(report.response.body)}`);
   for (const send of report.sends)
-    output.out(`  send     $.send.${send.kind} ${compact(send.config)} (recorded, not delivered)`);
+    output.out(`  send     $.send.${send.kind} ${compact(send.config)} (${sendOutcome(send)})`);
   if (report.type === 'action' && report.exit === null) output.out(`  return   ${compact(report.return_value)}`);
   if (report.error) {
     output.err(`${output.style('red', 'error')} ${report.error.code}: ${report.error.message}`);
   }
+}
+
+/** A local run only records a send; a run on a server (`--remote`) says how its delivery stands. */
+function sendOutcome(send: RunReport['sends'][number]): string {
+  const delivery = send.delivery;
+  if (!delivery) return 'recorded, not delivered';
+  const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? '' : 's'}`;
+  return `${delivery.id} ${delivery.status} after ${attempts}${delivery.last_error ? `: ${delivery.last_error}` : ''}`;
 }

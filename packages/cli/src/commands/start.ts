@@ -4,7 +4,7 @@ import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
 import { portInUse, resolveListenPort } from '../start/listen-port.js';
-import { loadServerConfig, type StartFlags } from '../start/server-config.js';
+import { deliveryOptions, loadServerConfig, type StartFlags } from '../start/server-config.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { VERSION } from '../version.js';
@@ -86,6 +86,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
+      delivery: deliveryOptions(config),
       // Without Redis, one process: its own buckets and in-process fan-out.
       ...(redis
         ? { pubsub: redis.pubsub, endpointLimiter: redis.endpointLimiter }

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@tributary/contracts';
-import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl } from '@tributary/engine';
+import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl, type EngineOptions } from '@tributary/engine';
 import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
@@ -49,8 +49,68 @@ export const ServerConfig = z.object({
     .min(1)
     .max(100)
     .describe('Put before every Redis key and channel; processes sharing it share the work'),
+  smtpUrl: z
+    .string()
+    .regex(/^smtps?:\/\/[^/]/, 'an smtp:// or smtps:// URL')
+    .nullable()
+    .describe('SMTP server $.send.email goes through (smtp://user:pass@host:587, smtps://… for TLS)'),
+  smtpFrom: z.email().nullable().describe('Sender address of $.send.email'),
+  ownerEmail: z.email().nullable().describe('Where $.send.email goes: the owner of this server'),
+  s3Endpoint: z.url().nullable().describe('S3-compatible endpoint $.send.s3 writes to'),
+  s3Region: z.string().min(1).describe('Region of the S3 endpoint'),
+  s3AccessKeyId: z.string().nullable().describe('Access key id for the S3 endpoint'),
+  s3SecretAccessKey: z.string().nullable().describe('Secret access key for the S3 endpoint'),
+  s3ForcePathStyle: z.boolean().describe('Bucket in the URL path (MinIO and most self-hosted S3), not the host name'),
+  deliveryTimeoutMs: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .describe('Deadline of one http, webhook or SMTP delivery attempt, in ms'),
+  deliveryMaxAttempts: z.coerce.number().int().min(1).max(20).describe('Attempts of a delivery before it is failed'),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
+
+/** Email needs all three settings; S3 needs its credentials with its endpoint. */
+const CompleteServerConfig = ServerConfig.superRefine((config, context) => {
+  const email = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, ownerEmail: config.ownerEmail };
+  const set = Object.entries(email).filter(([, value]) => value !== null);
+  if (set.length > 0 && set.length < 3)
+    for (const [field, value] of Object.entries(email))
+      if (value === null)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'email needs TRIBUTARY_SMTP_URL, TRIBUTARY_SMTP_FROM and TRIBUTARY_OWNER_EMAIL together',
+        });
+  if (config.s3Endpoint !== null)
+    for (const field of ['s3AccessKeyId', 's3SecretAccessKey'] as const)
+      if (config[field] === null)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: 'TRIBUTARY_S3_ENDPOINT needs TRIBUTARY_S3_ACCESS_KEY_ID and TRIBUTARY_S3_SECRET_ACCESS_KEY',
+        });
+});
+
+/** The engine's delivery settings from the configuration (docs/destinations.md). */
+export function deliveryOptions(config: ServerConfig): NonNullable<EngineOptions['delivery']> {
+  const { smtpUrl, smtpFrom, ownerEmail, s3Endpoint, s3AccessKeyId, s3SecretAccessKey } = config;
+  return {
+    timeoutMs: config.deliveryTimeoutMs,
+    retry: { maxAttempts: config.deliveryMaxAttempts },
+    email: smtpUrl && smtpFrom && ownerEmail ? { smtpUrl, from: smtpFrom, ownerEmail } : null,
+    s3:
+      s3Endpoint && s3AccessKeyId !== null && s3SecretAccessKey !== null
+        ? {
+            endpoint: s3Endpoint,
+            region: config.s3Region,
+            accessKeyId: s3AccessKeyId,
+            secretAccessKey: s3SecretAccessKey,
+            forcePathStyle: config.s3ForcePathStyle,
+          }
+        : null,
+  };
+}
 
 export interface StartFlags {
   readonly port?: string;
@@ -69,7 +129,7 @@ export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../../apps/web/dist'
 
 /** Reads flags and TRIBUTARY_* variables once, reporting every invalid value together. */
 export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): ServerConfig {
-  const parsed = ServerConfig.safeParse({
+  const parsed = CompleteServerConfig.safeParse({
     port: flags.port ?? env['TRIBUTARY_PORT'] ?? '8080',
     host: flags.host ?? env['TRIBUTARY_HOST'] ?? '127.0.0.1',
     dataDir: path.resolve(flags.dataDir ?? env['TRIBUTARY_DATA_DIR'] ?? '.tributary'),
@@ -91,6 +151,16 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     // An empty variable is "not set", as a compose file or a shell export leaves it.
     redisUrl: flags.redisUrl ?? (env['TRIBUTARY_REDIS_URL'] || null),
     redisPrefix: env['TRIBUTARY_REDIS_PREFIX'] ?? 'tributary:',
+    smtpUrl: env['TRIBUTARY_SMTP_URL'] ?? null,
+    smtpFrom: env['TRIBUTARY_SMTP_FROM'] ?? null,
+    ownerEmail: env['TRIBUTARY_OWNER_EMAIL'] ?? null,
+    s3Endpoint: env['TRIBUTARY_S3_ENDPOINT'] ?? null,
+    s3Region: env['TRIBUTARY_S3_REGION'] ?? 'us-east-1',
+    s3AccessKeyId: env['TRIBUTARY_S3_ACCESS_KEY_ID'] ?? null,
+    s3SecretAccessKey: env['TRIBUTARY_S3_SECRET_ACCESS_KEY'] ?? null,
+    s3ForcePathStyle: !['0', 'false', 'no'].includes((env['TRIBUTARY_S3_FORCE_PATH_STYLE'] ?? 'true').toLowerCase()),
+    deliveryTimeoutMs: env['TRIBUTARY_DELIVERY_TIMEOUT_MS'] ?? '5000',
+    deliveryMaxAttempts: env['TRIBUTARY_DELIVERY_MAX_ATTEMPTS'] ?? '5',
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

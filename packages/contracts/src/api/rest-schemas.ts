@@ -331,7 +331,23 @@ export const RunReport = z.object({
   response: z
     .object({ status: z.number().int(), headers: z.record(z.string(), z.string()), body: z.string().nullable() })
     .nullable(),
-  sends: z.array(z.object({ kind: z.string(), config: z.record(z.string(), z.unknown()) })),
+  sends: z.array(
+    z.object({
+      kind: z.string(),
+      config: z.record(z.string(), z.unknown()),
+      /** Over the server: how the send's delivery stands when the run answers (docs/destinations.md). */
+      delivery: z
+        .object({
+          id: z.string(),
+          run_id: z.string(),
+          status: z.enum(['pending', 'delivering', 'delivered', 'failed']),
+          attempts: z.number().int(),
+          last_error: z.string().nullable(),
+          next_attempt_at: z.number().int().nullable(),
+        })
+        .optional(),
+    }),
+  ),
   hooks: z.array(z.object({ name: z.string(), ok: z.boolean() })),
   warnings: z.array(
     z.object({ rule: z.string(), message: z.string(), prop: z.string().optional(), field: z.string().optional() }),
@@ -378,3 +394,62 @@ export type RunReportT = z.infer<typeof RunReport>;
 export type ApiKeyT = z.infer<typeof ApiKey>;
 export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
 export type CreateApiKeyBodyT = z.infer<typeof CreateApiKeyBody>;
+
+// ---- Issue 10: subscriptions and their webhook deliveries ----
+
+/** `POST`/`DELETE /v1/subscriptions` query (Pipedream's shape): one of listener_id and listener_url. */
+export const SubscriptionQuery = z.strictObject({
+  emitter_id: z.string().min(1).max(200),
+  listener_id: z.string().max(200).optional(),
+  listener_url: z.string().max(2048).optional(),
+  /** The channel (`metadata.name` of the emits); empty or absent: the default channel. */
+  event_name: z.string().max(128).optional(),
+});
+
+export const Subscription = z.object({
+  id: z.string(),
+  emitter_id: z.string(),
+  listener_id: z.string().nullable(),
+  listener_url: z.string().nullable(),
+  event_name: z.string(),
+  created_at: z.number().int(),
+  /** Only in the answer that created a webhook subscription: the key its signatures are made with. */
+  secret: z.string().optional(),
+});
+
+/** One attempt of a delivery. */
+export const DeliveryAttempt = z.object({
+  attempt: z.number().int(),
+  at: z.number().int(),
+  duration_ms: z.number().int(),
+  ok: z.boolean(),
+  detail: z.string(),
+});
+
+/** A delivery (a `$.send.*` call or a webhook POST), its configuration's secrets redacted. */
+export const Delivery = z.object({
+  id: z.string(),
+  kind: z.enum(['http', 'email', 's3', 'emit', 'sse', 'webhook']),
+  run_id: z.string(),
+  step_name: z.string().nullable(),
+  subscription_id: z.string().nullable(),
+  target: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  status: z.enum(['pending', 'delivering', 'delivered', 'failed']),
+  attempts: z.number().int(),
+  max_attempts: z.number().int(),
+  last_error: z.string().nullable(),
+  next_attempt_at: z.number().int().nullable(),
+  created_at: z.number().int(),
+  delivered_at: z.number().int().nullable(),
+  log: z.array(DeliveryAttempt),
+});
+
+export const DeliveriesQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(10),
+  /** The next page: deliveries queued before this one (its id). */
+  before: z.string().min(1).optional(),
+});
+
+/** `GET /v1/deliveries?run_id=`: every delivery of one run, in the order its sends were made. */
+export const DeliveriesByRunQuery = z.strictObject({ run_id: z.string().min(1).max(200) });

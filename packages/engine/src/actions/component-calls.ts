@@ -2,6 +2,8 @@ import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } fro
 import type { InvocationResult } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
+import type { DeliveryService } from '../delivery/delivery-service.js';
+import { newDeliveryId } from '../delivery/delivery-ids.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import { describedProps } from '../sources/source-service.js';
 import { propsForForm } from './reload-props.js';
@@ -15,6 +17,11 @@ export interface ComponentCallsOptions {
   readonly configureTimeoutMs: number;
   /** Default deadline of an action run (the local `run` uses the same, 30 s). */
   readonly actionTimeoutMs: number;
+  /** Delivers a successful run's `$.send.*` calls; without it they are only recorded. */
+  readonly deliveries?: DeliveryService;
+  readonly owner?: string;
+  /** How long a run's answer waits for its sends' first attempts (default 10 s). */
+  readonly deliveryWaitMs?: number;
 }
 
 /**
@@ -104,7 +111,34 @@ export class ComponentCalls {
       state: { db: {}, dedupe: null },
       timeoutMs: input.timeoutMs ?? this.options.actionTimeoutMs,
     });
-    return buildRunReport({ type: 'action', results: [result], warnings: handle.loaded.issues });
+    const report = buildRunReport({ type: 'action', results: [result], warnings: handle.loaded.issues });
+    const { deliveries } = this.options;
+    // A failed run's sends are not delivered: the step did not complete (docs/destinations.md).
+    if (deliveries && report.ok && report.sends.length > 0) {
+      const records = await deliveries.deliver(
+        report.sends,
+        { owner: this.options.owner ?? 'u_local', runId: newDeliveryId('arun') },
+        { waitMs: this.options.deliveryWaitMs ?? 10_000 },
+      );
+      report.sends = report.sends.map((send, index) => {
+        const record = records[index];
+        return record
+          ? {
+              ...send,
+              config: record.config,
+              delivery: {
+                id: record.id,
+                run_id: record.run_id,
+                status: record.status,
+                attempts: record.attempts,
+                last_error: record.last_error,
+                next_attempt_at: record.next_attempt_at,
+              },
+            }
+          : send;
+      });
+    }
+    return report;
   }
 
   private async prepare(

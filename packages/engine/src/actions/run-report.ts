@@ -26,10 +26,22 @@ export interface RunReport {
   logs: { level: string; message: string }[];
   exit: { reason: string | null } | null;
   response: { status: number; headers: Record<string, string>; body: string | null } | null;
-  sends: SendRecord[];
+  /** Each `$.send.*` call; over the server, with its delivery (docs/destinations.md). */
+  sends: (SendRecord & { delivery?: SendDelivery })[];
   hooks: { name: string; ok: boolean }[];
   warnings: { rule: string; message: string; prop?: string; field?: string }[];
   error: { code: string; message: string; rule?: string; stack?: string } | null;
+}
+
+/** How a send's delivery stands when the run answers (it may still be retrying). */
+export interface SendDelivery {
+  id: string;
+  /** The run's id: `GET /v1/deliveries?run_id=` lists all its deliveries. */
+  run_id: string;
+  status: 'pending' | 'delivering' | 'delivered' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: number | null;
 }
 
 export function emptyReport(type: ComponentType | null = null): RunReport {

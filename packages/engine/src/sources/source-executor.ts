@@ -20,6 +20,8 @@ export interface ExecutorOptions {
   /** Public base URL of the server, for `this.http.endpoint`. */
   readonly publicUrl: string;
   readonly sourceTimeoutMs: number;
+  /** Called with each commit's events (after dedupe) once they are stored: subscriptions' hand-off. */
+  readonly onCommitted?: (sourceId: string, events: readonly EventRecord[]) => void;
   /** Credentials of the connected accounts that app props point at (`{ authProvisionId }`). */
   readonly accounts?: {
     credentialsFor(
@@ -183,6 +185,7 @@ export class SourceExecutor {
   publish(sourceId: string, committed: Committed): void {
     for (const record of committed.events) this.options.pubsub.publish({ kind: 'event', sourceId, record });
     for (const record of committed.logs) this.options.pubsub.publish({ kind: 'log', sourceId, record });
+    this.options.onCommitted?.(sourceId, committed.events);
   }
 }
 

@@ -73,6 +73,8 @@ export interface SourceServiceOptions {
   readonly configureTimeoutMs: number;
   readonly store: Store;
   readonly accounts: AccountService;
+  /** Called once a source is deleted: its subscriptions go with it. */
+  readonly onDeleted?: (sourceId: string) => Promise<void>;
 }
 
 export const OWNER_ID = 'u_local';
@@ -261,6 +263,7 @@ export class SourceService {
       }
       await this.options.store.deleteSource(source.id);
       this.options.onSchedulesChanged();
+      await this.options.onDeleted?.(source.id);
       return source;
     });
   }

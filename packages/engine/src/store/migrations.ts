@@ -230,6 +230,66 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
         }
       },
     },
+    // Issue 10: `$.send.*` deliveries and webhook deliveries as durable jobs (a restart resumes
+    // them), and subscriptions of listeners to emitters (packages/engine/src/delivery, subscriptions).
+    '0005-deliveries-and-subscriptions': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await types
+          .insertionOrder(db.schema.createTable('deliveries'))
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('kind', types.text, (col) => col.notNull())
+          .addColumn('owner', types.text, (col) => col.notNull())
+          .addColumn('run_id', types.text, (col) => col.notNull())
+          .addColumn('step_name', types.text)
+          .addColumn('subscription_id', types.text)
+          .addColumn('target', types.text, (col) => col.notNull())
+          .addColumn('config_sealed', types.text, (col) => col.notNull())
+          .addColumn('config_shown', types.text, (col) => col.notNull())
+          .addColumn('status', types.text, (col) => col.notNull())
+          .addColumn('attempts', 'integer', (col) => col.notNull())
+          .addColumn('max_attempts', 'integer', (col) => col.notNull())
+          .addColumn('last_error', types.text)
+          .addColumn('next_attempt_at', types.time, (col) => col.notNull())
+          .addColumn('claimed_until', types.time, (col) => col.notNull().defaultTo(0))
+          .addColumn('log', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .addColumn('delivered_at', types.time)
+          .execute();
+        await db.schema.createIndex('deliveries_due').on('deliveries').columns(['status', 'next_attempt_at']).execute();
+        await db.schema.createIndex('deliveries_run').on('deliveries').columns(['run_id', 'created_at']).execute();
+        await db.schema
+          .createIndex('deliveries_subscription')
+          .on('deliveries')
+          .columns(['subscription_id', 'created_at'])
+          .execute();
+        await db.schema
+          .createIndex('deliveries_target')
+          .on('deliveries')
+          .columns(['kind', 'target', 'created_at'])
+          .execute();
+        await db.schema
+          .createTable('subscriptions')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('emitter_id', types.text, (col) => col.notNull())
+          .addColumn('listener_id', types.text)
+          .addColumn('listener_url', types.text)
+          .addColumn('event_name', types.text, (col) => col.notNull())
+          .addColumn('secret_sealed', types.text)
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .execute();
+        // The last event of each emitter handed to its subscribers: a restart hands over what came after.
+        await db.schema
+          .createTable('emitter_cursors')
+          .addColumn('emitter_id', types.text, (col) => col.primaryKey())
+          .addColumn('last_event_id', types.text, (col) => col.notNull())
+          .execute();
+        // One subscription per emitter, listener and channel: subscribing twice returns the first.
+        await sql`CREATE UNIQUE INDEX subscriptions_unique ON subscriptions (emitter_id, coalesce(listener_id, listener_url), event_name)`.execute(
+          db,
+        );
+      },
+    },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { InsertionOrder } from '../invocations/dead-letter-queries.js';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { PostgresInvocationQueue } from '../invocations/postgres-invocation-queue.js';
@@ -37,6 +38,8 @@ export interface StorageBackend {
   /** Where the data is, for messages: the SQLite file, or PostgreSQL's host:port/database (no password). */
   readonly location: string;
   readonly db: Kysely<Database>;
+  /** The column that keeps tables' insertion order where their rows have no time that does. */
+  readonly insertionOrder: InsertionOrder;
   readonly store: Store;
   readonly queue: InvocationQueue;
   scheduler(wiring: SchedulerWiring): Scheduler;
@@ -62,6 +65,7 @@ async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBa
     kind: 'sqlite',
     location: file,
     db,
+    insertionOrder: 'rowid',
     store: new SqliteStore({ db, writes }),
     queue: new SqliteInvocationQueue({
       raw,
@@ -90,6 +94,7 @@ async function openPostgresBackend(options: OpenBackendOptions, url: string): Pr
     kind: 'postgres',
     location: `postgres ${describeDatabaseUrl(url)}`,
     db,
+    insertionOrder: 'seq',
     store: new PostgresStore({ db, eventBinSize: EVENT_BIN_SIZE, logSize: LOG_SIZE }),
     queue,
     scheduler: (wiring) => new PostgresScheduler({ db, now: options.now, ...wiring }),

@@ -73,6 +73,16 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
       responses: { '200': { description: 'text/event-stream' }, '401': error, '404': error },
     },
   };
+  paths['/v1/sse/{channel}'] = {
+    get: {
+      summary:
+        'Server-sent events of a $.send.sse channel (event: <channel>; the last 100 messages replayed on connect)',
+      tags: ['sse'],
+      security: [{ bearer: [] }, { token: [] }],
+      parameters: [{ name: 'channel', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { '200': { description: 'text/event-stream' }, '400': error, '401': error },
+    },
+  };
   paths['/e/{endpointId}'] = {
     post: {
       summary: 'HTTP interface of a source (any method and any path below it): 200 once queued, or the custom response',

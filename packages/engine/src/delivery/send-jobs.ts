@@ -1,0 +1,54 @@
+import type { SendRecord } from '@tributary/runtime';
+import type { NewDelivery } from './delivery-jobs.js';
+import { newDeliveryId } from './delivery-ids.js';
+import type { DeliveryContext } from './delivery-types.js';
+import { s3ObjectKey } from './deliverers/s3-deliverer.js';
+import { redactConfig } from './redact-config.js';
+
+/** A step's sends as delivery jobs: ids, targets, redacted copies, and each S3 key fixed now. */
+export function sendJobs(
+  sends: readonly SendRecord[],
+  context: DeliveryContext,
+  options: { readonly createdAt: number; readonly maxAttempts: number },
+): NewDelivery[] {
+  return sends.map((send) => {
+    const id = newDeliveryId('dlv');
+    const config =
+      send.kind === 's3'
+        ? { ...send.config, key: s3ObjectKey(String(send.config['prefix']), options.createdAt, id) }
+        : send.config;
+    return {
+      id,
+      kind: send.kind,
+      owner: context.owner,
+      runId: context.runId,
+      stepName: context.stepName ?? null,
+      subscriptionId: null,
+      target: targetOf(send.kind, config, context),
+      config,
+      shown: redactConfig(send.kind, config),
+      maxAttempts: options.maxAttempts,
+      createdAt: options.createdAt,
+    };
+  });
+}
+
+/** What a delivery's `target` names, per kind: where it goes, as lists and the SSE replay look it up. */
+function targetOf(kind: SendRecord['kind'], config: Record<string, unknown>, context: DeliveryContext): string {
+  switch (kind) {
+    case 'http':
+      return String(config['url']);
+    case 'email':
+      return 'owner';
+    case 's3':
+      return `${String(config['bucket'])}/${String(config['key'])}`;
+    case 'emit':
+      return context.emitterId ?? '';
+    case 'sse':
+      return String(config['channel']);
+    default: {
+      const never: never = kind;
+      return String(never);
+    }
+  }
+}
