@@ -229,6 +229,33 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The CLI could not reach the Tributary server at the API URL (not running, wrong URL, network down).',
   },
+  WORKFLOW_STEP_REFERENCE: {
+    status: 400,
+    category: 'user',
+    description: 'A workflow step refers to a step that does not exist or comes later (`steps.<name>`).',
+  },
+  WORKFLOW_DUPLICATE_STEP: {
+    status: 400,
+    category: 'user',
+    description: 'Two steps of a workflow have the same name.',
+  },
+  WORKFLOW_EXPRESSION_INVALID: {
+    status: 400,
+    category: 'user',
+    description:
+      'A `{{ ... }}` prop expression does not parse, or threw when the run evaluated it; the message names the step and the prop.',
+  },
+  WORKFLOW_COMPONENT_UNKNOWN: {
+    status: 400,
+    category: 'user',
+    description:
+      'A workflow step names a registry key or saved component that does not exist, or one that is not an action.',
+  },
+  WORKFLOW_RUN_NOT_DELAYED: {
+    status: 409,
+    category: 'user',
+    description: 'Only a run waiting on `$.flow.delay` can be cancelled; this one is not.',
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',

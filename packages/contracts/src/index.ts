@@ -52,3 +52,21 @@ export {
   RunReport,
 } from './api/rest-schemas.js';
 export type * from './api/rest-schemas.js';
+export {
+  CreateWorkflowBody,
+  RunStatus,
+  RunWorkflowBody,
+  StepName,
+  StepRun,
+  StepStatus,
+  TestStepBody,
+  UpdateWorkflowBody,
+  Workflow,
+  WorkflowRun,
+  WorkflowRunsQuery,
+  WorkflowSettings,
+  WorkflowSpec,
+  WorkflowStep,
+  WorkflowTrigger,
+} from './api/workflow-schemas.js';
+export type * from './api/workflow-schemas.js';
