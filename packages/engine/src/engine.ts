@@ -25,6 +25,9 @@ import { openDatabase } from './store/open-database.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { SqliteWrites } from './store/sqlite-writes.js';
 import { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
+import { composeWorkflows } from './workflows/compose-workflows.js';
+import type { Deliver } from './workflows/run-executor.js';
+import type { WorkflowService } from './workflows/workflow-service.js';
 
 export interface EngineOptions {
   /** SQLite file, master key and submitted code live here. */
@@ -49,6 +52,10 @@ export interface EngineOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Longest wait between the scheduler's checks (default 1 s). */
   readonly schedulerMaxSleepMs?: number;
+  /** Runs kept per workflow unless its settings say otherwise (default 1,000). */
+  readonly workflowKeepRuns?: number;
+  /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
+  readonly deliver?: Deliver;
 }
 
 /**
@@ -74,6 +81,8 @@ export class Engine {
     readonly calls: ComponentCalls,
     readonly endpointLimiter: RateLimiter,
     readonly options: EngineOptions,
+    readonly workflows: WorkflowService,
+    private readonly workflowTimers: { start(): void; stop(): Promise<void> },
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -115,7 +124,24 @@ export class Engine {
     const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
     const store = new SqliteStore({ db, writes });
     const queue = new SqliteInvocationQueue({ raw, writes, now, ...(options.retry ? { retry: options.retry } : {}) });
+    // Workflow runs go through the same queue, runner and sandbox pool as sources.
+    const workflowParts = composeWorkflows({
+      raw,
+      components,
+      executor,
+      accounts,
+      pubsub,
+      sources: store,
+      publicUrl: options.publicUrl,
+      now,
+      log: options.log,
+      stepTimeoutMs: 30_000,
+      ...(options.workflowKeepRuns !== undefined ? { keepRuns: options.workflowKeepRuns } : {}),
+      ...(options.deliver ? { deliver: options.deliver } : {}),
+      notify: (key) => runner.notify([key]),
+    });
     const runner = new InvocationRunner({
+      workflows: workflowParts.queueHandler,
       store,
       queue,
       executor,
@@ -173,17 +199,21 @@ export class Engine {
       calls,
       options.endpointLimiter ?? new MemoryRateLimiter(),
       options,
+      workflowParts.service,
+      workflowParts.timers,
     );
   }
 
   async start(): Promise<void> {
     await this.runner.start();
     this.scheduler.start();
+    this.workflowTimers.start();
   }
 
   /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
   async stop(): Promise<void> {
     await this.scheduler.stop();
+    await this.workflowTimers.stop();
     await this.runner.stop();
     await this.sandbox.close();
     await this.closeStore();

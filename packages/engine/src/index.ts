@@ -61,3 +61,7 @@ export { authProvisionIdOf } from './accounts/auth-provision.js';
 export type { ComponentCalls } from './actions/component-calls.js';
 export { buildRunReport, emptyReport, toError } from './actions/run-report.js';
 export type { RunReport } from './actions/run-report.js';
+export type { WorkflowService } from './workflows/workflow-service.js';
+export type { Deliver } from './workflows/run-executor.js';
+export { DEFAULT_KEEP_RUNS } from './workflows/compose-workflows.js';
+export { checkWorkflow } from './workflows/check-workflow.js';

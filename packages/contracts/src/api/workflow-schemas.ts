@@ -78,6 +78,8 @@ export const Workflow = z.object({
   spec: WorkflowSpec,
   /** The `/e/...` URL when the trigger is `http`. */
   endpoint_url: z.string().nullable(),
+  /** Runs dropped so far to keep the last `keep_runs`. */
+  runs_dropped: z.number().int(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -88,7 +90,7 @@ export const RunStatus = z.enum(['queued', 'running', 'delayed', 'succeeded', 'e
 export const StepRun = z.object({
   name: z.string(),
   status: StepStatus,
-  /** Props after expressions were evaluated; secret props are `"[redacted]"`. */
+  /** Props after expressions were evaluated; secret props are `"[REDACTED]"`. */
   props: z.record(z.string(), z.unknown()).nullable(),
   return_value: z.unknown(),
   exports: z.record(z.string(), z.unknown()),

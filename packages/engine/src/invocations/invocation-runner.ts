@@ -24,6 +24,14 @@ export interface RunnerOptions {
   readonly pubsub: PubSub;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
+  /**
+   * Workflow runs share this queue and runner: entries under a key it owns are stepped by it, one
+   * run per claim (a run's entry stays queued until the run ends, so its lane stays in order).
+   */
+  readonly workflows?: {
+    readonly owns: (key: string) => boolean;
+    readonly execute: (entry: QueuedInvocation) => Promise<void>;
+  };
 }
 
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
@@ -173,7 +181,8 @@ export class InvocationRunner {
       // Reserved before the claim resolves, so a pump running meanwhile neither takes this source
       // nor more slots than `concurrency`.
       this.running.add(sourceId);
-      const limit = (this.solo.get(sourceId) ?? 0) > 0 ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
+      const one = (this.solo.get(sourceId) ?? 0) > 0 || this.options.workflows?.owns(sourceId) === true;
+      const limit = one ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
       let rows: QueuedInvocation[] = [];
       try {
         rows = await this.options.queue.claim(sourceId, limit);
@@ -218,6 +227,11 @@ export class InvocationRunner {
     const { executor, components, locks, store, queue } = this.options;
     let rows = queued;
     try {
+      const workflows = this.options.workflows;
+      if (workflows?.owns(sourceId)) {
+        for (const row of rows) await workflows.execute(row);
+        return;
+      }
       await locks.run(sourceId, async () => {
         const source = await store.getSource(sourceId);
         if (!source) {

@@ -157,4 +157,64 @@ export const MIGRATIONS: Record<string, Migration> = {
       await db.schema.createIndex('dead_letters_failed').on('dead_letters').columns(['failed_at', 'id']).execute();
     },
   },
+  // Issue 10: workflows, their saved versions, and durable runs with one checkpoint row per step.
+  '0004-workflows': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('workflows')
+        .addColumn('id', 'text', (col) => col.primaryKey())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('active', 'integer', (col) => col.notNull())
+        .addColumn('version', 'integer', (col) => col.notNull())
+        .addColumn('trigger_type', 'text', (col) => col.notNull())
+        .addColumn('endpoint_id', 'text')
+        .addColumn('source_id', 'text')
+        .addColumn('next_fire_at', 'integer')
+        .addColumn('runs_dropped', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('updated_at', 'integer', (col) => col.notNull())
+        .execute();
+      await db.schema.createIndex('workflows_endpoint').on('workflows').column('endpoint_id').execute();
+      await db.schema.createIndex('workflows_source').on('workflows').column('source_id').execute();
+      await db.schema
+        .createTable('workflow_versions')
+        .addColumn('workflow_id', 'text', (col) => col.notNull())
+        .addColumn('version', 'integer', (col) => col.notNull())
+        .addColumn('spec', 'text', (col) => col.notNull())
+        .addColumn('plan', 'text', (col) => col.notNull())
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addPrimaryKeyConstraint('workflow_versions_pk', ['workflow_id', 'version'])
+        .execute();
+      await db.schema
+        .createTable('workflow_runs')
+        .addColumn('seq', 'integer', (col) => col.primaryKey().autoIncrement())
+        .addColumn('id', 'text', (col) => col.notNull().unique())
+        .addColumn('workflow_id', 'text', (col) => col.notNull())
+        .addColumn('version', 'integer', (col) => col.notNull())
+        .addColumn('trigger', 'text', (col) => col.notNull())
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('event', 'text', (col) => col.notNull())
+        .addColumn('next_step', 'integer', (col) => col.notNull().defaultTo(0))
+        .addColumn('exit', 'text')
+        .addColumn('error', 'text')
+        .addColumn('resume_at', 'integer')
+        .addColumn('created_at', 'integer', (col) => col.notNull())
+        .addColumn('finished_at', 'integer')
+        .execute();
+      await db.schema
+        .createIndex('workflow_runs_workflow')
+        .on('workflow_runs')
+        .columns(['workflow_id', 'seq'])
+        .execute();
+      await db.schema
+        .createTable('workflow_steps')
+        .addColumn('run_id', 'text', (col) => col.notNull())
+        .addColumn('idx', 'integer', (col) => col.notNull())
+        .addColumn('name', 'text', (col) => col.notNull())
+        .addColumn('status', 'text', (col) => col.notNull())
+        .addColumn('result', 'text', (col) => col.notNull())
+        .addPrimaryKeyConstraint('workflow_steps_pk', ['run_id', 'idx'])
+        .execute();
+    },
+  },
 };

@@ -1,0 +1,77 @@
+import type SqliteDatabase from 'better-sqlite3';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentService } from '../components/component-service.js';
+import type { Store } from '../ports/store.js';
+import type { PubSub } from '../pubsub/pubsub.js';
+import type { SourceExecutor } from '../sources/source-executor.js';
+import { ExpressionEvaluator } from './expression-evaluator.js';
+import { isWorkflowKey } from './queue-keys.js';
+import { RunExecutor, type Deliver } from './run-executor.js';
+import { SqliteWorkflowStore } from './sqlite-workflow-store.js';
+import { WorkflowService } from './workflow-service.js';
+import { WorkflowTimers } from './workflow-timers.js';
+
+/** Runs kept per workflow unless its settings say otherwise. */
+export const DEFAULT_KEEP_RUNS = 1000;
+
+export interface WorkflowPartsOptions {
+  readonly raw: SqliteDatabase.Database;
+  readonly components: ComponentService;
+  readonly executor: SourceExecutor;
+  readonly accounts: AccountService;
+  readonly pubsub: PubSub;
+  readonly sources: Pick<Store, 'getSource'>;
+  readonly publicUrl: string;
+  readonly now: () => number;
+  readonly log: (message: string) => void;
+  readonly stepTimeoutMs: number;
+  readonly keepRuns?: number;
+  readonly deliver?: Deliver;
+  /** The runner: a run was queued (or its delay ran out) under this key. */
+  readonly notify: (queueKey: string) => void;
+}
+
+/** The workflow pieces on the embedded store, wired to the shared queue, runner and sandbox. */
+export function composeWorkflows(options: WorkflowPartsOptions) {
+  const store = new SqliteWorkflowStore(options.raw);
+  const evaluator = new ExpressionEvaluator({
+    components: options.components,
+    executor: options.executor,
+    timeoutMs: options.stepTimeoutMs,
+  });
+  const executor = new RunExecutor({
+    store,
+    components: options.components,
+    executor: options.executor,
+    accounts: options.accounts,
+    evaluator,
+    pubsub: options.pubsub,
+    now: options.now,
+    log: options.log,
+    stepTimeoutMs: options.stepTimeoutMs,
+    keepRuns: options.keepRuns ?? DEFAULT_KEEP_RUNS,
+    wakeAt: (key, at) => {
+      const timer = setTimeout(() => options.notify(key), Math.max(1, at - options.now()));
+      timer.unref();
+    },
+    ...(options.deliver ? { deliver: options.deliver } : {}),
+  });
+  const service = new WorkflowService({
+    store,
+    components: options.components,
+    sources: options.sources,
+    publicUrl: options.publicUrl,
+    now: options.now,
+    notify: options.notify,
+  });
+  const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
+  return {
+    service,
+    timers,
+    /** What the invocation runner needs to step workflow runs. */
+    queueHandler: {
+      owns: isWorkflowKey,
+      execute: (entry: Parameters<RunExecutor['execute']>[0]) => executor.execute(entry),
+    },
+  };
+}

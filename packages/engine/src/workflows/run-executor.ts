@@ -1,0 +1,259 @@
+import type { HttpResponse, InvocationResult } from '@tributary/runtime';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentService } from '../components/component-service.js';
+import type { QueuedInvocation } from '../ports/invocation-queue.js';
+import type { PubSub } from '../pubsub/pubsub.js';
+import { REDACTED } from '../sources/configured-props.js';
+import type { SourceExecutor } from '../sources/source-executor.js';
+import type { ExpressionEvaluator } from './expression-evaluator.js';
+import { stepsData } from './steps-data.js';
+import type { Checkpoint, PlanStep, RunRow, StepResult, WorkflowStore, WorkflowVersion } from './workflow-store.js';
+
+/** What a step's `$.send.*` calls are handed to after its checkpoint (the delivery service's seam). */
+export type Deliver = (
+  sends: StepResult['sends'],
+  context: { readonly workflowId: string; readonly runId: string; readonly step: string },
+) => Promise<void>;
+
+export interface RunExecutorOptions {
+  readonly store: WorkflowStore;
+  readonly components: ComponentService;
+  readonly executor: SourceExecutor;
+  readonly accounts: AccountService;
+  readonly evaluator: ExpressionEvaluator;
+  readonly pubsub: PubSub;
+  readonly now: () => number;
+  readonly log: (message: string) => void;
+  /** Deadline of each step. */
+  readonly stepTimeoutMs: number;
+  /** Runs kept per workflow unless its settings say otherwise. */
+  readonly keepRuns: number;
+  /** The run's queue entry becomes due at `at` (a delay): wake the runner for it then. */
+  readonly wakeAt: (queueKey: string, at: number) => void;
+  readonly deliver?: Deliver;
+}
+
+const FINISHED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
+
+/**
+ * Steps one workflow run from its first step without a checkpoint. Each step's props are resolved
+ * in the sandbox, the step runs in its component's worker, and its result, the run's new state and
+ * its queue entry are committed together: a crash at any point resumes at the first unfinished
+ * step and never runs a checkpointed one again.
+ */
+export class RunExecutor {
+  constructor(private readonly options: RunExecutorOptions) {}
+
+  async execute(entry: QueuedInvocation): Promise<void> {
+    const { store } = this.options;
+    const run = await store.getRun(entry.id);
+    if (!run || FINISHED.has(run.status)) {
+      // The run was deleted or ended (a cancel raced the claim): its entry has no work left.
+      await store.dropEntry(entry.id);
+      return;
+    }
+    const version = await store.getVersion(run.workflowId, run.version);
+    if (!version) throw new Error(`version ${run.version} of workflow ${run.workflowId} is missing`);
+    await store.markRunning(run.id);
+    const steps = stepsData(run, await store.stepsOf(run.id));
+    let responded = false;
+    const onRespond = (response: HttpResponse): void => {
+      if (responded) return;
+      responded = true;
+      this.options.pubsub.publishReply(run.id, response);
+    };
+    for (let index = run.nextStep; index < version.steps.length; index += 1) {
+      const step = version.steps[index];
+      if (!step) break;
+      const done = await this.runStep({ run, version, step, index, steps, onRespond });
+      if (done.finished) break;
+      if (done.delayedUntil !== null) {
+        this.options.wakeAt(entry.sourceId, done.delayedUntil);
+        return;
+      }
+    }
+    // The run ended without $.respond(): a waiting HTTP caller gets the default answer now.
+    if (!responded) this.options.pubsub.publishReply(run.id, null);
+    await this.trim(version);
+  }
+
+  private async runStep(input: {
+    readonly run: RunRow;
+    readonly version: WorkflowVersion;
+    readonly step: PlanStep;
+    readonly index: number;
+    readonly steps: Record<string, unknown>;
+    readonly onRespond: (response: HttpResponse) => void;
+  }): Promise<{ finished: boolean; delayedUntil: number | null }> {
+    const { run, version, step, index, steps } = input;
+    const now = this.options.now;
+    const startedAt = now();
+    const later = version.steps
+      .slice(index + 1)
+      .map((next, offset) => ({ index: index + 1 + offset, name: next.name }));
+    const isLast = later.length === 0;
+    const evaluated = await this.options.evaluator.evaluate(step.props, steps);
+    if (!evaluated.ok) {
+      const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
+      const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };
+      await this.commit({
+        runId: run.id,
+        step: { index, name: step.name, status: 'failed', result: { ...emptyResult(startedAt), error } },
+        skipped: later,
+        run: finished('failed', index + 1, null, { ...error, step: step.name }, now()),
+        queue: { kind: 'remove' },
+      });
+      return { finished: true, delayedUntil: null };
+    }
+    const component = await this.options.components.get(step.componentId);
+    const handle = await this.options.executor.handle(component);
+    const result: InvocationResult = await handle.invoke(
+      {
+        kind: 'run',
+        configured: evaluated.props,
+        accounts: this.options.accounts.credentialsFor(evaluated.props),
+        steps,
+        state: { db: {}, dedupe: null },
+        timeoutMs: this.options.stepTimeoutMs,
+      },
+      { onRespond: input.onRespond },
+    );
+    const record: StepResult = {
+      props: redact(evaluated.props, step.secretProps),
+      returnValue: result.returnValue ?? null,
+      exports: result.exports,
+      logs: result.logs.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),
+      sends: result.sends,
+      error: result.error
+        ? {
+            code: result.error.code,
+            message: result.error.message,
+            ...(result.error.stack ? { stack: result.error.stack } : {}),
+          }
+        : null,
+      durationMs: result.durationMs,
+      startedAt: result.startedAtMs,
+    };
+    const checkpoint = this.outcome({ run, step, index, later, isLast, result, record });
+    await this.commit(checkpoint);
+    if (record.sends.length > 0 && this.options.deliver) {
+      await this.options
+        .deliver(record.sends, { workflowId: run.workflowId, runId: run.id, step: step.name })
+        .catch((error: unknown) =>
+          this.options.log(`delivering the sends of ${run.id}/${step.name} failed: ${String(error)}`),
+        );
+    }
+    if (checkpoint.run.status === 'running') {
+      // The next step sees this one's results.
+      steps[step.name] = { ...result.exports, $return_value: result.returnValue ?? null };
+    }
+    return {
+      finished: checkpoint.queue.kind === 'remove',
+      delayedUntil: checkpoint.queue.kind === 'delay' ? checkpoint.queue.until : null,
+    };
+  }
+
+  /** What a step's result does to its run: next step, delay, exit, failure or the end. */
+  private outcome(input: {
+    readonly run: RunRow;
+    readonly step: PlanStep;
+    readonly index: number;
+    readonly later: Checkpoint['skipped'];
+    readonly isLast: boolean;
+    readonly result: InvocationResult;
+    readonly record: StepResult;
+  }): Checkpoint {
+    const { run, step, index, later, isLast, result, record } = input;
+    const now = this.options.now();
+    const base = { runId: run.id, skipped: [] as Checkpoint['skipped'] };
+    if (!result.ok) {
+      const error = {
+        code: record.error?.code ?? 'COMPONENT_ERROR',
+        message: record.error?.message ?? '',
+        step: step.name,
+      };
+      return {
+        ...base,
+        step: { index, name: step.name, status: 'failed', result: record },
+        skipped: later,
+        run: finished('failed', index + 1, null, error, now),
+        queue: { kind: 'remove' },
+      };
+    }
+    const succeeded = { index, name: step.name, status: 'succeeded' as const, result: record };
+    if (result.exit) {
+      return {
+        ...base,
+        step: succeeded,
+        skipped: later,
+        run: finished('exited', index + 1, result.exit, null, now),
+        queue: { kind: 'remove' },
+      };
+    }
+    if (isLast) {
+      return {
+        ...base,
+        step: succeeded,
+        run: finished('succeeded', index + 1, null, null, now),
+        queue: { kind: 'remove' },
+      };
+    }
+    if (result.delay) {
+      const until = now + result.delay.ms;
+      return {
+        ...base,
+        step: succeeded,
+        run: { status: 'delayed', nextStep: index + 1, exit: null, error: null, resumeAt: until, finishedAt: null },
+        queue: { kind: 'delay', until },
+      };
+    }
+    return {
+      ...base,
+      step: succeeded,
+      run: { status: 'running', nextStep: index + 1, exit: null, error: null, resumeAt: null, finishedAt: null },
+      queue: { kind: 'keep' },
+    };
+  }
+
+  private commit(checkpoint: Checkpoint): Promise<void> {
+    return this.options.store.checkpoint(checkpoint);
+  }
+
+  private async trim(version: WorkflowVersion): Promise<void> {
+    const keep = version.spec.settings?.keep_runs ?? this.options.keepRuns;
+    const dropped = await this.options.store.trimRuns(version.workflowId, keep);
+    if (dropped > 0)
+      this.options.log(
+        `workflow ${version.workflowId}: dropped its ${dropped} oldest run(s), keeping the last ${keep}`,
+      );
+  }
+}
+
+function finished(
+  status: 'failed' | 'exited' | 'succeeded',
+  nextStep: number,
+  exit: { reason: string | null } | null,
+  error: { code: string; message: string; step: string | null } | null,
+  at: number,
+): Checkpoint['run'] {
+  return { status, nextStep, exit, error, resumeAt: null, finishedAt: at };
+}
+
+function emptyResult(startedAt: number): StepResult {
+  return {
+    props: null,
+    returnValue: null,
+    exports: {},
+    logs: [],
+    sends: [],
+    error: null,
+    durationMs: 0,
+    startedAt,
+  };
+}
+
+function redact(props: Record<string, unknown>, secret: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(props).map(([name, value]) => [name, secret.includes(name) ? REDACTED : value]),
+  );
+}

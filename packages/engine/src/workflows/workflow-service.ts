@@ -1,0 +1,266 @@
+import { AppError, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
+import { nextTimerFire, parseTimerValue, timerEvent, type TimerSchedule } from '@tributary/runtime';
+import type { ComponentService } from '../components/component-service.js';
+import { newId, newSecretToken } from '../ids.js';
+import type { Store } from '../ports/store.js';
+import { checkWorkflow } from './check-workflow.js';
+import { planSteps } from './plan-steps.js';
+import { queueKeyFor } from './queue-keys.js';
+import type { RunRow, StepRow, WorkflowRow, WorkflowStore, WorkflowTriggerKind } from './workflow-store.js';
+
+export interface WorkflowServiceOptions {
+  readonly store: WorkflowStore;
+  readonly components: ComponentService;
+  /** Deployed sources, for `source` triggers. */
+  readonly sources: Pick<Store, 'getSource'>;
+  readonly publicUrl: string;
+  readonly now: () => number;
+  /** A run was queued under this key: the runner should look. */
+  readonly notify: (queueKey: string) => void;
+}
+
+/**
+ * Workflows: saving (every save is a new version, checked whole before anything is stored),
+ * activation, and starting runs from any trigger. Runs go into the invocation queue and are stepped
+ * by the same runner as sources (see RunExecutor).
+ */
+export class WorkflowService {
+  constructor(private readonly options: WorkflowServiceOptions) {}
+
+  async create(input: unknown): Promise<WorkflowT> {
+    return this.save(null, input);
+  }
+
+  async update(id: string, input: unknown): Promise<WorkflowT> {
+    return this.save(await this.row(id), input);
+  }
+
+  async get(id: string): Promise<WorkflowT> {
+    return this.describe(await this.row(id));
+  }
+
+  async list(): Promise<WorkflowT[]> {
+    const rows = await this.options.store.listWorkflows();
+    return Promise.all(rows.map((row) => this.describe(row)));
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.options.store.deleteWorkflow(id))) throw notFound(id);
+  }
+
+  async setActive(id: string, active: boolean): Promise<WorkflowT> {
+    const row = await this.row(id);
+    await this.options.store.setActive(id, active, this.options.now());
+    return this.describe({ ...row, active });
+  }
+
+  /** The active workflow behind an HTTP endpoint id, or null. */
+  async findEndpoint(endpointId: string): Promise<{ readonly id: string; readonly customResponse: boolean } | null> {
+    const row = await this.options.store.findByEndpoint(endpointId);
+    if (!row) return null;
+    const version = await this.options.store.getVersion(row.id, row.version);
+    const trigger = version?.spec.trigger;
+    return { id: row.id, customResponse: trigger?.type === 'http' && trigger.custom_response === true };
+  }
+
+  /** Starts a run of the workflow's current version; resolves with its id once it is durable. */
+  async trigger(id: string, trigger: WorkflowTriggerKind, event: unknown): Promise<string> {
+    const row = await this.row(id);
+    return this.startRun(row, row.version, trigger, event);
+  }
+
+  /** Runs again with the same event, on the workflow's current version. */
+  async replay(runId: string): Promise<string> {
+    const run = await this.runRow(runId);
+    const row = await this.row(run.workflowId);
+    return this.startRun(row, row.version, 'replay', JSON.parse(run.event) as unknown);
+  }
+
+  async cancel(runId: string): Promise<WorkflowRunT> {
+    const run = await this.runRow(runId);
+    if (!(await this.options.store.cancelDelayed(runId, this.options.now()))) {
+      throw new AppError('WORKFLOW_RUN_NOT_DELAYED', `run ${runId} is ${run.status}, not waiting on $.flow.delay`);
+    }
+    return this.getRun(runId);
+  }
+
+  async getRun(runId: string): Promise<WorkflowRunT> {
+    const run = await this.runRow(runId);
+    return this.describeRun(run, await this.options.store.stepsOf(runId));
+  }
+
+  async listRuns(
+    workflowId: string,
+    page: { limit: number; before?: string },
+  ): Promise<{ data: WorkflowRunT[]; total: number; dropped: number }> {
+    const row = await this.row(workflowId);
+    if (page.before && !(await this.options.store.getRun(page.before)))
+      throw new AppError('NOT_FOUND', `no run "${page.before}" to page from`, { field: 'before' });
+    const { data, total } = await this.options.store.listRuns(workflowId, page);
+    const runs = await Promise.all(
+      data.map(async (run) => this.describeRun(run, await this.options.store.stepsOf(run.id))),
+    );
+    return { data: runs, total, dropped: row.runsDropped };
+  }
+
+  /** Queues a run of every active timer workflow that is due, and moves its next fire time. */
+  async fireTimers(): Promise<number> {
+    const now = this.options.now();
+    let fired = 0;
+    for (const row of await this.options.store.dueTimers(now)) {
+      const version = await this.options.store.getVersion(row.id, row.version);
+      if (!version) continue;
+      const schedule = scheduleOf(version.spec);
+      if (!schedule) continue;
+      await this.startRun(row, row.version, 'timer', timerEvent(schedule, now), nextTimerFire(schedule, now));
+      fired += 1;
+    }
+    return fired;
+  }
+
+  /** Queues a run of each active workflow triggered by this source, one per emitted event. */
+  async sourceEmitted(sourceId: string, events: readonly unknown[]): Promise<void> {
+    for (const row of await this.options.store.findBySource(sourceId)) {
+      for (const event of events) await this.startRun(row, row.version, 'source', event);
+    }
+  }
+
+  private async startRun(
+    row: WorkflowRow,
+    version: number,
+    trigger: WorkflowTriggerKind,
+    event: unknown,
+    nextFireAt?: number,
+  ): Promise<string> {
+    const spec = await this.options.store.getVersion(row.id, version);
+    const id = newId('wfr');
+    const queueKey = queueKeyFor(row.id, id, spec?.spec.settings?.concurrency);
+    await this.options.store.createRun(
+      {
+        id,
+        workflowId: row.id,
+        version,
+        trigger,
+        event: JSON.stringify(event ?? null),
+        createdAt: this.options.now(),
+        queueKey,
+      },
+      nextFireAt,
+    );
+    this.options.notify(queueKey);
+    return id;
+  }
+
+  private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
+    // Everything that can refuse the workflow runs before anything is stored.
+    const spec = checkWorkflow(input);
+    const steps = await planSteps(spec.steps, this.options.components);
+    const trigger = spec.trigger;
+    let sourceId: string | null = null;
+    if (trigger.type === 'source') {
+      if (!(await this.options.sources.getSource(trigger.source_id))) {
+        throw new AppError('NOT_FOUND', `trigger.source_id: no deployed source "${trigger.source_id}"`, {
+          field: 'trigger.source_id',
+        });
+      }
+      sourceId = trigger.source_id;
+    }
+    const schedule = scheduleOf(spec);
+    const now = this.options.now();
+    const row: WorkflowRow = {
+      id: existing?.id ?? newId('wf'),
+      name: spec.name,
+      active: spec.active ?? existing?.active ?? true,
+      version: (existing?.version ?? 0) + 1,
+      triggerType: trigger.type,
+      // An endpoint keeps its URL across versions: callers already know it.
+      endpointId: trigger.type === 'http' ? (existing?.endpointId ?? newSecretToken()) : null,
+      sourceId,
+      nextFireAt: schedule ? nextTimerFire(schedule, now) : null,
+      runsDropped: existing?.runsDropped ?? 0,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    await this.options.store.saveWorkflow(row, {
+      workflowId: row.id,
+      version: row.version,
+      spec,
+      steps,
+      createdAt: now,
+    });
+    return this.describe(row, spec);
+  }
+
+  private async describe(row: WorkflowRow, known?: WorkflowSpecT): Promise<WorkflowT> {
+    const spec = known ?? (await this.options.store.getVersion(row.id, row.version))?.spec;
+    if (!spec) throw new AppError('INTERNAL', `workflow ${row.id} has no version ${row.version}`);
+    return {
+      id: row.id,
+      name: row.name,
+      active: row.active,
+      version: row.version,
+      spec,
+      endpoint_url: row.endpointId ? `${this.options.publicUrl}/e/${row.endpointId}` : null,
+      runs_dropped: row.runsDropped,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    };
+  }
+
+  private describeRun(run: RunRow, steps: readonly StepRow[]): WorkflowRunT {
+    return {
+      id: run.id,
+      workflow_id: run.workflowId,
+      version: run.version,
+      trigger: run.trigger,
+      status: run.status,
+      event: JSON.parse(run.event) as unknown,
+      steps: steps.map((step) => ({
+        name: step.name,
+        status: step.status,
+        props: step.result.props,
+        return_value: step.result.returnValue,
+        exports: step.result.exports,
+        logs: [...step.result.logs],
+        sends: [...step.result.sends],
+        error: step.result.error,
+        duration_ms: step.result.durationMs,
+        started_at: step.result.startedAt,
+      })),
+      exit: run.exit,
+      error: run.error,
+      resume_at: run.resumeAt,
+      created_at: run.createdAt,
+      finished_at: run.finishedAt,
+    };
+  }
+
+  private async row(id: string): Promise<WorkflowRow> {
+    const row = await this.options.store.getWorkflow(id);
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  private async runRow(id: string): Promise<RunRow> {
+    const run = await this.options.store.getRun(id);
+    if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
+    return run;
+  }
+}
+
+function notFound(id: string): AppError {
+  return new AppError('NOT_FOUND', `no workflow "${id}"`);
+}
+
+/** The schedule of a timer trigger (checked by the schema and `parseTimerValue`), else null. */
+export function scheduleOf(spec: WorkflowSpecT): TimerSchedule | null {
+  const trigger = spec.trigger;
+  if (trigger.type !== 'timer') return null;
+  const parsed = parseTimerValue(
+    'cron' in trigger
+      ? { cron: trigger.cron, ...(trigger.timezone ? { timezone: trigger.timezone } : {}) }
+      : { intervalSeconds: trigger.interval_seconds },
+  );
+  if (!parsed.ok) throw new AppError('VALIDATION_FAILED', `trigger: ${parsed.reason}`, { field: 'trigger' });
+  return parsed.schedule;
+}

@@ -1,0 +1,212 @@
+/**
+ * Workflows on a real engine: a real SQLite file, the real sandbox running the fixture steps of
+ * fixtures/components/workflows, and the one queue and runner shared with sources.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { WorkflowRunT } from '@tributary/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Engine } from '../src/engine.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../fixtures/components/workflows');
+const code = (file: string): string => readFileSync(path.join(FIXTURES, file), 'utf8');
+
+let engine: Engine;
+let dataDir: string;
+let cacheDir: string;
+const logs: string[] = [];
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-wf-data-'));
+  cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-wf-cache-'));
+  engine = await Engine.create({
+    dataDir,
+    cacheDir,
+    publicUrl: 'http://endpoints.test.invalid',
+    allowPrivateUrls: false,
+    concurrency: 4,
+    sourceTimeoutMs: 20_000,
+    log: (message) => logs.push(message),
+    workflowKeepRuns: 3,
+  });
+  await engine.start();
+  await engine.components.publish('wf-greet', { code: code('greet-action.mjs') });
+});
+
+afterAll(async () => {
+  await engine.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(cacheDir, { recursive: true, force: true });
+});
+
+async function finished(runId: string, ms = 60_000): Promise<WorkflowRunT> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const run = await engine.workflows.getRun(runId);
+    if (['succeeded', 'exited', 'failed', 'cancelled'].includes(run.status)) return run;
+    if (Date.now() > deadline) throw new Error(`run ${runId} is still ${run.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe('workflows', () => {
+  it('runs an action and a code step, passing data through steps.* and expressions', async () => {
+    const workflow = await engine.workflows.create({
+      name: 'greet and double',
+      trigger: { type: 'manual' },
+      steps: [
+        { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.name }}', token: 's3cret' } },
+        { name: 'double', code: code('double-step.mjs'), props: { n: '{{ steps.greet.$return_value }}' } },
+      ],
+    });
+    expect(workflow.version).toBe(1);
+    const runId = await engine.workflows.trigger(workflow.id, 'manual', { name: 'Ada' });
+    const run = await finished(runId);
+    expect(run.status).toBe('succeeded');
+    expect(run.version).toBe(1);
+    const [greet, double] = run.steps;
+    expect(greet).toMatchObject({
+      name: 'greet',
+      status: 'succeeded',
+      props: { name: 'Ada', token: '[REDACTED]' },
+      return_value: 11,
+      exports: { greeting: 'Hello, Ada!' },
+    });
+    expect(greet?.logs.map((line) => line.message)).toEqual(['Hello, Ada!']);
+    expect(double).toMatchObject({
+      status: 'succeeded',
+      props: { n: 11 },
+      return_value: 22,
+      exports: { seen: 'Hello, Ada!' },
+    });
+  });
+
+  it('ends with $.flow.exit as a success and skips the rest', async () => {
+    const workflow = await engine.workflows.create({
+      name: 'exit',
+      trigger: { type: 'manual' },
+      steps: [
+        { name: 'stop', code: code('exit-step.mjs') },
+        { name: 'never', code: code('throw-step.mjs') },
+      ],
+    });
+    const run = await finished(await engine.workflows.trigger(workflow.id, 'manual', null));
+    expect(run.status).toBe('exited');
+    expect(run.exit).toEqual({ reason: 'nothing to do' });
+    expect(run.steps.map((step) => step.status)).toEqual(['succeeded', 'skipped']);
+  });
+
+  it('fails the run at the step that threw, and at an expression that threw, naming step and prop', async () => {
+    const workflow = await engine.workflows.create({
+      name: 'fail',
+      trigger: { type: 'manual' },
+      steps: [
+        { name: 'boom', code: code('throw-step.mjs') },
+        { name: 'after', code: code('exit-step.mjs') },
+      ],
+    });
+    const run = await finished(await engine.workflows.trigger(workflow.id, 'manual', {}));
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatchObject({ code: 'COMPONENT_ERROR', step: 'boom', message: 'the step broke' });
+    expect(run.steps.map((step) => step.status)).toEqual(['failed', 'skipped']);
+
+    const bad = await engine.workflows.create({
+      name: 'bad expression',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.missing.deeper }}' } }],
+    });
+    const failed = await finished(await engine.workflows.trigger(bad.id, 'manual', {}));
+    expect(failed.error?.code).toBe('WORKFLOW_EXPRESSION_INVALID');
+    expect(failed.error?.message).toMatch(
+      /^step "greet", prop "name": \{\{ steps\.trigger\.event\.missing\.deeper \}\} threw: /,
+    );
+  });
+
+  it('suspends on $.flow.delay and continues with the next step; a delayed run can be cancelled', async () => {
+    const workflow = await engine.workflows.create({
+      name: 'delay',
+      trigger: { type: 'manual' },
+      steps: [
+        { name: 'wait', code: code('delay-step.mjs') },
+        { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.wait.$return_value }}' } },
+      ],
+    });
+    const runId = await engine.workflows.trigger(workflow.id, 'manual', {});
+    const deadline = Date.now() + 60_000;
+    while ((await engine.workflows.getRun(runId)).status !== 'delayed') {
+      if (Date.now() > deadline)
+        throw new Error(`never delayed: ${JSON.stringify(await engine.workflows.getRun(runId))}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const delayed = await engine.workflows.getRun(runId);
+    expect(delayed.resume_at).toBeGreaterThan(Date.now() - 100);
+    const run = await finished(runId);
+    expect(run.status).toBe('succeeded');
+    expect(run.steps[1]?.exports).toEqual({ greeting: 'Hello, waited!' });
+
+    const second = await engine.workflows.trigger(workflow.id, 'manual', {});
+    while ((await engine.workflows.getRun(second)).status !== 'delayed') await new Promise((r) => setTimeout(r, 20));
+    expect((await engine.workflows.cancel(second)).status).toBe('cancelled');
+    await expect(engine.workflows.cancel(second)).rejects.toMatchObject({ code: 'WORKFLOW_RUN_NOT_DELAYED' });
+  });
+
+  it('versions every save, runs record theirs, and keeps the last N runs saying what was dropped', async () => {
+    const spec = {
+      name: 'versions',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'greet', action: 'wf-greet', props: { name: 'v1' } }],
+    } as const;
+    const workflow = await engine.workflows.create(spec);
+    const first = await finished(await engine.workflows.trigger(workflow.id, 'manual', {}));
+    const updated = await engine.workflows.update(workflow.id, {
+      ...spec,
+      steps: [{ ...spec.steps[0], props: { name: 'v2' } }],
+    });
+    expect(updated.version).toBe(2);
+    const second = await finished(await engine.workflows.trigger(workflow.id, 'manual', {}));
+    expect([first.version, second.version]).toEqual([1, 2]);
+    expect(second.steps[0]?.exports).toEqual({ greeting: 'Hello, v2!' });
+    for (let i = 0; i < 3; i += 1) await finished(await engine.workflows.trigger(workflow.id, 'manual', { i }));
+    const runs = await engine.workflows.listRuns(workflow.id, { limit: 10 });
+    expect(runs.total).toBe(3);
+    expect(runs.dropped).toBe(2);
+    expect(
+      logs.some((line) => line.includes(`workflow ${workflow.id}: dropped its 1 oldest run(s), keeping the last 3`)),
+    ).toBe(true);
+    const replayed = await finished(await engine.workflows.replay(runs.data[0]?.id ?? ''));
+    expect(replayed).toMatchObject({ trigger: 'replay', event: { i: 2 }, status: 'succeeded' });
+  });
+
+  it('refuses bad workflows at save time with a code, storing nothing', async () => {
+    const before = (await engine.workflows.list()).length;
+    await expect(
+      engine.workflows.create({
+        name: 'x',
+        trigger: { type: 'manual' },
+        steps: [{ name: 'a', action: 'no-such-key' }],
+      }),
+    ).rejects.toMatchObject({
+      code: 'WORKFLOW_COMPONENT_UNKNOWN',
+      message: 'steps[0] "a": no registry key or saved component "no-such-key"',
+    });
+    await expect(
+      engine.workflows.create({
+        name: 'x',
+        trigger: { type: 'manual' },
+        steps: [{ name: 'a', code: 'export default defineComponent({ async run() { return ( } })' }],
+      }),
+    ).rejects.toMatchObject({ code: 'COMPONENT_SYNTAX_ERROR' });
+    await expect(
+      engine.workflows.create({
+        name: 'x',
+        trigger: { type: 'source', source_id: 'dc_nope' },
+        steps: [{ name: 'a', action: 'wf-greet' }],
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    expect((await engine.workflows.list()).length).toBe(before);
+  });
+});
