@@ -56,6 +56,7 @@ export {
   CreateWorkflowBody,
   RunStatus,
   RunWorkflowBody,
+  StartedRun,
   StepName,
   StepRun,
   StepStatus,

@@ -17,6 +17,7 @@ import { deadLetterRoutes } from './routes/dead-letters.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
 import { sourceRoutes } from './routes/sources.routes.js';
+import { workflowRoutes } from './routes/workflows.routes.js';
 import { registerSse } from './sse/sse.routes.js';
 import { registerWebApp } from './web/web-app.js';
 import { z } from 'zod';
@@ -62,6 +63,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...accountRoutes(engine),
     ...apiKeyRoutes(engine),
     ...deadLetterRoutes(engine),
+    ...workflowRoutes(engine),
   ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(

@@ -129,6 +129,8 @@ export const WorkflowRunsQuery = z.strictObject({
   before: z.string().optional(),
 });
 
+export const StartedRun = z.object({ run_id: z.string() });
+
 export type WorkflowSpecT = z.infer<typeof WorkflowSpec>;
 export type WorkflowStepT = z.infer<typeof WorkflowStep>;
 export type WorkflowTriggerT = z.infer<typeof WorkflowTrigger>;
