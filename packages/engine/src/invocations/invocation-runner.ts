@@ -6,7 +6,7 @@ import type { InvocationQueue, QueuedInvocation, Trigger } from '../ports/invoca
 import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
-import type { PubSub } from '../pubsub/pubsub.js';
+import type { EventRecord, PubSub } from '../pubsub/pubsub.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -31,6 +31,8 @@ export interface RunnerOptions {
   readonly workflows?: {
     readonly owns: (key: string) => boolean;
     readonly execute: (entry: QueuedInvocation) => Promise<void>;
+    /** A source's run committed these events (after dedupe): workflows it triggers start runs. */
+    readonly sourceEmitted: (sourceId: string, events: readonly EventRecord[]) => Promise<void>;
   };
 }
 
@@ -265,7 +267,9 @@ export class InvocationRunner {
         });
         // The entries that ran leave in the transaction that stores their results; the rest stay queued.
         const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id) });
-        executor.publish(sourceId, executor.committed(built, logIds));
+        const committed = executor.committed(built, logIds);
+        executor.publish(sourceId, committed);
+        await this.emitted(sourceId, committed.events);
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
         // failure that builds up over a batch cannot take a neighbour down with it.
@@ -339,8 +343,23 @@ export class InvocationRunner {
     });
     // The queue entry leaves in the same transaction that stores the results: at least once, never lost.
     const logIds = await store.commit(built.commit, { dequeue: [row.id] });
-    executor.publish(source.id, executor.committed(built, logIds));
+    const committed = executor.committed(built, logIds);
+    executor.publish(source.id, committed);
     this.respond(row.id, result.response);
+    await this.emitted(source.id, committed.events);
+  }
+
+  /**
+   * Starts the runs of workflows triggered by this source. After the commit, so a failure here is
+   * logged, never retried as the source's (its events are stored; rerunning it would duplicate them).
+   */
+  private async emitted(sourceId: string, events: readonly EventRecord[]): Promise<void> {
+    if (events.length === 0 || !this.options.workflows) return;
+    await this.options.workflows
+      .sourceEmitted(sourceId, events)
+      .catch((error: unknown) =>
+        this.options.log(`starting the workflow runs of ${sourceId}'s events failed: ${messageOf(error)}`),
+      );
   }
 
   /**
