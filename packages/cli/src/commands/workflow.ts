@@ -51,13 +51,14 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (file: string, flags: { event?: string; json?: boolean }) => {
       try {
         const event = flags.event === undefined ? null : parseJson(flags.event, '--event');
+        const spec = readWorkflowFile(file);
         const run = await runWorkflowLocally({
-          workflow: readWorkflowFile(file),
+          workflow: spec,
           event,
-          log: (message) => output.err(`${output.style('yellow', 'engine')} ${message}`),
+          log: (message) => output.err(message),
         });
         if (flags.json) output.json(run);
-        else printRun(output, run);
+        else printRun(output, run, { local: String(spec['name']) });
         setExit(run.status === 'failed' ? EXIT_COMPONENT_FAILED : EXIT_OK);
       } catch (error) {
         setExit(reportFailure(output, error, { json: flags.json === true }));
@@ -196,11 +197,18 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     );
 }
 
-/** A run for people: its status, then each step with its result or error and its log lines. */
-function printRun(output: Output, run: WorkflowRunT): void {
-  output.out(`Run ${run.id} of ${run.workflow_id} (version ${run.version}): ${run.status}`);
+/**
+ * A run for people: its status, then each step with its result or error and its log lines. A local
+ * run's ids and timings belong to a throwaway engine, so they are left out (its output is stable).
+ */
+function printRun(output: Output, run: WorkflowRunT, options: { readonly local?: string } = {}): void {
+  output.out(
+    options.local === undefined
+      ? `Run ${run.id} of ${run.workflow_id} (version ${run.version}): ${run.status}`
+      : `Run of ${options.local}: ${run.status}`,
+  );
   for (const step of run.steps) {
-    const took = step.duration_ms === null ? '' : ` ${step.duration_ms} ms`;
+    const took = step.duration_ms === null || options.local !== undefined ? '' : ` ${step.duration_ms} ms`;
     output.out(`  ${step.name}: ${step.status}${took}`);
     for (const line of step.logs) output.out(`    ${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
     if (step.error) output.out(`    ${output.style('red', 'error')} ${step.error.code}: ${step.error.message}`);
