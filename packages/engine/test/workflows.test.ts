@@ -181,6 +181,27 @@ describe('workflows', () => {
     expect(replayed).toMatchObject({ trigger: 'replay', event: { i: 2 }, status: 'succeeded' });
   });
 
+  it('runs one at a time, in trigger order, when its settings ask for concurrency 1', async () => {
+    // Without a limit each run has a queue key of its own; the same step's worker still takes one
+    // invocation at a time (the sandbox's rule), so only the limit's order is asserted here.
+    const spans = async (concurrency: number | undefined): Promise<{ started: number; ended: number }[]> => {
+      const workflow = await engine.workflows.create({
+        name: `slow ${concurrency ?? 'unlimited'}`,
+        ...(concurrency ? { settings: { concurrency } } : {}),
+        trigger: { type: 'manual' },
+        steps: [{ name: 'slow', code: code('slow-step.mjs'), props: { ms: 400 } }],
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i += 1) ids.push(await engine.workflows.trigger(workflow.id, 'manual', { i }));
+      const runs = await Promise.all(ids.map((id) => finished(id)));
+      return runs.map((run) => run.steps[0]?.return_value as { started: number; ended: number });
+    };
+    const serial = await spans(1);
+    for (let i = 1; i < serial.length; i += 1) {
+      expect(serial[i]?.started).toBeGreaterThanOrEqual(serial[i - 1]?.ended ?? Infinity);
+    }
+  });
+
   it('refuses bad workflows at save time with a code, storing nothing', async () => {
     const before = (await engine.workflows.list()).length;
     await expect(
