@@ -95,4 +95,28 @@ describe('workflow triggers', () => {
     ]);
     expect(all.every((run) => run.trigger === 'source')).toBe(true);
   });
+
+  it('starts a run of each listening workflow per $.send.emit of another workflow', async () => {
+    const emitter = await engine.workflows.create({
+      name: 'emitter',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'emit', code: code('emit-step.mjs') }],
+    });
+    const listener = await engine.workflows.create({
+      name: 'listener',
+      trigger: { type: 'emit', workflow_id: emitter.id },
+      steps: [{ name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.hello }}' } }],
+    });
+    await expect(
+      engine.workflows.update(listener.id, {
+        name: 'listener',
+        trigger: { type: 'emit', workflow_id: listener.id },
+        steps: [{ name: 'greet', action: 'wf-greet' }],
+      }),
+    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await engine.workflows.trigger(emitter.id, 'manual', { who: 'Lin' });
+    const runs = await runsOf(listener.id, 2);
+    expect(runs.map((run) => run.trigger)).toEqual(['emit', 'emit']);
+    expect(runs.map((run) => run.steps[0]?.exports['greeting']).sort()).toEqual(['Hello, Lin again!', 'Hello, Lin!']);
+  });
 });

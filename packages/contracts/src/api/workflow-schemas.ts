@@ -31,7 +31,9 @@ export const WorkflowTrigger = z.union([
   Cron,
   /** Each event the deployed source emits (after its dedupe) starts a run. */
   z.strictObject({ type: z.literal('source'), source_id: z.string().min(1) }),
-  /** Only RUN NOW, `$.send.emit` of another workflow, or replays start runs. */
+  /** Each `$.send.emit(event)` of a step of that workflow starts a run with the event. */
+  z.strictObject({ type: z.literal('emit'), workflow_id: z.string().min(1) }),
+  /** Only RUN NOW or replays start runs. */
   z.strictObject({ type: z.literal('manual') }),
 ]);
 

@@ -55,6 +55,8 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
       timer.unref();
     },
     ...(options.deliver ? { deliver: options.deliver } : {}),
+    emitRuns: (workflowId, events) => service.emitRuns(workflowId, events),
+    notify: options.notify,
   });
   const service = new WorkflowService({
     store,

@@ -7,7 +7,15 @@ import { REDACTED } from '../sources/configured-props.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import type { ExpressionEvaluator } from './expression-evaluator.js';
 import { stepsData } from './steps-data.js';
-import type { Checkpoint, PlanStep, RunRow, StepResult, WorkflowStore, WorkflowVersion } from './workflow-store.js';
+import type {
+  Checkpoint,
+  NewRun,
+  PlanStep,
+  RunRow,
+  StepResult,
+  WorkflowStore,
+  WorkflowVersion,
+} from './workflow-store.js';
 
 /** What a step's `$.send.*` calls are handed to after its checkpoint (the delivery service's seam). */
 export type Deliver = (
@@ -31,6 +39,10 @@ export interface RunExecutorOptions {
   /** The run's queue entry becomes due at `at` (a delay): wake the runner for it then. */
   readonly wakeAt: (queueKey: string, at: number) => void;
   readonly deliver?: Deliver;
+  /** The runs of listening workflows a step's `$.send.emit` events start (stored with its checkpoint). */
+  readonly emitRuns: (workflowId: string, events: readonly unknown[]) => Promise<NewRun[]>;
+  /** Runs were queued under these keys. */
+  readonly notify: (queueKey: string) => void;
 }
 
 const FINISHED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
@@ -134,8 +146,13 @@ export class RunExecutor {
       durationMs: result.durationMs,
       startedAt: result.startedAtMs,
     };
-    const checkpoint = this.outcome({ run, step, index, later, isLast, result, record });
+    const emitted = result.ok
+      ? result.sends.filter((send) => send.kind === 'emit').map((send) => send.config['raw_event'] ?? null)
+      : [];
+    const startRuns = await this.options.emitRuns(run.workflowId, emitted);
+    const checkpoint = { ...this.outcome({ run, step, index, later, isLast, result, record }), startRuns };
     await this.commit(checkpoint);
+    for (const started of startRuns) this.options.notify(started.queueKey);
     if (record.sends.length > 0 && this.options.deliver) {
       await this.options
         .deliver(record.sends, { workflowId: run.workflowId, runId: run.id, step: step.name })

@@ -134,9 +134,20 @@ export class SqliteWorkflowStore implements WorkflowStore {
   }
 
   findBySource(sourceId: string): Promise<WorkflowRow[]> {
+    return this.findByTrigger('source', sourceId);
+  }
+
+  findByEmitter(workflowId: string): Promise<WorkflowRow[]> {
+    return this.findByTrigger('emit', workflowId);
+  }
+
+  /** Active workflows of a `source` or `emit` trigger on this source or workflow (both in `source_id`). */
+  private findByTrigger(type: 'source' | 'emit', id: string): Promise<WorkflowRow[]> {
     return settle(() =>
       (
-        this.raw.prepare('SELECT * FROM workflows WHERE source_id = ? AND active = 1').all(sourceId) as RawWorkflow[]
+        this.raw
+          .prepare('SELECT * FROM workflows WHERE trigger_type = ? AND source_id = ? AND active = 1')
+          .all(type, id) as RawWorkflow[]
       ).map((row) => toWorkflow(row) as WorkflowRow),
     );
   }
@@ -162,20 +173,25 @@ export class SqliteWorkflowStore implements WorkflowStore {
   createRun(run: NewRun, nextFireAt?: number): Promise<void> {
     return settle(() =>
       this.raw.transaction(() => {
-        this.raw
-          .prepare(
-            "INSERT INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
-          )
-          .run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
-        this.raw
-          .prepare(
-            "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
-          )
-          .run(run.id, run.queueKey, run.trigger, run.createdAt);
+        this.insertRun(run);
         if (nextFireAt !== undefined)
           this.raw.prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(nextFireAt, run.workflowId);
       })(),
     );
+  }
+
+  /** A run and its queue entry (inside the caller's transaction). */
+  private insertRun(run: NewRun): void {
+    this.raw
+      .prepare(
+        "INSERT INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
+      )
+      .run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
+    this.raw
+      .prepare(
+        "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
+      )
+      .run(run.id, run.queueKey, run.trigger, run.createdAt);
   }
 
   getRun(id: string): Promise<RunRow | null> {
@@ -258,6 +274,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
             run.finishedAt,
             checkpoint.runId,
           );
+        for (const run of checkpoint.startRuns ?? []) this.insertRun(run);
         const queue = checkpoint.queue;
         switch (queue.kind) {
           case 'keep':

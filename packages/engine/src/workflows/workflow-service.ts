@@ -6,7 +6,7 @@ import type { Store } from '../ports/store.js';
 import { checkWorkflow } from './check-workflow.js';
 import { planSteps } from './plan-steps.js';
 import { queueKeyFor } from './queue-keys.js';
-import type { RunRow, StepRow, WorkflowRow, WorkflowStore, WorkflowTriggerKind } from './workflow-store.js';
+import type { NewRun, RunRow, StepRow, WorkflowRow, WorkflowStore, WorkflowTriggerKind } from './workflow-store.js';
 
 export interface WorkflowServiceOptions {
   readonly store: WorkflowStore;
@@ -125,6 +125,20 @@ export class WorkflowService {
     }
   }
 
+  /**
+   * The runs a step's `$.send.emit` calls start: one per emitted event and listening workflow. They
+   * are stored with the step's checkpoint (so an emit is never lost nor doubled); call `notify`
+   * with their queue keys once it committed.
+   */
+  async emitRuns(workflowId: string, events: readonly unknown[]): Promise<NewRun[]> {
+    if (events.length === 0) return [];
+    const runs: NewRun[] = [];
+    for (const row of await this.options.store.findByEmitter(workflowId)) {
+      for (const event of events) runs.push(await this.newRun(row, row.version, 'emit', event));
+    }
+    return runs;
+  }
+
   private async startRun(
     row: WorkflowRow,
     version: number,
@@ -132,23 +146,29 @@ export class WorkflowService {
     event: unknown,
     nextFireAt?: number,
   ): Promise<string> {
+    const run = await this.newRun(row, version, trigger, event);
+    await this.options.store.createRun(run, nextFireAt);
+    this.options.notify(run.queueKey);
+    return run.id;
+  }
+
+  private async newRun(
+    row: WorkflowRow,
+    version: number,
+    trigger: WorkflowTriggerKind,
+    event: unknown,
+  ): Promise<NewRun> {
     const spec = await this.options.store.getVersion(row.id, version);
     const id = newId('wfr');
-    const queueKey = queueKeyFor(row.id, id, spec?.spec.settings?.concurrency);
-    await this.options.store.createRun(
-      {
-        id,
-        workflowId: row.id,
-        version,
-        trigger,
-        event: JSON.stringify(event ?? null),
-        createdAt: this.options.now(),
-        queueKey,
-      },
-      nextFireAt,
-    );
-    this.options.notify(queueKey);
-    return id;
+    return {
+      id,
+      workflowId: row.id,
+      version,
+      trigger,
+      event: JSON.stringify(event ?? null),
+      createdAt: this.options.now(),
+      queueKey: queueKeyFor(row.id, id, spec?.spec.settings?.concurrency),
+    };
   }
 
   private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
@@ -164,6 +184,19 @@ export class WorkflowService {
         });
       }
       sourceId = trigger.source_id;
+    }
+    if (trigger.type === 'emit') {
+      if (existing && trigger.workflow_id === existing.id) {
+        throw new AppError('VALIDATION_FAILED', 'trigger.workflow_id: a workflow cannot listen to its own emits', {
+          field: 'trigger.workflow_id',
+        });
+      }
+      if (!(await this.options.store.getWorkflow(trigger.workflow_id))) {
+        throw new AppError('NOT_FOUND', `trigger.workflow_id: no workflow "${trigger.workflow_id}"`, {
+          field: 'trigger.workflow_id',
+        });
+      }
+      sourceId = trigger.workflow_id;
     }
     const schedule = scheduleOf(spec);
     const now = this.options.now();

@@ -10,7 +10,7 @@ export interface WorkflowRow {
   readonly triggerType: WorkflowSpecT['trigger']['type'];
   /** The `/e/<id>` endpoint of an `http` trigger. */
   readonly endpointId: string | null;
-  /** The deployed source of a `source` trigger. */
+  /** The deployed source of a `source` trigger, or the workflow of an `emit` trigger. */
   readonly sourceId: string | null;
   readonly nextFireAt: number | null;
   readonly runsDropped: number;
@@ -91,6 +91,8 @@ export interface Checkpoint {
     readonly resumeAt: number | null;
     readonly finishedAt: number | null;
   };
+  /** Runs of listening workflows started by this step's `$.send.emit`, stored with the checkpoint. */
+  readonly startRuns?: readonly NewRun[];
   /** The run's queue entry: kept (more steps), held until a time (delay), or removed (the run ended). */
   readonly queue:
     { readonly kind: 'keep' } | { readonly kind: 'delay'; readonly until: number } | { readonly kind: 'remove' };
@@ -128,6 +130,8 @@ export interface WorkflowStore {
   setActive(id: string, active: boolean, now: number): Promise<void>;
   findByEndpoint(endpointId: string): Promise<WorkflowRow | null>;
   findBySource(sourceId: string): Promise<WorkflowRow[]>;
+  /** Active workflows whose trigger is `$.send.emit` of this workflow. */
+  findByEmitter(workflowId: string): Promise<WorkflowRow[]>;
   /** Active timer workflows due at `now`. */
   dueTimers(now: number): Promise<WorkflowRow[]>;
   setNextFire(id: string, at: number | null): Promise<void>;
