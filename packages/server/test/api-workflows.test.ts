@@ -166,6 +166,34 @@ describe('/v1/workflows', () => {
     });
   });
 
+  it('tests one step with a chosen event and earlier results, storing nothing', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'step test',
+        trigger: { type: 'manual' },
+        steps: [
+          { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.who }}' } },
+          { name: 'double', code: wf('double-step.mjs'), props: { n: '{{ steps.greet.$return_value }}' } },
+        ],
+      },
+    });
+    const id = created.body.data.id as string;
+    const tested = await harness.request('POST', `/v1/workflows/${id}/steps/double/test`, {
+      body: { event: { who: 'x' }, steps: { greet: { $return_value: 5, greeting: 'Hi' } } },
+    });
+    expect(tested.status).toBe(200);
+    expect(tested.body.data).toMatchObject({
+      name: 'double',
+      status: 'succeeded',
+      props: { n: 5 },
+      return_value: 10,
+      exports: { seen: 'Hi' },
+    });
+    const missing = await harness.request('POST', `/v1/workflows/${id}/steps/nope/test`, { body: {} });
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect((await harness.request('GET', `/v1/workflows/${id}/runs`)).body.page_info.total_count).toBe(0);
+  });
+
   it('is in the OpenAPI document', async () => {
     const { body } = await harness.request('GET', '/v1/openapi.json');
     expect(Object.keys(body.paths)).toEqual(

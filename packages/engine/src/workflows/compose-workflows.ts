@@ -39,7 +39,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     executor: options.executor,
     timeoutMs: options.stepTimeoutMs,
   });
-  const executor = new RunExecutor({
+  const executor: RunExecutor = new RunExecutor({
     store,
     components: options.components,
     executor: options.executor,
@@ -58,13 +58,14 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     emitRuns: (workflowId, events) => service.emitRuns(workflowId, events),
     notify: options.notify,
   });
-  const service = new WorkflowService({
+  const service: WorkflowService = new WorkflowService({
     store,
     components: options.components,
     sources: options.sources,
     publicUrl: options.publicUrl,
     now: options.now,
     notify: options.notify,
+    testStep: (step, steps) => executor.testStep(step, steps),
   });
   const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
   return {

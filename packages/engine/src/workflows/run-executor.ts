@@ -99,53 +99,23 @@ export class RunExecutor {
   }): Promise<{ finished: boolean; delayedUntil: number | null }> {
     const { run, version, step, index, steps } = input;
     const now = this.options.now;
-    const startedAt = now();
     const later = version.steps
       .slice(index + 1)
       .map((next, offset) => ({ index: index + 1 + offset, name: next.name }));
     const isLast = later.length === 0;
-    const evaluated = await this.options.evaluator.evaluate(step.props, steps);
-    if (!evaluated.ok) {
-      const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
-      const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };
+    const performed = await this.perform(step, steps, input.onRespond);
+    if (performed.kind === 'expression') {
+      const error = performed.record.error ?? { code: 'WORKFLOW_EXPRESSION_INVALID', message: '' };
       await this.commit({
         runId: run.id,
-        step: { index, name: step.name, status: 'failed', result: { ...emptyResult(startedAt), error } },
+        step: { index, name: step.name, status: 'failed', result: performed.record },
         skipped: later,
-        run: finished('failed', index + 1, null, { ...error, step: step.name }, now()),
+        run: finished('failed', index + 1, null, { code: error.code, message: error.message, step: step.name }, now()),
         queue: { kind: 'remove' },
       });
       return { finished: true, delayedUntil: null };
     }
-    const component = await this.options.components.get(step.componentId);
-    const handle = await this.options.executor.handle(component);
-    const result: InvocationResult = await handle.invoke(
-      {
-        kind: 'run',
-        configured: evaluated.props,
-        accounts: this.options.accounts.credentialsFor(evaluated.props),
-        steps,
-        state: { db: {}, dedupe: null },
-        timeoutMs: this.options.stepTimeoutMs,
-      },
-      { onRespond: input.onRespond },
-    );
-    const record: StepResult = {
-      props: redact(evaluated.props, step.secretProps),
-      returnValue: result.returnValue ?? null,
-      exports: result.exports,
-      logs: result.logs.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),
-      sends: result.sends,
-      error: result.error
-        ? {
-            code: result.error.code,
-            message: result.error.message,
-            ...(result.error.stack ? { stack: result.error.stack } : {}),
-          }
-        : null,
-      durationMs: result.durationMs,
-      startedAt: result.startedAtMs,
-    };
+    const { result, record } = performed;
     const emitted = result.ok
       ? result.sends.filter((send) => send.kind === 'emit').map((send) => send.config['raw_event'] ?? null)
       : [];
@@ -168,6 +138,67 @@ export class RunExecutor {
       finished: checkpoint.queue.kind === 'remove',
       delayedUntil: checkpoint.queue.kind === 'delay' ? checkpoint.queue.until : null,
     };
+  }
+
+  /**
+   * Runs one step outside any run, with the `steps` given (POST /v1/workflows/{id}/steps/{name}/test):
+   * nothing is stored, delivered or emitted.
+   */
+  async testStep(
+    step: PlanStep,
+    steps: Record<string, unknown>,
+  ): Promise<{ status: 'succeeded' | 'failed'; record: StepResult }> {
+    const performed = await this.perform(step, steps, () => undefined);
+    const failed = performed.kind === 'expression' || !performed.result.ok;
+    return { status: failed ? 'failed' : 'succeeded', record: performed.record };
+  }
+
+  /** Resolves a step's props in the sandbox, then runs it in its component's worker. */
+  private async perform(
+    step: PlanStep,
+    steps: Record<string, unknown>,
+    onRespond: (response: HttpResponse) => void,
+  ): Promise<
+    | { readonly kind: 'expression'; readonly record: StepResult }
+    | { readonly kind: 'ran'; readonly result: InvocationResult; readonly record: StepResult }
+  > {
+    const startedAt = this.options.now();
+    const evaluated = await this.options.evaluator.evaluate(step.props, steps);
+    if (!evaluated.ok) {
+      const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
+      const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };
+      return { kind: 'expression', record: { ...emptyResult(startedAt), error } };
+    }
+    const component = await this.options.components.get(step.componentId);
+    const handle = await this.options.executor.handle(component);
+    const result: InvocationResult = await handle.invoke(
+      {
+        kind: 'run',
+        configured: evaluated.props,
+        accounts: this.options.accounts.credentialsFor(evaluated.props),
+        steps,
+        state: { db: {}, dedupe: null },
+        timeoutMs: this.options.stepTimeoutMs,
+      },
+      { onRespond },
+    );
+    const record: StepResult = {
+      props: redact(evaluated.props, step.secretProps),
+      returnValue: result.returnValue ?? null,
+      exports: result.exports,
+      logs: result.logs.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),
+      sends: result.sends,
+      error: result.error
+        ? {
+            code: result.error.code,
+            message: result.error.message,
+            ...(result.error.stack ? { stack: result.error.stack } : {}),
+          }
+        : null,
+      durationMs: result.durationMs,
+      startedAt: result.startedAtMs,
+    };
+    return { kind: 'ran', result, record };
   }
 
   /** What a step's result does to its run: next step, delay, exit, failure or the end. */

@@ -1,4 +1,4 @@
-import { AppError, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
+import { AppError, type StepRunT, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
 import { nextTimerFire, parseTimerValue, timerEvent, type TimerSchedule } from '@tributary/runtime';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
@@ -6,7 +6,16 @@ import type { Store } from '../ports/store.js';
 import { checkWorkflow } from './check-workflow.js';
 import { planSteps } from './plan-steps.js';
 import { queueKeyFor } from './queue-keys.js';
-import type { NewRun, RunRow, StepRow, WorkflowRow, WorkflowStore, WorkflowTriggerKind } from './workflow-store.js';
+import type {
+  NewRun,
+  PlanStep,
+  RunRow,
+  StepResult,
+  StepRow,
+  WorkflowRow,
+  WorkflowStore,
+  WorkflowTriggerKind,
+} from './workflow-store.js';
 
 export interface WorkflowServiceOptions {
   readonly store: WorkflowStore;
@@ -17,6 +26,11 @@ export interface WorkflowServiceOptions {
   readonly now: () => number;
   /** A run was queued under this key: the runner should look. */
   readonly notify: (queueKey: string) => void;
+  /** Runs one step on its own (the run executor's `testStep`). */
+  readonly testStep: (
+    step: PlanStep,
+    steps: Record<string, unknown>,
+  ) => Promise<{ status: 'succeeded' | 'failed'; record: StepResult }>;
 }
 
 /**
@@ -82,6 +96,36 @@ export class WorkflowService {
       throw new AppError('WORKFLOW_RUN_NOT_DELAYED', `run ${runId} is ${run.status}, not waiting on $.flow.delay`);
     }
     return this.getRun(runId);
+  }
+
+  /**
+   * Runs one step of the current version with a chosen trigger event and the results of earlier
+   * steps (`{ name: { $return_value, ...exports } }`); nothing is stored.
+   */
+  async testStep(
+    id: string,
+    name: string,
+    input: { readonly event?: unknown; readonly steps?: Record<string, Record<string, unknown>> },
+  ): Promise<StepRunT> {
+    const row = await this.row(id);
+    const version = await this.options.store.getVersion(row.id, row.version);
+    const step = version?.steps.find((candidate) => candidate.name === name);
+    if (!step) throw new AppError('NOT_FOUND', `workflow ${id} has no step "${name}"`, { field: 'name' });
+    const steps: Record<string, unknown> = {
+      ...(input.steps ?? {}),
+      trigger: {
+        event: input.event ?? null,
+        context: {
+          id: 'test',
+          ts: new Date(this.options.now()).toISOString(),
+          workflow_id: row.id,
+          workflow_version: row.version,
+          trigger: 'manual',
+        },
+      },
+    };
+    const { status, record } = await this.options.testStep(step, steps);
+    return toStepRun({ index: 0, name, status, result: record });
   }
 
   async getRun(runId: string): Promise<WorkflowRunT> {
@@ -248,18 +292,7 @@ export class WorkflowService {
       trigger: run.trigger,
       status: run.status,
       event: JSON.parse(run.event) as unknown,
-      steps: steps.map((step) => ({
-        name: step.name,
-        status: step.status,
-        props: step.result.props,
-        return_value: step.result.returnValue,
-        exports: step.result.exports,
-        logs: [...step.result.logs],
-        sends: [...step.result.sends],
-        error: step.result.error,
-        duration_ms: step.result.durationMs,
-        started_at: step.result.startedAt,
-      })),
+      steps: steps.map(toStepRun),
       exit: run.exit,
       error: run.error,
       resume_at: run.resumeAt,
@@ -279,6 +312,21 @@ export class WorkflowService {
     if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
     return run;
   }
+}
+
+function toStepRun(step: StepRow): StepRunT {
+  return {
+    name: step.name,
+    status: step.status,
+    props: step.result.props,
+    return_value: step.result.returnValue,
+    exports: step.result.exports,
+    logs: [...step.result.logs],
+    sends: [...step.result.sends],
+    error: step.result.error,
+    duration_ms: step.result.durationMs,
+    started_at: step.result.startedAt,
+  };
 }
 
 function notFound(id: string): AppError {

@@ -5,6 +5,8 @@ import {
   RunWorkflowBody,
   single,
   StartedRun,
+  StepRun,
+  TestStepBody,
   UpdateWorkflowBody,
   Workflow,
   WorkflowRun,
@@ -98,6 +100,20 @@ export function workflowRoutes(engine: Engine): RouteSpec[] {
       status: 202,
       handler: async ({ params, body }) => ({
         data: { run_id: await workflows.trigger(params['id'] ?? '', 'manual', body.event ?? null) },
+      }),
+    }),
+    route({
+      method: 'POST',
+      url: '/v1/workflows/:id/steps/:name/test',
+      tag: 'workflows',
+      summary: 'Test one step with a chosen event and earlier results; nothing is stored',
+      body: TestStepBody,
+      response: single(StepRun),
+      handler: async ({ params, body }) => ({
+        data: await workflows.testStep(params['id'] ?? '', params['name'] ?? '', {
+          ...(body.event !== undefined ? { event: body.event } : {}),
+          ...(body.steps ? { steps: body.steps } : {}),
+        }),
       }),
     }),
     route({
