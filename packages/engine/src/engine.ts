@@ -127,6 +127,7 @@ export class Engine {
     // Workflow runs go through the same queue, runner and sandbox pool as sources.
     const workflowParts = composeWorkflows({
       raw,
+      box,
       components,
       executor,
       accounts,

@@ -2,7 +2,7 @@
  * Workflows on a real engine: a real SQLite file, the real sandbox running the fixture steps of
  * fixtures/components/workflows, and the one queue and runner shared with sources.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,6 +77,17 @@ describe('workflows', () => {
       exports: { greeting: 'Hello, Ada!' },
     });
     expect(greet?.logs.map((line) => line.message)).toEqual(['Hello, Ada!']);
+    // The secret is redacted where the API shows the workflow, and sealed in the database file.
+    expect(workflow.spec.steps[0]?.props).toEqual({ name: '{{ steps.trigger.event.name }}', token: '[REDACTED]' });
+    for (const name of ['tributary.db', 'tributary.db-wal']) {
+      const file = path.join(dataDir, name);
+      if (existsSync(file)) expect(readFileSync(file).includes('s3cret'), name).toBe(false);
+    }
+    // Saved back as the API showed it, the secret keeps its value.
+    const again = await engine.workflows.update(workflow.id, workflow.spec);
+    expect(again.version).toBe(2);
+    const rerun = await finished(await engine.workflows.trigger(workflow.id, 'manual', { name: 'Ada' }));
+    expect(rerun.steps[0]?.props).toEqual({ name: 'Ada', token: '[REDACTED]' });
     expect(double).toMatchObject({
       status: 'succeeded',
       props: { n: 11 },

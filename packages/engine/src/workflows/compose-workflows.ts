@@ -1,3 +1,4 @@
+import type { SecretBox } from '../secrets/secret-box.js';
 import type SqliteDatabase from 'better-sqlite3';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
@@ -16,6 +17,8 @@ export const DEFAULT_KEEP_RUNS = 1000;
 
 export interface WorkflowPartsOptions {
   readonly raw: SqliteDatabase.Database;
+  /** Seals secret step props at rest (the master key). */
+  readonly box: SecretBox;
   readonly components: ComponentService;
   readonly executor: SourceExecutor;
   readonly accounts: AccountService;
@@ -45,6 +48,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     executor: options.executor,
     accounts: options.accounts,
     evaluator,
+    box: options.box,
     pubsub: options.pubsub,
     now: options.now,
     log: options.log,
@@ -60,6 +64,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
   });
   const service: WorkflowService = new WorkflowService({
     store,
+    box: options.box,
     components: options.components,
     sources: options.sources,
     publicUrl: options.publicUrl,

@@ -3,7 +3,8 @@ import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { QueuedInvocation } from '../ports/invocation-queue.js';
 import type { PubSub } from '../pubsub/pubsub.js';
-import { REDACTED } from '../sources/configured-props.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { openProps, REDACTED } from '../sources/configured-props.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import type { ExpressionEvaluator } from './expression-evaluator.js';
 import { stepsData } from './steps-data.js';
@@ -29,6 +30,7 @@ export interface RunExecutorOptions {
   readonly executor: SourceExecutor;
   readonly accounts: AccountService;
   readonly evaluator: ExpressionEvaluator;
+  readonly box: SecretBox;
   readonly pubsub: PubSub;
   readonly now: () => number;
   readonly log: (message: string) => void;
@@ -163,7 +165,8 @@ export class RunExecutor {
     | { readonly kind: 'ran'; readonly result: InvocationResult; readonly record: StepResult }
   > {
     const startedAt = this.options.now();
-    const evaluated = await this.options.evaluator.evaluate(step.props, steps);
+    // Secret props are sealed at rest; they are opened only for the worker that needs them.
+    const evaluated = await this.options.evaluator.evaluate(openProps(step.props, this.options.box), steps);
     if (!evaluated.ok) {
       const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
       const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };

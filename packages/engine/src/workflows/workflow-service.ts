@@ -3,6 +3,8 @@ import { nextTimerFire, parseTimerValue, timerEvent, type TimerSchedule } from '
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
 import type { Store } from '../ports/store.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { REDACTED, sealProps } from '../sources/configured-props.js';
 import { checkWorkflow } from './check-workflow.js';
 import { planSteps } from './plan-steps.js';
 import { queueKeyFor } from './queue-keys.js';
@@ -19,6 +21,8 @@ import type {
 
 export interface WorkflowServiceOptions {
   readonly store: WorkflowStore;
+  /** Seals secret step props at rest. */
+  readonly box: SecretBox;
   readonly components: ComponentService;
   /** Deployed sources, for `source` triggers. */
   readonly sources: Pick<Store, 'getSource'>;
@@ -218,7 +222,9 @@ export class WorkflowService {
   private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
     // Everything that can refuse the workflow runs before anything is stored.
     const spec = checkWorkflow(input);
-    const steps = await planSteps(spec.steps, this.options.components);
+    const planned = await planSteps(spec.steps, this.options.components);
+    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
+    const steps = sealSteps(planned, previous?.steps ?? [], this.options.box);
     const trigger = spec.trigger;
     let sourceId: string | null = null;
     if (trigger.type === 'source') {
@@ -258,14 +264,16 @@ export class WorkflowService {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    // The stored spec is what the API shows: secret values are redacted there, sealed in the plan.
+    const shown = redactSpec(spec, steps);
     await this.options.store.saveWorkflow(row, {
       workflowId: row.id,
       version: row.version,
-      spec,
+      spec: shown,
       steps,
       createdAt: now,
     });
-    return this.describe(row, spec);
+    return this.describe(row, shown);
   }
 
   private async describe(row: WorkflowRow, known?: WorkflowSpecT): Promise<WorkflowT> {
@@ -312,6 +320,43 @@ export class WorkflowService {
     if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
     return run;
   }
+}
+
+/**
+ * Seals each step's secret props. A secret sent back as "[REDACTED]" (a workflow read from the API
+ * and saved again) keeps the previous version's value for the step of the same name.
+ */
+function sealSteps(steps: readonly PlanStep[], previous: readonly PlanStep[], box: SecretBox): PlanStep[] {
+  return steps.map((step) => {
+    const before = previous.find((candidate) => candidate.name === step.name)?.props ?? {};
+    const kept = Object.fromEntries(
+      Object.entries(step.props).map(([name, value]) => [
+        name,
+        value === REDACTED && step.secretProps.includes(name) && name in before ? before[name] : value,
+      ]),
+    );
+    // Values kept from before are sealed already (objects), and sealProps seals strings only.
+    const props = sealProps(
+      kept,
+      step.secretProps.map((name) => ({ name, type: 'string', secret: true })),
+      box,
+    );
+    return { ...step, props };
+  });
+}
+
+function redactSpec(spec: WorkflowSpecT, steps: readonly PlanStep[]): WorkflowSpecT {
+  return {
+    ...spec,
+    steps: spec.steps.map((step, index) => {
+      const secret = steps[index]?.secretProps ?? [];
+      if (!step.props || secret.length === 0) return step;
+      const props = Object.fromEntries(
+        Object.entries(step.props).map(([name, value]) => [name, secret.includes(name) ? REDACTED : value]),
+      );
+      return { ...step, props };
+    }),
+  };
 }
 
 function toStepRun(step: StepRow): StepRunT {
