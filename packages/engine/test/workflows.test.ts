@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkflowRunT } from '@tributary/contracts';
+import SqliteDatabase from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../src/engine.js';
 
@@ -210,6 +211,34 @@ describe('workflows', () => {
     const serial = await spans(1);
     for (let i = 1; i < serial.length; i += 1) {
       expect(serial[i]?.started).toBeGreaterThanOrEqual(serial[i - 1]?.ended ?? Infinity);
+    }
+  });
+
+  it('shows a run whose entry became a dead letter as failed, and resumes it when the dead letter is retried', async () => {
+    const workflow = await engine.workflows.create({
+      name: 'platform failure',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'greet', action: 'wf-greet', props: { name: 'x' } }],
+    });
+    // A real SQLite error on every checkpoint, from a connection of the test's own.
+    const sqlite = new SqliteDatabase(path.join(dataDir, 'tributary.db'));
+    sqlite.exec(
+      "CREATE TRIGGER break_checkpoints BEFORE INSERT ON workflow_steps BEGIN SELECT RAISE(ABORT, 'disk is away'); END",
+    );
+    try {
+      const runId = await engine.workflows.trigger(workflow.id, 'manual', {});
+      const failed = await finished(runId);
+      expect(failed.error).toMatchObject({ code: 'INTERNAL', step: null });
+      expect(failed.error?.message).toContain('disk is away');
+      sqlite.exec('DROP TRIGGER break_checkpoints');
+      await engine.deadLetters.retry(runId);
+      const deadline = Date.now() + 60_000;
+      while ((await engine.workflows.getRun(runId)).status !== 'succeeded') {
+        if (Date.now() > deadline) throw new Error('the retried run never succeeded');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    } finally {
+      sqlite.close();
     }
   });
 

@@ -31,6 +31,8 @@ export interface RunnerOptions {
   readonly workflows?: {
     readonly owns: (key: string) => boolean;
     readonly execute: (entry: QueuedInvocation) => Promise<void>;
+    /** A run's entry became a dead letter: the run shows it (a retry of the dead letter resumes it). */
+    readonly dead: (runId: string, error: string) => Promise<void>;
     /** A source's run committed these events (after dedupe): workflows it triggers start runs. */
     readonly sourceEmitted: (sourceId: string, events: readonly EventRecord[]) => Promise<void>;
   };
@@ -313,6 +315,8 @@ export class InvocationRunner {
         this.options.log(
           `invocation ${row.id} of ${row.sourceId} failed ${outcome.attempts} times and is now a dead letter (GET /v1/dead-letters/${row.id})`,
         );
+        if (this.options.workflows?.owns(row.sourceId))
+          await this.options.workflows.dead(row.id, message).catch(() => undefined);
         return;
       case 'gone':
         return;

@@ -80,6 +80,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     queueHandler: {
       owns: isWorkflowKey,
       execute: (entry: Parameters<RunExecutor['execute']>[0]) => executor.execute(entry),
+      dead: (runId: string, error: string) => executor.dead(runId, error),
       sourceEmitted: (sourceId: string, events: readonly EventRecord[]) =>
         service.sourceEmitted(
           sourceId,

@@ -48,6 +48,8 @@ export interface RunExecutorOptions {
 }
 
 const FINISHED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
+/** The error code of a run whose queue entry became a dead letter. */
+export const DEAD = 'INTERNAL';
 
 /**
  * Steps one workflow run from its first step without a checkpoint. Each step's props are resolved
@@ -61,7 +63,9 @@ export class RunExecutor {
   async execute(entry: QueuedInvocation): Promise<void> {
     const { store } = this.options;
     const run = await store.getRun(entry.id);
-    if (!run || FINISHED.has(run.status)) {
+    // A run the platform gave up on (a dead letter) that an operator retried resumes where it was.
+    const retried = run?.status === 'failed' && run.error?.code === DEAD;
+    if (!run || (FINISHED.has(run.status) && !retried)) {
       // The run was deleted or ended (a cancel raced the claim): its entry has no work left.
       await store.dropEntry(entry.id);
       return;
@@ -89,6 +93,20 @@ export class RunExecutor {
     // The run ended without $.respond(): a waiting HTTP caller gets the default answer now.
     if (!responded) this.options.pubsub.publishReply(run.id, null);
     await this.trim(version);
+  }
+
+  /** The run's entry became a dead letter after repeated platform failures. */
+  async dead(runId: string, error: string): Promise<void> {
+    await this.options.store.markDead(
+      runId,
+      {
+        code: DEAD,
+        message: `the platform failed to run this run on every attempt (dead letter ${runId}; POST /v1/dead-letters/${runId}/retry resumes it): ${error}`,
+        step: null,
+      },
+      this.options.now(),
+    );
+    this.options.pubsub.publishReply(runId, null);
   }
 
   private async runStep(input: {

@@ -3,6 +3,7 @@ import { settle } from '../store/settle.js';
 import type {
   Checkpoint,
   NewRun,
+  RunError,
   RunRow,
   StepRow,
   WorkflowRow,
@@ -236,11 +237,22 @@ export class SqliteWorkflowStore implements WorkflowStore {
 
   markRunning(runId: string): Promise<void> {
     return settle(() => {
+      // 'failed' only reaches here for a run whose dead letter was retried (see RunExecutor).
       this.raw
         .prepare(
-          "UPDATE workflow_runs SET status = 'running', resume_at = NULL WHERE id = ? AND status IN ('queued', 'delayed')",
+          "UPDATE workflow_runs SET status = 'running', resume_at = NULL, error = NULL, finished_at = NULL WHERE id = ? AND status IN ('queued', 'delayed', 'failed')",
         )
         .run(runId);
+    });
+  }
+
+  markDead(runId: string, error: RunError, now: number): Promise<void> {
+    return settle(() => {
+      this.raw
+        .prepare(
+          "UPDATE workflow_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running', 'delayed')",
+        )
+        .run(JSON.stringify(error), now, runId);
     });
   }
 

@@ -141,6 +141,8 @@ export interface WorkflowStore {
   listRuns(workflowId: string, page: { limit: number; before?: string }): Promise<{ data: RunRow[]; total: number }>;
   stepsOf(runId: string): Promise<StepRow[]>;
   markRunning(runId: string): Promise<void>;
+  /** The platform gave up on a run (its entry is a dead letter): failed, with the error, until retried. */
+  markDead(runId: string, error: RunError, now: number): Promise<void>;
   /** Removes a queue entry whose run has no work left (deleted, or ended meanwhile). */
   dropEntry(runId: string): Promise<void>;
   checkpoint(checkpoint: Checkpoint): Promise<void>;
