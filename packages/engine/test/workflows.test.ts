@@ -242,6 +242,23 @@ describe('workflows', () => {
     }
   });
 
+  it('gives an app prop its connected account, and refuses an unknown account at save time', async () => {
+    await engine.components.publish('wf-acme', { code: code('acme-action.mjs') });
+    const account = await engine.accounts.create({ app: 'acme', fields: { api_key: 'k-123456' } });
+    const spec = (acme: unknown) => ({
+      name: 'acme',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'key', action: 'wf-acme', props: { acme } }],
+    });
+    const workflow = await engine.workflows.create(spec({ authProvisionId: account.id }));
+    const run = await finished(await engine.workflows.trigger(workflow.id, 'manual', {}));
+    expect(run.steps[0]).toMatchObject({ status: 'succeeded', return_value: 8 });
+    await expect(engine.workflows.create(spec({ authProvisionId: 'apn_nope' }))).rejects.toMatchObject({
+      code: 'PROP_INVALID',
+      message: 'steps[0] "key": app prop "acme": no connected account "apn_nope"',
+    });
+  });
+
   it('refuses bad workflows at save time with a code, storing nothing', async () => {
     const before = (await engine.workflows.list()).length;
     await expect(

@@ -66,6 +66,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     store,
     box: options.box,
     components: options.components,
+    accounts: options.accounts,
     sources: options.sources,
     publicUrl: options.publicUrl,
     now: options.now,

@@ -1,4 +1,5 @@
 import { AppError, isAppError, type WorkflowStepT } from '@tributary/contracts';
+import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { describedProps } from '../sources/source-service.js';
 import type { PlanStep } from './workflow-store.js';
@@ -14,10 +15,26 @@ const CODE_STEP_PRELUDE =
  * Resolves each step to a saved component: an action by registry key or `sc_` id, or the code of
  * a code step saved (content-addressed) as an action. Refusals name the step.
  */
-export async function planSteps(steps: readonly WorkflowStepT[], components: ComponentService): Promise<PlanStep[]> {
+export async function planSteps(
+  steps: readonly WorkflowStepT[],
+  components: ComponentService,
+  accounts: Pick<AccountService, 'check'>,
+): Promise<PlanStep[]> {
   const plan: PlanStep[] = [];
   for (const [index, step] of steps.entries()) {
     const component = await resolve(step, index, components);
+    // App props name connected accounts; one given as an expression is checked when it runs.
+    const fixed = Object.fromEntries(
+      Object.entries(step.props ?? {}).filter(([, value]) => !JSON.stringify(value ?? null).includes('{{')),
+    );
+    await accounts.check(fixed, describedProps(component)).catch((error: unknown) => {
+      throw isAppError(error)
+        ? new AppError(error.code, `steps[${index}] "${step.name}": ${error.message}`, {
+            ...error.details,
+            step: step.name,
+          })
+        : error;
+    });
     const secretProps = describedProps(component)
       .filter((prop) => prop.secret === true)
       .map((prop) => prop.name);

@@ -1,5 +1,6 @@
 import { AppError, type StepRunT, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
 import { nextTimerFire, parseTimerValue, timerEvent, type TimerSchedule } from '@tributary/runtime';
+import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
 import type { Store } from '../ports/store.js';
@@ -24,6 +25,8 @@ export interface WorkflowServiceOptions {
   /** Seals secret step props at rest. */
   readonly box: SecretBox;
   readonly components: ComponentService;
+  /** Checks app props' connected accounts at save time. */
+  readonly accounts: Pick<AccountService, 'check'>;
   /** Deployed sources, for `source` triggers. */
   readonly sources: Pick<Store, 'getSource'>;
   readonly publicUrl: string;
@@ -222,7 +225,7 @@ export class WorkflowService {
   private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
     // Everything that can refuse the workflow runs before anything is stored.
     const spec = checkWorkflow(input);
-    const planned = await planSteps(spec.steps, this.options.components);
+    const planned = await planSteps(spec.steps, this.options.components, this.options.accounts);
     const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
     const steps = sealSteps(planned, previous?.steps ?? [], this.options.box);
     const trigger = spec.trigger;
