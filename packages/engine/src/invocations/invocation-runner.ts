@@ -2,11 +2,11 @@ import type { HttpResponse } from '@tributary/runtime';
 import { MAX_BATCH_ITEMS, type ComponentHandle } from '@tributary/sandbox';
 import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
-import type { InvocationQueue, QueuedInvocation, Trigger } from '../ports/invocation-queue.js';
+import type { InvocationQueue, NewInvocation, QueuedInvocation, Trigger } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
-import type { EventRecord, PubSub } from '../pubsub/pubsub.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -33,8 +33,11 @@ export interface RunnerOptions {
     readonly execute: (entry: QueuedInvocation) => Promise<void>;
     /** A run's entry became a dead letter: the run shows it (a retry of the dead letter resumes it). */
     readonly dead: (runId: string, error: string) => Promise<void>;
-    /** A source's run committed these events (after dedupe): workflows it triggers start runs. */
-    readonly sourceEmitted: (sourceId: string, events: readonly EventRecord[]) => Promise<void>;
+    /**
+     * The queue entries of the workflow runs a source's events (after dedupe) start: committed in
+     * the same transaction as the events, so an emitted event never misses its runs.
+     */
+    readonly runsForEvents: (sourceId: string, events: readonly string[]) => Promise<NewInvocation[]>;
   };
 }
 
@@ -268,10 +271,10 @@ export class InvocationRunner {
           state: last.state,
         });
         // The entries that ran leave in the transaction that stores their results; the rest stay queued.
-        const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id) });
-        const committed = executor.committed(built, logIds);
-        executor.publish(sourceId, committed);
-        await this.emitted(sourceId, committed.events);
+        const enqueue = await this.workflowRuns(sourceId, built.commit.events);
+        const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id), enqueue });
+        this.notify(enqueue.map((entry) => entry.sourceId));
+        executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
         // failure that builds up over a batch cannot take a neighbour down with it.
@@ -346,24 +349,23 @@ export class InvocationRunner {
       state: result.state,
     });
     // The queue entry leaves in the same transaction that stores the results: at least once, never lost.
-    const logIds = await store.commit(built.commit, { dequeue: [row.id] });
-    const committed = executor.committed(built, logIds);
-    executor.publish(source.id, committed);
+    const enqueue = await this.workflowRuns(source.id, built.commit.events);
+    const logIds = await store.commit(built.commit, { dequeue: [row.id], enqueue });
+    this.notify(enqueue.map((entry) => entry.sourceId));
+    executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
-    await this.emitted(source.id, committed.events);
   }
 
-  /**
-   * Starts the runs of workflows triggered by this source. After the commit, so a failure here is
-   * logged, never retried as the source's (its events are stored; rerunning it would duplicate them).
-   */
-  private async emitted(sourceId: string, events: readonly EventRecord[]): Promise<void> {
-    if (events.length === 0 || !this.options.workflows) return;
-    await this.options.workflows
-      .sourceEmitted(sourceId, events)
-      .catch((error: unknown) =>
-        this.options.log(`starting the workflow runs of ${sourceId}'s events failed: ${messageOf(error)}`),
-      );
+  /** Queue entries of the workflow runs these committed events start (none without workflows). */
+  private async workflowRuns(
+    sourceId: string,
+    events: readonly { readonly event: string }[],
+  ): Promise<NewInvocation[]> {
+    if (events.length === 0 || !this.options.workflows) return [];
+    return this.options.workflows.runsForEvents(
+      sourceId,
+      events.map((event) => event.event),
+    );
   }
 
   /**

@@ -3,7 +3,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { Store } from '../ports/store.js';
-import type { EventRecord, PubSub } from '../pubsub/pubsub.js';
+import type { PubSub } from '../pubsub/pubsub.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import { ExpressionEvaluator } from './expression-evaluator.js';
 import { isWorkflowKey } from './queue-keys.js';
@@ -82,11 +82,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
       owns: isWorkflowKey,
       execute: (entry: Parameters<RunExecutor['execute']>[0]) => executor.execute(entry),
       dead: (runId: string, error: string) => executor.dead(runId, error),
-      sourceEmitted: (sourceId: string, events: readonly EventRecord[]) =>
-        service.sourceEmitted(
-          sourceId,
-          events.map((record) => record.event),
-        ),
+      runsForEvents: (sourceId: string, events: readonly string[]) => service.runsForEvents(sourceId, events),
     },
   };
 }

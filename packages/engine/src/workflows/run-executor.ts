@@ -62,7 +62,7 @@ export class RunExecutor {
 
   async execute(entry: QueuedInvocation): Promise<void> {
     const { store } = this.options;
-    const run = await store.getRun(entry.id);
+    const run = (await store.getRun(entry.id)) ?? (await this.materialize(entry));
     // A run the platform gave up on (a dead letter) that an operator retried resumes where it was.
     const retried = run?.status === 'failed' && run.error?.code === DEAD;
     if (!run || (FINISHED.has(run.status) && !retried)) {
@@ -93,6 +93,28 @@ export class RunExecutor {
     // The run ended without $.respond(): a waiting HTTP caller gets the default answer now.
     if (!responded) this.options.pubsub.publishReply(run.id, null);
     await this.trim(version);
+  }
+
+  /**
+   * The record of a run whose entry a source's commit queued (its event carries `pendingRun`);
+   * null when the entry is not one or its workflow is gone.
+   */
+  private async materialize(entry: QueuedInvocation): Promise<RunRow | null> {
+    const parsed = JSON.parse(entry.event) as {
+      pendingRun?: { workflowId: string; version: number; trigger: 'source' };
+      event?: unknown;
+    } | null;
+    const pending = parsed?.pendingRun;
+    if (!pending || !(await this.options.store.getWorkflow(pending.workflowId))) return null;
+    await this.options.store.materializeRun({
+      id: entry.id,
+      workflowId: pending.workflowId,
+      version: pending.version,
+      trigger: pending.trigger,
+      event: JSON.stringify(parsed.event ?? null),
+      createdAt: entry.createdAt,
+    });
+    return this.options.store.getRun(entry.id);
   }
 
   /** The run's entry became a dead letter after repeated platform failures. */

@@ -1,4 +1,5 @@
 import type SqliteDatabase from 'better-sqlite3';
+import type { Trigger } from '../ports/invocation-queue.js';
 import { settle } from '../store/settle.js';
 import type {
   Checkpoint,
@@ -181,18 +182,28 @@ export class SqliteWorkflowStore implements WorkflowStore {
     );
   }
 
-  /** A run and its queue entry (inside the caller's transaction). */
-  private insertRun(run: NewRun): void {
+  materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void> {
+    return settle(() => {
+      this.insertRunRecord(run);
+    });
+  }
+
+  private insertRunRecord(run: Omit<NewRun, 'queueKey'>): void {
     this.raw
       .prepare(
-        "INSERT INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
+        "INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
       )
       .run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
+  }
+
+  /** A run and its queue entry (inside the caller's transaction). */
+  private insertRun(run: NewRun): void {
+    this.insertRunRecord(run);
     this.raw
       .prepare(
         "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
       )
-      .run(run.id, run.queueKey, run.trigger, run.createdAt);
+      .run(run.id, run.queueKey, queueTrigger(run.trigger), run.createdAt);
   }
 
   getRun(id: string): Promise<RunRow | null> {
@@ -354,6 +365,22 @@ const EMPTY_RESULT = {
   durationMs: null,
   startedAt: null,
 };
+
+/** The queue's own trigger kinds (dead letters show them); the run keeps the precise one. */
+function queueTrigger(trigger: NewRun['trigger']): Trigger {
+  switch (trigger) {
+    case 'http':
+    case 'timer':
+      return trigger;
+    case 'source':
+    case 'manual':
+    case 'emit':
+    case 'replay':
+      return 'manual';
+    default:
+      return trigger satisfies never;
+  }
+}
 
 function toWorkflow(row: RawWorkflow | undefined): WorkflowRow | null {
   if (!row) return null;

@@ -3,6 +3,7 @@ import { nextTimerFire, parseTimerValue, timerEvent, type TimerSchedule } from '
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
+import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { REDACTED, sealProps } from '../sources/configured-props.js';
@@ -169,11 +170,29 @@ export class WorkflowService {
     return fired;
   }
 
-  /** Queues a run of each active workflow triggered by this source, one per emitted event. */
-  async sourceEmitted(sourceId: string, events: readonly unknown[]): Promise<void> {
+  /**
+   * Queue entries for the runs a source's committed events start (one per event and workflow
+   * triggered by the source). They are committed with the events; each entry carries what its
+   * run needs (`pendingRun`), and the run's record is created when the entry is first claimed.
+   */
+  async runsForEvents(sourceId: string, events: readonly string[]): Promise<NewInvocation[]> {
+    const entries: NewInvocation[] = [];
     for (const row of await this.options.store.findBySource(sourceId)) {
-      for (const event of events) await this.startRun(row, row.version, 'source', event);
+      for (const event of events) {
+        const run = await this.newRun(row, row.version, 'source', null);
+        entries.push({
+          id: run.id,
+          sourceId: run.queueKey,
+          trigger: 'manual',
+          event: JSON.stringify({
+            pendingRun: { workflowId: row.id, version: row.version, trigger: 'source' },
+            event: JSON.parse(event) as unknown,
+          }),
+          createdAt: run.createdAt,
+        });
+      }
     }
+    return entries;
   }
 
   /**

@@ -138,6 +138,8 @@ export interface WorkflowStore {
   /** Stores a run with its queue entry; a timer's run also moves the workflow's next fire time. */
   createRun(run: NewRun, nextFireAt?: number): Promise<void>;
   getRun(id: string): Promise<RunRow | null>;
+  /** Creates the record of a run whose queue entry already exists (a source's commit queued it). */
+  materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void>;
   listRuns(workflowId: string, page: { limit: number; before?: string }): Promise<{ data: RunRow[]; total: number }>;
   stepsOf(runId: string): Promise<StepRow[]>;
   markRunning(runId: string): Promise<void>;
