@@ -166,6 +166,27 @@ describe('/v1/workflows', () => {
     });
   });
 
+  it('answers 200 at once at an endpoint without custom_response, and 404 once deactivated', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'hook',
+        trigger: { type: 'http' },
+        steps: [{ name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.query.who }}' } }],
+      },
+    });
+    const url = `${harness.base}${harness.endpoint(created.body.data.endpoint_url)}/any/path?who=Kim`;
+    const response = await fetch(url, { method: 'POST' });
+    expect([response.status, await response.text()]).toEqual([200, 'OK']);
+    const [run] = await waitFor(async () => {
+      const { body } = await harness.request('GET', `/v1/workflows/${created.body.data.id}/runs`);
+      return body.data[0]?.status === 'succeeded' ? body.data : undefined;
+    }, 'the run');
+    expect(run).toMatchObject({ trigger: 'http', event: { method: 'POST', path: '/any/path' } });
+    expect(run.steps[0].exports).toEqual({ greeting: 'Hello, Kim!' });
+    await harness.request('POST', `/v1/workflows/${created.body.data.id}/deactivate`);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(404);
+  });
+
   it('tests one step with a chosen event and earlier results, storing nothing', async () => {
     const created = await harness.request('POST', '/v1/workflows', {
       body: {
