@@ -97,6 +97,23 @@ describe('workflows', () => {
     });
   });
 
+  it("keeps one workflow's expression globals away from another's", async () => {
+    const make = (name: string, expression: string) =>
+      engine.workflows.create({
+        name,
+        trigger: { type: 'manual' },
+        steps: [{ name: 'greet', action: 'wf-greet', props: { name: expression } }],
+      });
+    const writer = await make('writer', '{{ (globalThis.leak = steps.trigger.event.secret) }}');
+    const reader = await make('reader', '{{ String(globalThis.leak) }}');
+    expect(
+      (await finished(await engine.workflows.trigger(writer.id, 'manual', { secret: 'hidden' }))).steps[0]?.props,
+    ).toEqual({ name: 'hidden' });
+    expect((await finished(await engine.workflows.trigger(reader.id, 'manual', {}))).steps[0]?.props).toEqual({
+      name: 'undefined',
+    });
+  });
+
   it('ends with $.flow.exit as a success and skips the rest', async () => {
     const workflow = await engine.workflows.create({
       name: 'exit',

@@ -71,7 +71,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     publicUrl: options.publicUrl,
     now: options.now,
     notify: options.notify,
-    testStep: (step, steps) => executor.testStep(step, steps),
+    testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
   });
   const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
   return {

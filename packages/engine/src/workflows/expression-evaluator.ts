@@ -63,17 +63,24 @@ export interface ExpressionEvaluatorOptions {
   readonly timeoutMs: number;
 }
 
-/** Evaluates prop expressions in the sandbox, through the evaluator action's warm worker. */
+/**
+ * Evaluates prop expressions in the sandbox. Each workflow gets an evaluator of its own (the same
+ * code with its id in a comment, so a worker of its own): an expression can leave globals behind
+ * in its worker, and those must never be seen by another workflow's expressions.
+ */
 export class ExpressionEvaluator {
-  private componentId: Promise<string> | null = null;
+  private readonly componentIds = new Map<string, Promise<string>>();
 
   constructor(private readonly options: ExpressionEvaluatorOptions) {}
 
-  async evaluate(props: Record<string, unknown>, steps: Record<string, unknown>): Promise<Evaluated> {
+  async evaluate(
+    workflowId: string,
+    props: Record<string, unknown>,
+    steps: Record<string, unknown>,
+  ): Promise<Evaluated> {
     // No expression in any prop: nothing needs the sandbox.
     if (!JSON.stringify(props).includes('{{')) return { ok: true, props };
-    this.componentId ??= this.options.components.save({ code: EVALUATOR_CODE }).then((row) => row.id);
-    const component = await this.options.components.get(await this.componentId);
+    const component = await this.options.components.get(await this.componentFor(workflowId));
     const handle = await this.options.executor.handle(component);
     const result = await handle.invoke({
       kind: 'run',
@@ -85,5 +92,16 @@ export class ExpressionEvaluator {
     });
     if (!result.ok) return { ok: false, prop: null, message: result.error?.message ?? 'evaluating the props failed' };
     return result.returnValue as Evaluated;
+  }
+
+  private componentFor(workflowId: string): Promise<string> {
+    let id = this.componentIds.get(workflowId);
+    if (!id) {
+      id = this.options.components.save({ code: `${EVALUATOR_CODE}// workflow ${workflowId}\n` }).then((row) => row.id);
+      // A failed save is tried again next time rather than remembered.
+      id.catch(() => this.componentIds.delete(workflowId));
+      this.componentIds.set(workflowId, id);
+    }
+    return id;
   }
 }

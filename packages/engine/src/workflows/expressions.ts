@@ -36,7 +36,8 @@ export function parseExpression(source: string): ParsedExpression {
   if (source === '') return { ok: false, message: 'the expression is empty' };
   let tree: Node;
   try {
-    tree = parseExpressionAt(source, 0, { ecmaVersion: 'latest', sourceType: 'module' });
+    // preserveParens: the node of "(a = b)" then ends after its ")", so trailing text is seen exactly.
+    tree = parseExpressionAt(source, 0, { ecmaVersion: 'latest', sourceType: 'module', preserveParens: true });
   } catch (error) {
     return { ok: false, message: error instanceof Error ? error.message : String(error) };
   }

@@ -145,7 +145,7 @@ export class RunExecutor {
       .slice(index + 1)
       .map((next, offset) => ({ index: index + 1 + offset, name: next.name }));
     const isLast = later.length === 0;
-    const performed = await this.perform(step, steps, input.onRespond);
+    const performed = await this.perform(run.workflowId, step, steps, input.onRespond);
     if (performed.kind === 'expression') {
       const error = performed.record.error ?? { code: 'WORKFLOW_EXPRESSION_INVALID', message: '' };
       await this.commit({
@@ -187,16 +187,18 @@ export class RunExecutor {
    * nothing is stored, delivered or emitted.
    */
   async testStep(
+    workflowId: string,
     step: PlanStep,
     steps: Record<string, unknown>,
   ): Promise<{ status: 'succeeded' | 'failed'; record: StepResult }> {
-    const performed = await this.perform(step, steps, () => undefined);
+    const performed = await this.perform(workflowId, step, steps, () => undefined);
     const failed = performed.kind === 'expression' || !performed.result.ok;
     return { status: failed ? 'failed' : 'succeeded', record: performed.record };
   }
 
   /** Resolves a step's props in the sandbox, then runs it in its component's worker. */
   private async perform(
+    workflowId: string,
     step: PlanStep,
     steps: Record<string, unknown>,
     onRespond: (response: HttpResponse) => void,
@@ -206,7 +208,7 @@ export class RunExecutor {
   > {
     const startedAt = this.options.now();
     // Secret props are sealed at rest; they are opened only for the worker that needs them.
-    const evaluated = await this.options.evaluator.evaluate(openProps(step.props, this.options.box), steps);
+    const evaluated = await this.options.evaluator.evaluate(workflowId, openProps(step.props, this.options.box), steps);
     if (!evaluated.ok) {
       const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
       const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };

@@ -36,6 +36,7 @@ export interface WorkflowServiceOptions {
   readonly notify: (queueKey: string) => void;
   /** Runs one step on its own (the run executor's `testStep`). */
   readonly testStep: (
+    workflowId: string,
     step: PlanStep,
     steps: Record<string, unknown>,
   ) => Promise<{ status: 'succeeded' | 'failed'; record: StepResult }>;
@@ -132,7 +133,7 @@ export class WorkflowService {
         },
       },
     };
-    const { status, record } = await this.options.testStep(step, steps);
+    const { status, record } = await this.options.testStep(row.id, step, steps);
     return toStepRun({ index: 0, name, status, result: record });
   }
 
