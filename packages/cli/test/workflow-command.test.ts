@@ -48,7 +48,7 @@ describe('tributary workflow', () => {
   it('runs a workflow file locally, offline, and prints the run', async () => {
     const human = await tributary(['workflow', 'run', FILE, '--event', EVENT], { env: { NO_COLOR: '1' } });
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^Run wfr_\w+ of wf_\w+ \(version 1\): succeeded\n {2}answer: succeeded \d+ ms\n/);
+    expect(human.stdout).toMatch(/^Run of signup: succeeded\n {2}answer: succeeded\n/);
     expect(human.stdout).toContain('  greet: succeeded');
     expect(human.stdout).toContain('    Hello, ada@example.com!\n    → 23\n');
     const bad = await tributary(['workflow', 'run', FILE, '--event', '{nope']);

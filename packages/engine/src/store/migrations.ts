@@ -158,7 +158,7 @@ export const MIGRATIONS: Record<string, Migration> = {
     },
   },
   // Issue 10: workflows, their saved versions, and durable runs with one checkpoint row per step.
-  '0004-workflows': {
+  '0005-workflows': {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
         .createTable('workflows')
