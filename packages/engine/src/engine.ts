@@ -26,6 +26,7 @@ import { SqliteStore } from './store/sqlite-store.js';
 import { SqliteWrites } from './store/sqlite-writes.js';
 import { EVENT_BIN_SIZE, LOG_SIZE } from './sources/event-store.js';
 import { composeWorkflows } from './workflows/compose-workflows.js';
+import { SqliteWorkflowStore } from './workflows/sqlite-workflow-store.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
 
@@ -126,7 +127,7 @@ export class Engine {
     const queue = new SqliteInvocationQueue({ raw, writes, now, ...(options.retry ? { retry: options.retry } : {}) });
     // Workflow runs go through the same queue, runner and sandbox pool as sources.
     const workflowParts = composeWorkflows({
-      raw,
+      store: new SqliteWorkflowStore(raw),
       box,
       components,
       executor,

@@ -1,5 +1,4 @@
 import type { SecretBox } from '../secrets/secret-box.js';
-import type SqliteDatabase from 'better-sqlite3';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { Store } from '../ports/store.js';
@@ -8,7 +7,7 @@ import type { SourceExecutor } from '../sources/source-executor.js';
 import { ExpressionEvaluator } from './expression-evaluator.js';
 import { isWorkflowKey } from './queue-keys.js';
 import { RunExecutor, type Deliver } from './run-executor.js';
-import { SqliteWorkflowStore } from './sqlite-workflow-store.js';
+import type { WorkflowStore } from './workflow-store.js';
 import { WorkflowService } from './workflow-service.js';
 import { WorkflowTimers } from './workflow-timers.js';
 
@@ -16,7 +15,8 @@ import { WorkflowTimers } from './workflow-timers.js';
 export const DEFAULT_KEEP_RUNS = 1000;
 
 export interface WorkflowPartsOptions {
-  readonly raw: SqliteDatabase.Database;
+  /** Where workflows and runs live (SqliteWorkflowStore on the embedded file). */
+  readonly store: WorkflowStore;
   /** Seals secret step props at rest (the master key). */
   readonly box: SecretBox;
   readonly components: ComponentService;
@@ -34,9 +34,9 @@ export interface WorkflowPartsOptions {
   readonly notify: (queueKey: string) => void;
 }
 
-/** The workflow pieces on the embedded store, wired to the shared queue, runner and sandbox. */
+/** The workflow pieces on a workflow store, wired to the shared queue, runner and sandbox pool. */
 export function composeWorkflows(options: WorkflowPartsOptions) {
-  const store = new SqliteWorkflowStore(options.raw);
+  const store = options.store;
   const evaluator = new ExpressionEvaluator({
     components: options.components,
     executor: options.executor,
