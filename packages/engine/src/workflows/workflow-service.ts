@@ -1,21 +1,22 @@
 import { AppError, type StepRunT, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
-import { nextTimerFire, parseTimerValue, timerEvent, type TimerSchedule } from '@tributary/runtime';
+import { nextTimerFire, timerEvent } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
 import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { REDACTED, sealProps } from '../sources/configured-props.js';
 import { checkWorkflow } from './check-workflow.js';
 import { planSteps } from './plan-steps.js';
 import { queueKeyFor } from './queue-keys.js';
+import { describeRun, toStepRun } from './run-view.js';
+import { redactSpec, sealSteps } from './secret-steps.js';
+import { scheduleOf } from './timer-schedule.js';
 import type {
   NewRun,
   PlanStep,
   RunRow,
   StepResult,
-  StepRow,
   WorkflowRow,
   WorkflowStore,
   WorkflowTriggerKind,
@@ -139,7 +140,7 @@ export class WorkflowService {
 
   async getRun(runId: string): Promise<WorkflowRunT> {
     const run = await this.runRow(runId);
-    return this.describeRun(run, await this.options.store.stepsOf(runId));
+    return describeRun(run, await this.options.store.stepsOf(runId));
   }
 
   async listRuns(
@@ -150,9 +151,7 @@ export class WorkflowService {
     if (page.before && !(await this.options.store.getRun(page.before)))
       throw new AppError('NOT_FOUND', `no run "${page.before}" to page from`, { field: 'before' });
     const { data, total } = await this.options.store.listRuns(workflowId, page);
-    const runs = await Promise.all(
-      data.map(async (run) => this.describeRun(run, await this.options.store.stepsOf(run.id))),
-    );
+    const runs = await Promise.all(data.map(async (run) => describeRun(run, await this.options.store.stepsOf(run.id))));
     return { data: runs, total, dropped: row.runsDropped };
   }
 
@@ -315,23 +314,6 @@ export class WorkflowService {
     };
   }
 
-  private describeRun(run: RunRow, steps: readonly StepRow[]): WorkflowRunT {
-    return {
-      id: run.id,
-      workflow_id: run.workflowId,
-      version: run.version,
-      trigger: run.trigger,
-      status: run.status,
-      event: JSON.parse(run.event) as unknown,
-      steps: steps.map(toStepRun),
-      exit: run.exit,
-      error: run.error,
-      resume_at: run.resumeAt,
-      created_at: run.createdAt,
-      finished_at: run.finishedAt,
-    };
-  }
-
   private async row(id: string): Promise<WorkflowRow> {
     const row = await this.options.store.getWorkflow(id);
     if (!row) throw notFound(id);
@@ -345,71 +327,6 @@ export class WorkflowService {
   }
 }
 
-/**
- * Seals each step's secret props. A secret sent back as "[REDACTED]" (a workflow read from the API
- * and saved again) keeps the previous version's value for the step of the same name.
- */
-function sealSteps(steps: readonly PlanStep[], previous: readonly PlanStep[], box: SecretBox): PlanStep[] {
-  return steps.map((step) => {
-    const before = previous.find((candidate) => candidate.name === step.name)?.props ?? {};
-    const kept = Object.fromEntries(
-      Object.entries(step.props).map(([name, value]) => [
-        name,
-        value === REDACTED && step.secretProps.includes(name) && name in before ? before[name] : value,
-      ]),
-    );
-    // Values kept from before are sealed already (objects), and sealProps seals strings only.
-    const props = sealProps(
-      kept,
-      step.secretProps.map((name) => ({ name, type: 'string', secret: true })),
-      box,
-    );
-    return { ...step, props };
-  });
-}
-
-function redactSpec(spec: WorkflowSpecT, steps: readonly PlanStep[]): WorkflowSpecT {
-  return {
-    ...spec,
-    steps: spec.steps.map((step, index) => {
-      const secret = steps[index]?.secretProps ?? [];
-      if (!step.props || secret.length === 0) return step;
-      const props = Object.fromEntries(
-        Object.entries(step.props).map(([name, value]) => [name, secret.includes(name) ? REDACTED : value]),
-      );
-      return { ...step, props };
-    }),
-  };
-}
-
-function toStepRun(step: StepRow): StepRunT {
-  return {
-    name: step.name,
-    status: step.status,
-    props: step.result.props,
-    return_value: step.result.returnValue,
-    exports: step.result.exports,
-    logs: [...step.result.logs],
-    sends: [...step.result.sends],
-    error: step.result.error,
-    duration_ms: step.result.durationMs,
-    started_at: step.result.startedAt,
-  };
-}
-
 function notFound(id: string): AppError {
   return new AppError('NOT_FOUND', `no workflow "${id}"`);
-}
-
-/** The schedule of a timer trigger (checked by the schema and `parseTimerValue`), else null. */
-export function scheduleOf(spec: WorkflowSpecT): TimerSchedule | null {
-  const trigger = spec.trigger;
-  if (trigger.type !== 'timer') return null;
-  const parsed = parseTimerValue(
-    'cron' in trigger
-      ? { cron: trigger.cron, ...(trigger.timezone ? { timezone: trigger.timezone } : {}) }
-      : { intervalSeconds: trigger.interval_seconds },
-  );
-  if (!parsed.ok) throw new AppError('VALIDATION_FAILED', `trigger: ${parsed.reason}`, { field: 'trigger' });
-  return parsed.schedule;
 }
