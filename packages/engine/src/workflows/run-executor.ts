@@ -4,9 +4,10 @@ import type { ComponentService } from '../components/component-service.js';
 import type { QueuedInvocation } from '../ports/invocation-queue.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
-import { openProps, REDACTED } from '../sources/configured-props.js';
+import { openProps } from '../sources/configured-props.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import type { ExpressionEvaluator } from './expression-evaluator.js';
+import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
 import { stepsData } from './steps-data.js';
 import type {
   Checkpoint,
@@ -162,7 +163,10 @@ export class RunExecutor {
       ? result.sends.filter((send) => send.kind === 'emit').map((send) => send.config['raw_event'] ?? null)
       : [];
     const startRuns = await this.options.emitRuns(run.workflowId, emitted);
-    const checkpoint = { ...this.outcome({ run, step, index, later, isLast, result, record }), startRuns };
+    const checkpoint = {
+      ...stepOutcome({ run, step, index, later, isLast, result, record, now: this.options.now() }),
+      startRuns,
+    };
     await this.commit(checkpoint);
     for (const started of startRuns) this.options.notify(started.queueKey);
     if (record.sends.length > 0 && this.options.deliver) {
@@ -246,68 +250,6 @@ export class RunExecutor {
     return { kind: 'ran', result, record };
   }
 
-  /** What a step's result does to its run: next step, delay, exit, failure or the end. */
-  private outcome(input: {
-    readonly run: RunRow;
-    readonly step: PlanStep;
-    readonly index: number;
-    readonly later: Checkpoint['skipped'];
-    readonly isLast: boolean;
-    readonly result: InvocationResult;
-    readonly record: StepResult;
-  }): Checkpoint {
-    const { run, step, index, later, isLast, result, record } = input;
-    const now = this.options.now();
-    const base = { runId: run.id, skipped: [] as Checkpoint['skipped'] };
-    if (!result.ok) {
-      const error = {
-        code: record.error?.code ?? 'COMPONENT_ERROR',
-        message: record.error?.message ?? '',
-        step: step.name,
-      };
-      return {
-        ...base,
-        step: { index, name: step.name, status: 'failed', result: record },
-        skipped: later,
-        run: finished('failed', index + 1, null, error, now),
-        queue: { kind: 'remove' },
-      };
-    }
-    const succeeded = { index, name: step.name, status: 'succeeded' as const, result: record };
-    if (result.exit) {
-      return {
-        ...base,
-        step: succeeded,
-        skipped: later,
-        run: finished('exited', index + 1, result.exit, null, now),
-        queue: { kind: 'remove' },
-      };
-    }
-    if (isLast) {
-      return {
-        ...base,
-        step: succeeded,
-        run: finished('succeeded', index + 1, null, null, now),
-        queue: { kind: 'remove' },
-      };
-    }
-    if (result.delay) {
-      const until = now + result.delay.ms;
-      return {
-        ...base,
-        step: succeeded,
-        run: { status: 'delayed', nextStep: index + 1, exit: null, error: null, resumeAt: until, finishedAt: null },
-        queue: { kind: 'delay', until },
-      };
-    }
-    return {
-      ...base,
-      step: succeeded,
-      run: { status: 'running', nextStep: index + 1, exit: null, error: null, resumeAt: null, finishedAt: null },
-      queue: { kind: 'keep' },
-    };
-  }
-
   private commit(checkpoint: Checkpoint): Promise<void> {
     return this.options.store.checkpoint(checkpoint);
   }
@@ -320,33 +262,4 @@ export class RunExecutor {
         `workflow ${version.workflowId}: dropped its ${dropped} oldest run(s), keeping the last ${keep}`,
       );
   }
-}
-
-function finished(
-  status: 'failed' | 'exited' | 'succeeded',
-  nextStep: number,
-  exit: { reason: string | null } | null,
-  error: { code: string; message: string; step: string | null } | null,
-  at: number,
-): Checkpoint['run'] {
-  return { status, nextStep, exit, error, resumeAt: null, finishedAt: at };
-}
-
-function emptyResult(startedAt: number): StepResult {
-  return {
-    props: null,
-    returnValue: null,
-    exports: {},
-    logs: [],
-    sends: [],
-    error: null,
-    durationMs: 0,
-    startedAt,
-  };
-}
-
-function redact(props: Record<string, unknown>, secret: readonly string[]): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(props).map(([name, value]) => [name, secret.includes(name) ? REDACTED : value]),
-  );
 }
