@@ -107,13 +107,20 @@ describe('workflow triggers', () => {
       trigger: { type: 'emit', workflow_id: emitter.id },
       steps: [{ name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.hello }}' } }],
     });
-    await expect(
-      engine.workflows.update(listener.id, {
-        name: 'listener',
-        trigger: { type: 'emit', workflow_id: listener.id },
-        steps: [{ name: 'greet', action: 'wf-greet' }],
-      }),
-    ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    // Listening to itself, or to a workflow that listens to it, would loop for ever.
+    const loops: [string, string][] = [
+      [listener.id, listener.id],
+      [emitter.id, listener.id],
+    ];
+    for (const [id, emitterId] of loops) {
+      await expect(
+        engine.workflows.update(id, {
+          name: 'loop',
+          trigger: { type: 'emit', workflow_id: emitterId },
+          steps: [{ name: 'greet', action: 'wf-greet' }],
+        }),
+      ).rejects.toMatchObject({ code: 'VALIDATION_FAILED', details: { field: 'trigger.workflow_id' } });
+    }
     await engine.workflows.trigger(emitter.id, 'manual', { who: 'Lin' });
     const runs = await runsOf(listener.id, 2);
     expect(runs.map((run) => run.trigger)).toEqual(['emit', 'emit']);

@@ -258,16 +258,12 @@ export class WorkflowService {
       sourceId = trigger.source_id;
     }
     if (trigger.type === 'emit') {
-      if (existing && trigger.workflow_id === existing.id) {
-        throw new AppError('VALIDATION_FAILED', 'trigger.workflow_id: a workflow cannot listen to its own emits', {
-          field: 'trigger.workflow_id',
-        });
-      }
       if (!(await this.options.store.getWorkflow(trigger.workflow_id))) {
         throw new AppError('NOT_FOUND', `trigger.workflow_id: no workflow "${trigger.workflow_id}"`, {
           field: 'trigger.workflow_id',
         });
       }
+      if (existing) await this.refuseEmitLoop(existing.id, trigger.workflow_id);
       sourceId = trigger.workflow_id;
     }
     const schedule = scheduleOf(spec);
@@ -296,6 +292,27 @@ export class WorkflowService {
       createdAt: now,
     });
     return this.describe(row, shown);
+  }
+
+  /**
+   * An `emit` trigger must not close a loop (A listens to B, which listens to A): each emit would
+   * start runs for ever. The chain of emit triggers from the emitter is followed back.
+   */
+  private async refuseEmitLoop(listenerId: string, emitterId: string): Promise<void> {
+    const chain = [listenerId];
+    let current: string | null = emitterId;
+    while (current !== null && !chain.includes(current) && chain.length <= 100) {
+      chain.push(current);
+      const row: WorkflowRow | null = await this.options.store.getWorkflow(current);
+      current = row?.triggerType === 'emit' ? row.sourceId : null;
+    }
+    if (current === listenerId) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `trigger.workflow_id: listening to ${emitterId} closes a loop of emit triggers (${[...chain, listenerId].join(' -> ')}); each emit would start runs for ever`,
+        { field: 'trigger.workflow_id' },
+      );
+    }
   }
 
   private async describe(row: WorkflowRow, known?: WorkflowSpecT): Promise<WorkflowT> {
