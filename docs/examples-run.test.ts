@@ -1127,8 +1127,8 @@ describe.concurrent('actions.md', () => {
     expect(finished.json.exit).toEqual({ reason: null });
     expect(finished.json.return_value).toBe('finished');
     const delay = scratchComponent(
-      'delay.mjs',
-      "export default { name: 'D', version: '0.1.0', type: 'action', async run({ $ }) { $.flow.delay(1000); } };\n",
+      'rerun.mjs',
+      "export default { name: 'D', version: '0.1.0', type: 'action', async run({ $ }) { $.flow.rerun(1000); } };\n",
     );
     const unsupported = await tributaryJson<Report>(['run', delay, '--json']);
     expect(unsupported.code).toBe(1);

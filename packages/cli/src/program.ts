@@ -13,6 +13,7 @@ import { registerListCommand } from './commands/list.js';
 import { registerLoginCommands } from './commands/login.js';
 import { registerPublishCommands } from './commands/publish.js';
 import { registerSourceCommands } from './commands/sources.js';
+import { registerWorkflowCommands } from './commands/workflow.js';
 import { EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { REMOTE_EXIT_REFUSED } from './remote/remote-exit.js';
 import type { Output } from './ui/output.js';
@@ -44,6 +45,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerSourceCommands(program, output, setExit);
   registerAccountsCommand(program, output, setExit);
   registerDeadLettersCommand(program, output, setExit);
+  registerWorkflowCommands(program, output, setExit);
   registerInitCommand(program, output, setExit);
   const exitOverride = (command: Command): void => {
     command.exitOverride();
@@ -63,6 +65,7 @@ Examples:
   $ tributary deploy my-source.mjs
   $ tributary list sources
   $ tributary events my-source -n 5
+  $ tributary workflow run signup.workflow.json --event '{"body":{"email":"ada@example.com"}}'
 
 Docs: docs/cli.md`,
   );
@@ -97,6 +100,8 @@ function isRemoteInvocation(args: readonly string[]): boolean {
   if (command === undefined) return false;
   if (REMOTE_COMMANDS.has(command)) return true;
   if (command === 'run' || command === 'options') return args.includes('--remote');
+  // A workflow runs locally with `workflow run`; its other subcommands talk to a server.
+  if (command === 'workflow') return args.filter((arg) => !arg.startsWith('-'))[1] !== 'run';
   if (command === 'dev') return args.some((arg) => arg === '--dc' || arg.startsWith('--dc='));
   return false;
 }

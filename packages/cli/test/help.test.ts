@@ -23,6 +23,15 @@ const COMMANDS = [
   ['dead-letters', 'list'],
   ['dead-letters', 'retry'],
   ['dead-letters', 'delete'],
+  ['workflow'],
+  ['workflow', 'run'],
+  ['workflow', 'deploy'],
+  ['workflow', 'list'],
+  ['workflow', 'describe'],
+  ['workflow', 'run-now'],
+  ['workflow', 'runs'],
+  ['workflow', 'logs'],
+  ['workflow', 'delete'],
   ['init'],
   ['run'],
   ['dev'],
@@ -46,5 +55,10 @@ describe('--help', () => {
       for (const flag of ['-p, --profile <NAME>', '--api-url <URL>', '--api-key <KEY>', '--json'])
         expect(help, command.join(' ')).toContain(flag);
     }
+  });
+
+  it('a usage error exits 1 on the workflow commands that talk to a server, 2 on the local workflow run', async () => {
+    expect((await tributary(['workflow', 'describe'])).code).toBe(1);
+    expect((await tributary(['workflow', 'run'])).code).toBe(2);
   });
 });

@@ -162,6 +162,25 @@ describe('tributary start on PostgreSQL', () => {
     const fired = await until(async () => (await summaries(tick.body.data.id))[0], 'the timer tick');
     expect(fired.event.at).toEqual(expect.any(Number));
   });
+
+  it('refuses workflows, which are stored in SQLite for now, with WORKFLOWS_UNAVAILABLE and stores nothing', async () => {
+    const running = server!;
+    const components = async (): Promise<unknown[]> =>
+      (await running.api<{ data: unknown[] }>('GET', '/v1/users/me/components')).body.data;
+    const before = await components();
+    const created = await running.api<{ error: { code: string; message: string } }>('POST', '/v1/workflows', {
+      name: 'on postgres',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'one', code: 'export default { async run() { return 1; } }' }],
+    });
+    expect(created.status).toBe(501);
+    expect(created.body.error.code).toBe('WORKFLOWS_UNAVAILABLE');
+    expect(created.body.error.message).toContain('TRIBUTARY_DATABASE_URL');
+    const listed = await running.api<{ error: { code: string } }>('GET', '/v1/workflows');
+    expect(listed.body.error.code).toBe('WORKFLOWS_UNAVAILABLE');
+    // Refused before its code step was saved as a component.
+    expect(await components()).toEqual(before);
+  });
 });
 
 describe('two tributary start processes on one PostgreSQL database', () => {

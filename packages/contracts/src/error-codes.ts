@@ -259,6 +259,39 @@ export const ERROR_CODES = {
     description:
       'The PostgreSQL user of TRIBUTARY_DATABASE_URL may not create or change the tables at start (it should own the database, or have CREATE on its schema).',
   },
+  WORKFLOW_STEP_REFERENCE: {
+    status: 400,
+    category: 'user',
+    description: 'A workflow step refers to a step that does not exist or comes later (`steps.<name>`).',
+  },
+  WORKFLOW_DUPLICATE_STEP: {
+    status: 400,
+    category: 'user',
+    description: 'Two steps of a workflow have the same name.',
+  },
+  WORKFLOW_EXPRESSION_INVALID: {
+    status: 400,
+    category: 'user',
+    description:
+      'A `{{ ... }}` prop expression does not parse, or threw when the run evaluated it; the message names the step and the prop.',
+  },
+  WORKFLOW_COMPONENT_UNKNOWN: {
+    status: 400,
+    category: 'user',
+    description:
+      'A workflow step names a registry key or saved component that does not exist, or one that is not an action.',
+  },
+  WORKFLOW_RUN_NOT_DELAYED: {
+    status: 409,
+    category: 'user',
+    description: 'Only a run waiting on `$.flow.delay` can be cancelled; this one is not.',
+  },
+  WORKFLOWS_UNAVAILABLE: {
+    status: 501,
+    category: 'user',
+    description:
+      'Workflows are stored in the embedded SQLite database for now; a server on PostgreSQL (TRIBUTARY_DATABASE_URL) refuses them.',
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',

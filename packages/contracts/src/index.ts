@@ -60,3 +60,22 @@ export {
   SubscriptionQuery,
 } from './api/rest-schemas.js';
 export type * from './api/rest-schemas.js';
+export {
+  CreateWorkflowBody,
+  RunStatus,
+  RunWorkflowBody,
+  StartedRun,
+  StepName,
+  StepRun,
+  StepStatus,
+  TestStepBody,
+  UpdateWorkflowBody,
+  Workflow,
+  WorkflowRun,
+  WorkflowRunsQuery,
+  WorkflowSettings,
+  WorkflowSpec,
+  WorkflowStep,
+  WorkflowTrigger,
+} from './api/workflow-schemas.js';
+export type * from './api/workflow-schemas.js';

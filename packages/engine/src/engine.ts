@@ -24,6 +24,9 @@ import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
 import { OWNER_ID, SourceService } from './sources/source-service.js';
 import { openBackend } from './store/open-backend.js';
+import { composeWorkflows } from './workflows/compose-workflows.js';
+import type { Deliver } from './workflows/run-executor.js';
+import type { WorkflowService } from './workflows/workflow-service.js';
 
 export interface EngineOptions {
   /** SQLite file (unless `databaseUrl`), master key and submitted code live here. */
@@ -55,6 +58,10 @@ export interface EngineOptions {
   readonly schedulerMaxSleepMs?: number;
   /** `$.send.*` and webhook delivery: SMTP, S3, timeouts, retries (docs/destinations.md). */
   readonly delivery?: Omit<DeliverySettings, 'allowPrivateUrls'> & { readonly maxSleepMs?: number };
+  /** Runs kept per workflow unless its settings say otherwise (default 1,000). */
+  readonly workflowKeepRuns?: number;
+  /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
+  readonly deliver?: Deliver;
 }
 
 /**
@@ -85,6 +92,8 @@ export class Engine {
     readonly storage: { readonly kind: 'sqlite' | 'postgres'; readonly location: string },
     readonly deliveries: DeliveryService,
     readonly subscriptions: SubscriptionService,
+    readonly workflows: WorkflowService,
+    private readonly workflowTimers: { start(): void; stop(): Promise<void> },
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -160,7 +169,35 @@ export class Engine {
       accounts,
       onCommitted: (sourceId, events) => subscriptions.committed(sourceId, events),
     });
+    // Workflow runs go through the same queue, runner and sandbox pool as sources.
+    const workflowParts = composeWorkflows({
+      store: backend.workflows,
+      box,
+      components,
+      executor,
+      accounts,
+      pubsub,
+      sources: store,
+      publicUrl: options.publicUrl,
+      now,
+      log: options.log,
+      stepTimeoutMs: 30_000,
+      ...(options.workflowKeepRuns !== undefined ? { keepRuns: options.workflowKeepRuns } : {}),
+      // A step's `$.send.*` calls go to the delivery service after its checkpoint, as an action run's do.
+      deliver:
+        options.deliver ??
+        (async (sends, context) => {
+          await deliveries.deliver(sends, {
+            owner: OWNER_ID,
+            runId: context.runId,
+            stepName: context.step,
+            emitterId: context.workflowId,
+          });
+        }),
+      notify: (key) => runner.notify([key]),
+    });
     const runner = new InvocationRunner({
+      workflows: workflowParts.queueHandler,
       store,
       queue,
       executor,
@@ -218,6 +255,8 @@ export class Engine {
       { kind: backend.kind, location: backend.location },
       deliveries,
       subscriptions,
+      workflowParts.service,
+      workflowParts.timers,
     );
   }
 
@@ -227,11 +266,13 @@ export class Engine {
     await this.runner.start();
     this.scheduler.start();
     this.deliveries.start();
+    this.workflowTimers.start();
   }
 
   /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
   async stop(): Promise<void> {
     await this.scheduler.stop();
+    await this.workflowTimers.stop();
     await this.runner.stop();
     await this.subscriptions.drain();
     await this.deliveries.stop();

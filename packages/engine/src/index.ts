@@ -91,3 +91,7 @@ export type { EmitterKind, ListenerKind } from './subscriptions/id-kinds.js';
 export type { SubscriptionTable } from './subscriptions/subscription-table.js';
 export type { DeliveryJobs, NewDelivery, AttemptResult } from './delivery/delivery-jobs.js';
 export type { Subscription, SubscribeRequest } from './subscriptions/subscription-types.js';
+export type { WorkflowService } from './workflows/workflow-service.js';
+export type { Deliver } from './workflows/run-executor.js';
+export { DEFAULT_KEEP_RUNS } from './workflows/compose-workflows.js';
+export { checkWorkflow } from './workflows/check-workflow.js';

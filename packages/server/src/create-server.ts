@@ -19,6 +19,7 @@ import { registerRoutes, route } from './routes/route-table.js';
 import { sourceRoutes } from './routes/sources.routes.js';
 import { subscriptionRoutes } from './routes/subscriptions.routes.js';
 import { registerChannelSse } from './sse/channel-sse.routes.js';
+import { workflowRoutes } from './routes/workflows.routes.js';
 import { registerSse } from './sse/sse.routes.js';
 import { registerWebApp } from './web/web-app.js';
 import { z } from 'zod';
@@ -65,6 +66,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...apiKeyRoutes(engine),
     ...deadLetterRoutes(engine),
     ...subscriptionRoutes(engine),
+    ...workflowRoutes(engine),
   ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(

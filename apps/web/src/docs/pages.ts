@@ -42,6 +42,7 @@ const GROUPS: readonly { readonly title: string; readonly slugs: readonly string
       'methods-and-hooks',
       'run-and-emit',
       'actions',
+      'workflows',
       'destinations',
       'accounts',
       'npm-packages',

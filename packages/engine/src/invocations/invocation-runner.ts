@@ -2,7 +2,7 @@ import type { HttpResponse } from '@tributary/runtime';
 import { MAX_BATCH_ITEMS, type ComponentHandle } from '@tributary/sandbox';
 import type { ComponentService } from '../components/component-service.js';
 import { newId } from '../ids.js';
-import type { InvocationQueue, QueuedInvocation, Trigger } from '../ports/invocation-queue.js';
+import type { InvocationQueue, NewInvocation, QueuedInvocation, Trigger } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
@@ -24,6 +24,21 @@ export interface RunnerOptions {
   readonly pubsub: PubSub;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
+  /**
+   * Workflow runs share this queue and runner: entries under a key it owns are stepped by it, one
+   * run per claim (a run's entry stays queued until the run ends, so its lane stays in order).
+   */
+  readonly workflows?: {
+    readonly owns: (key: string) => boolean;
+    readonly execute: (entry: QueuedInvocation) => Promise<void>;
+    /** A run's entry became a dead letter: the run shows it (a retry of the dead letter resumes it). */
+    readonly dead: (runId: string, error: string) => Promise<void>;
+    /**
+     * The queue entries of the workflow runs a source's events (after dedupe) start: committed in
+     * the same transaction as the events, so an emitted event never misses its runs.
+     */
+    readonly runsForEvents: (sourceId: string, events: readonly string[]) => Promise<NewInvocation[]>;
+  };
 }
 
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
@@ -173,7 +188,8 @@ export class InvocationRunner {
       // Reserved before the claim resolves, so a pump running meanwhile neither takes this source
       // nor more slots than `concurrency`.
       this.running.add(sourceId);
-      const limit = (this.solo.get(sourceId) ?? 0) > 0 ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
+      const one = (this.solo.get(sourceId) ?? 0) > 0 || this.options.workflows?.owns(sourceId) === true;
+      const limit = one ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
       let rows: QueuedInvocation[] = [];
       try {
         rows = await this.options.queue.claim(sourceId, limit);
@@ -218,6 +234,11 @@ export class InvocationRunner {
     const { executor, components, locks, store, queue } = this.options;
     let rows = queued;
     try {
+      const workflows = this.options.workflows;
+      if (workflows?.owns(sourceId)) {
+        for (const row of rows) await workflows.execute(row);
+        return;
+      }
       await locks.run(sourceId, async () => {
         const source = await store.getSource(sourceId);
         if (!source) {
@@ -250,7 +271,9 @@ export class InvocationRunner {
           state: last.state,
         });
         // The entries that ran leave in the transaction that stores their results; the rest stay queued.
-        const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id) });
+        const enqueue = await this.workflowRuns(sourceId, built.commit.events);
+        const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id), enqueue });
+        this.notify(enqueue.map((entry) => entry.sourceId));
         executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
@@ -295,6 +318,8 @@ export class InvocationRunner {
         this.options.log(
           `invocation ${row.id} of ${row.sourceId} failed ${outcome.attempts} times and is now a dead letter (GET /v1/dead-letters/${row.id})`,
         );
+        if (this.options.workflows?.owns(row.sourceId))
+          await this.options.workflows.dead(row.id, message).catch(() => undefined);
         return;
       case 'gone':
         return;
@@ -324,9 +349,23 @@ export class InvocationRunner {
       state: result.state,
     });
     // The queue entry leaves in the same transaction that stores the results: at least once, never lost.
-    const logIds = await store.commit(built.commit, { dequeue: [row.id] });
+    const enqueue = await this.workflowRuns(source.id, built.commit.events);
+    const logIds = await store.commit(built.commit, { dequeue: [row.id], enqueue });
+    this.notify(enqueue.map((entry) => entry.sourceId));
     executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
+  }
+
+  /** Queue entries of the workflow runs these committed events start (none without workflows). */
+  private async workflowRuns(
+    sourceId: string,
+    events: readonly { readonly event: string }[],
+  ): Promise<NewInvocation[]> {
+    if (events.length === 0 || !this.options.workflows) return [];
+    return this.options.workflows.runsForEvents(
+      sourceId,
+      events.map((event) => event.event),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { DedupeState, Json } from '@tributary/runtime';
 import type { Selectable } from 'kysely';
 import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
+import type { NewInvocation } from './invocation-queue.js';
 import type { Database } from '../store/schema.js';
 
 /** A deployed source as stored (JSON columns as text, times in epoch milliseconds). */
@@ -76,7 +77,14 @@ export interface Store {
    * Stores an invocation's (or a batch's) results and removes its queue entries, atomically.
    * Resolves with the ids the log lines got, in order.
    */
-  commit(commit: SourceCommit, options?: { readonly dequeue?: readonly string[] }): Promise<number[]>;
+  commit(
+    commit: SourceCommit,
+    options?: {
+      readonly dequeue?: readonly string[];
+      /** Queue entries added in the same transaction (the workflow runs the committed events start). */
+      readonly enqueue?: readonly NewInvocation[];
+    },
+  ): Promise<number[]>;
   /** Creates a source and commits its deploy hooks' results, atomically. */
   insertSource(row: StoredSource, commit: SourceCommit): Promise<number[]>;
   /** Replaces a source's row and commits its update hooks' results, atomically. */

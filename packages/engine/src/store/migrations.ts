@@ -290,6 +290,66 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
         );
       },
     },
+    // Issue 10: workflows, their saved versions, and durable runs with one checkpoint row per step.
+    '0006-workflows': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('workflows')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('active', 'integer', (col) => col.notNull())
+          .addColumn('version', 'integer', (col) => col.notNull())
+          .addColumn('trigger_type', types.text, (col) => col.notNull())
+          .addColumn('endpoint_id', types.text)
+          .addColumn('source_id', types.text)
+          .addColumn('next_fire_at', types.time)
+          .addColumn('runs_dropped', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema.createIndex('workflows_endpoint').on('workflows').column('endpoint_id').execute();
+        await db.schema.createIndex('workflows_source').on('workflows').column('source_id').execute();
+        await db.schema
+          .createTable('workflow_versions')
+          .addColumn('workflow_id', types.text, (col) => col.notNull())
+          .addColumn('version', 'integer', (col) => col.notNull())
+          .addColumn('spec', types.text, (col) => col.notNull())
+          .addColumn('plan', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addPrimaryKeyConstraint('workflow_versions_pk', ['workflow_id', 'version'])
+          .execute();
+        await db.schema
+          .createTable('workflow_runs')
+          .addColumn('seq', types.seq, types.seqColumn)
+          .addColumn('id', types.text, (col) => col.notNull().unique())
+          .addColumn('workflow_id', types.text, (col) => col.notNull())
+          .addColumn('version', 'integer', (col) => col.notNull())
+          .addColumn('trigger', types.text, (col) => col.notNull())
+          .addColumn('status', types.text, (col) => col.notNull())
+          .addColumn('event', types.text, (col) => col.notNull())
+          .addColumn('next_step', 'integer', (col) => col.notNull().defaultTo(0))
+          .addColumn('exit', types.text)
+          .addColumn('error', types.text)
+          .addColumn('resume_at', types.time)
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('finished_at', types.time)
+          .execute();
+        await db.schema
+          .createIndex('workflow_runs_workflow')
+          .on('workflow_runs')
+          .columns(['workflow_id', 'seq'])
+          .execute();
+        await db.schema
+          .createTable('workflow_steps')
+          .addColumn('run_id', types.text, (col) => col.notNull())
+          .addColumn('idx', 'integer', (col) => col.notNull())
+          .addColumn('name', types.text, (col) => col.notNull())
+          .addColumn('status', types.text, (col) => col.notNull())
+          .addColumn('result', types.text, (col) => col.notNull())
+          .addPrimaryKeyConstraint('workflow_steps_pk', ['run_id', 'idx'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -1,3 +1,6 @@
+import { SqliteWorkflowStore } from '../workflows/sqlite-workflow-store.js';
+import { UnavailableWorkflowStore } from '../workflows/unavailable-workflow-store.js';
+import type { WorkflowStore } from '../workflows/workflow-store.js';
 import type { InsertionOrder } from '../invocations/dead-letter-queries.js';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
@@ -42,6 +45,8 @@ export interface StorageBackend {
   readonly insertionOrder: InsertionOrder;
   readonly store: Store;
   readonly queue: InvocationQueue;
+  /** Workflows, their versions and runs (PostgreSQL has none yet: it refuses them). */
+  readonly workflows: WorkflowStore;
   scheduler(wiring: SchedulerWiring): Scheduler;
   close(): Promise<void>;
 }
@@ -67,6 +72,7 @@ async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBa
     db,
     insertionOrder: 'rowid',
     store: new SqliteStore({ db, writes }),
+    workflows: new SqliteWorkflowStore(raw),
     queue: new SqliteInvocationQueue({
       raw,
       db,
@@ -96,6 +102,7 @@ async function openPostgresBackend(options: OpenBackendOptions, url: string): Pr
     db,
     insertionOrder: 'seq',
     store: new PostgresStore({ db, eventBinSize: EVENT_BIN_SIZE, logSize: LOG_SIZE }),
+    workflows: new UnavailableWorkflowStore('PostgreSQL'),
     queue,
     scheduler: (wiring) => new PostgresScheduler({ db, now: options.now, ...wiring }),
     async close() {

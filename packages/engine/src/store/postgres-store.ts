@@ -1,3 +1,5 @@
+import { insertInvocations } from '../invocations/queue-queries.js';
+import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Kysely } from 'kysely';
 import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
 import type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
@@ -53,9 +55,13 @@ export class PostgresStore implements Store {
     return readState(this.options.db, sourceId);
   }
 
-  commit(commit: SourceCommit, options: { readonly dequeue?: readonly string[] } = {}): Promise<number[]> {
+  commit(
+    commit: SourceCommit,
+    options: { readonly dequeue?: readonly string[]; readonly enqueue?: readonly NewInvocation[] } = {},
+  ): Promise<number[]> {
     return this.options.db.transaction().execute(async (trx) => {
       await dequeue(trx, options.dequeue ?? []);
+      await insertInvocations(trx, options.enqueue ?? []);
       return writeCommit(trx, commit, this.options);
     });
   }

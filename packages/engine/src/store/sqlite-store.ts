@@ -1,3 +1,4 @@
+import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Kysely } from 'kysely';
 import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
 import type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
@@ -33,7 +34,10 @@ export class SqliteStore implements Store {
     return settle(() => this.options.writes.readState(sourceId));
   }
 
-  commit(commit: SourceCommit, options: { readonly dequeue?: readonly string[] } = {}): Promise<number[]> {
+  commit(
+    commit: SourceCommit,
+    options: { readonly dequeue?: readonly string[]; readonly enqueue?: readonly NewInvocation[] } = {},
+  ): Promise<number[]> {
     const writes = this.options.writes;
     return settle(() =>
       writes.commit(commit, () => {
@@ -42,6 +46,7 @@ export class SqliteStore implements Store {
           // already committed are not stored a second time.
           if (!writes.deleteInvocation(id)) throw new Error(`invocation ${id} is no longer queued`);
         }
+        for (const item of options.enqueue ?? []) writes.enqueue(item);
       }),
     );
   }

@@ -116,6 +116,27 @@ export function storeContract(name: string, makeBackend: MakeBackend): void {
       expect((await backend.queue.claim(source.id, 10)).map((entry) => entry.id)).toEqual([id]);
     });
 
+    it('adds queue entries in the commit that stores the events starting them, or none when it fails', async () => {
+      const source = await createSource(backend, T0);
+      const other = await createSource(backend, T0);
+      const started = uniqueId('inv');
+      await backend.store.commit(emptyCommit(source.id, { events: [event('e1', 1)] }), {
+        enqueue: [{ id: started, sourceId: other.id, trigger: 'manual', event: '{"from":"e1"}', createdAt: T0 }],
+      });
+      const lost = uniqueId('inv');
+      await expect(
+        backend.store.commit(emptyCommit(source.id, { events: [event('e2', 2)] }), {
+          dequeue: [uniqueId('inv')],
+          enqueue: [{ id: lost, sourceId: other.id, trigger: 'manual', event: '{"from":"e2"}', createdAt: T0 }],
+        }),
+      ).rejects.toThrow();
+      const db = await reopen();
+      expect((await db.queue.claim(other.id, 10)).map((entry) => [entry.id, entry.event])).toEqual([
+        [started, '{"from":"e1"}'],
+      ]);
+      expect((await db.store.listEvents(source.id, { limit: 10 })).data.map((record) => record.id)).toEqual(['e1']);
+    });
+
     it('keeps the last 100 events and log lines of a source', async () => {
       const source = await createSource(backend, T0);
       const events = Array.from({ length: 105 }, (_, n) => event(`e${n}`, n));

@@ -9,6 +9,8 @@ export interface ActionRecord {
   readonly exports: Record<string, Json>;
   response: HttpResponse | null;
   exit: { reason: string | null } | null;
+  /** `$.flow.delay(ms)`: a workflow run continues with its next step after this wait. */
+  delay: { ms: number } | null;
   readonly sends: SendRecord[];
 }
 
@@ -23,11 +25,14 @@ export interface DollarOptions {
   readonly charge?: (bytes: number, what: string) => void;
 }
 
-const UNSUPPORTED_FLOW = ['delay', 'rerun', 'suspend', 'trigger', 'refreshTimeout'];
+const UNSUPPORTED_FLOW = ['rerun', 'suspend', 'trigger', 'refreshTimeout'];
+
+/** The longest `$.flow.delay` (one year, as Pipedream). */
+export const MAX_DELAY_MS = 365 * 24 * 3600 * 1000;
 
 /** Builds the `$` helper an action's `run({ $, steps })` receives (contract §6). */
 export function createDollar(options: DollarOptions): { $: Record<string, unknown>; record: ActionRecord } {
-  const record: ActionRecord = { exports: {}, response: null, exit: null, sends: [] };
+  const record: ActionRecord = { exports: {}, response: null, exit: null, delay: null, sends: [] };
   const exportValue = (name: unknown, value: unknown): void => {
     if (typeof name !== 'string' || name === '')
       throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
@@ -41,6 +46,13 @@ export function createDollar(options: DollarOptions): { $: Record<string, unknow
     exit(reason?: unknown) {
       record.exit = { reason: reason === undefined || reason === null ? null : String(reason) };
       return undefined;
+    },
+    // The step itself finishes; the run is suspended durably and resumes with the next step.
+    delay(ms: unknown) {
+      if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_DELAY_MS)
+        throw new AppError('COMPONENT_ERROR', `$.flow.delay: give a wait in milliseconds from 0 to ${MAX_DELAY_MS}`);
+      record.delay = { ms: Math.round(ms) };
+      return { resume_url: null, cancel_url: null };
     },
   };
   for (const name of UNSUPPORTED_FLOW) {

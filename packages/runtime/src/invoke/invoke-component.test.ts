@@ -360,7 +360,7 @@ describe('invokeComponent: actions and $', () => {
     expect(result.returnValue).toEqual({ at: '2024-01-01T00:00:00.000Z' });
   });
 
-  it.each(['delay', 'rerun', 'suspend', 'trigger', 'refreshTimeout'])(
+  it.each(['rerun', 'suspend', 'trigger', 'refreshTimeout'])(
     'makes $.flow.%s fail with NOT_SUPPORTED',
     async (name) => {
       const result = await invoke({
@@ -377,6 +377,19 @@ describe('invokeComponent: actions and $', () => {
       expect(result.returnValue).toBeUndefined();
     },
   );
+
+  it('records $.flow.delay and lets the step finish', async () => {
+    const result = await invoke({
+      type: 'action',
+      async run({ $ }: { $: Dollar }) {
+        $.flow['delay']?.(1500);
+        return 'continued';
+      },
+    });
+    expect(result.ok).toBe(true);
+    expect(result.delay).toEqual({ ms: 1500 });
+    expect(result.returnValue).toBe('continued');
+  });
 
   it('records $.flow.exit with its reason', async () => {
     const result = await invoke({

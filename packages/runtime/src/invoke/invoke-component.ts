@@ -63,6 +63,8 @@ export interface InvocationResult {
   readonly deduped: DedupedEvent[];
   readonly logs: LogEntry[];
   readonly exit: { reason: string | null } | null;
+  /** `$.flow.delay(ms)` of a workflow step (absent when the worker died before reporting). */
+  readonly delay?: { ms: number } | null;
   readonly response: HttpResponse | null;
   readonly sends: SendRecord[];
   readonly error: SerializedError | null;
@@ -204,6 +206,7 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
     deduped: deduped.deduped,
     logs,
     exit: record?.exit ?? null,
+    delay: record?.delay ?? null,
     response: record?.response ?? http.response(),
     sends: record?.sends ?? [],
     error,

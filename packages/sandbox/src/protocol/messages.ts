@@ -65,6 +65,7 @@ export const InvocationResultMessage = z.object({
   deduped: z.array(EmitMessage.extend({ reason: z.string() })),
   logs: z.array(LogEntryMessage),
   exit: z.object({ reason: z.string().nullable() }).nullable(),
+  delay: z.object({ ms: z.number() }).nullable().optional(),
   response: ResponseMessage.nullable(),
   sends: z.array(z.object({ kind: z.enum(['http', 'email', 's3', 'emit', 'sse']), config: record })),
   error: SerializedErrorMessage.nullable(),

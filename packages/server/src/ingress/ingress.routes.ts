@@ -19,7 +19,8 @@ export interface IngressOptions {
   readonly responseDeadlineMs?: number;
 }
 
-type Endpoint = { readonly id: string; readonly customResponse: boolean };
+/** A source's endpoint, or a workflow's (`workflow`: the id is the workflow's, each request starts a run). */
+type Endpoint = { readonly id: string; readonly customResponse: boolean; readonly workflow?: boolean };
 
 /**
  * HTTP interfaces of sources: `ANY /e/{endpointId}/...` (contract §3.5, §3.6). The request becomes
@@ -42,8 +43,11 @@ export async function registerIngress(
     // Before the body is read: an unknown endpoint or one over its rate limit costs no upload and queues nothing.
     scope.addHook('onRequest', async (request, reply) => {
       const params = request.params as Record<string, string>;
-      const endpoint = await engine.findEndpoint(params['endpointId'] ?? '');
-      if (!endpoint) throw new AppError('NOT_FOUND', 'no active source listens at this endpoint');
+      const endpointId = params['endpointId'] ?? '';
+      const source = await engine.findEndpoint(endpointId);
+      const workflow = source ? null : await engine.workflows.findEndpoint(endpointId);
+      const endpoint: Endpoint | null = source ?? (workflow ? { ...workflow, workflow: true } : null);
+      if (!endpoint) throw new AppError('NOT_FOUND', 'no active source or workflow listens at this endpoint');
       endpoints.set(request, endpoint);
       // CORS preflights run nothing, so they take no token from the request that follows them.
       if (request.method === 'OPTIONS') return undefined;
@@ -64,7 +68,7 @@ export async function registerIngress(
     const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
       const params = request.params as Record<string, string>;
       const endpoint = endpoints.get(request);
-      if (!endpoint) throw new AppError('NOT_FOUND', 'no active source listens at this endpoint');
+      if (!endpoint) throw new AppError('NOT_FOUND', 'no active source or workflow listens at this endpoint');
       if (request.method === 'OPTIONS') {
         send(reply, ENDPOINT_REPLIES.preflight);
         return;
@@ -92,7 +96,10 @@ export async function registerIngress(
       });
       if (multipart?.kind === 'fields') event['body'] = multipart.fields;
       assertJsonDepth(event['body'], 'body'); // deeper bodies overflow the stack when the event is stored
-      const invocationId = await engine.runner.enqueue({ sourceId: endpoint.id, trigger: 'http', event });
+      // A workflow's run id is what its $.respond() replies under, as an invocation id is for a source.
+      const invocationId = endpoint.workflow
+        ? await engine.workflows.trigger(endpoint.id, 'http', event)
+        : await engine.runner.enqueue({ sourceId: endpoint.id, trigger: 'http', event });
       if (!endpoint.customResponse) {
         send(reply, ENDPOINT_REPLIES.accepted);
         return;

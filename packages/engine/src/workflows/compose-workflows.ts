@@ -1,0 +1,88 @@
+import type { SecretBox } from '../secrets/secret-box.js';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentService } from '../components/component-service.js';
+import type { Store } from '../ports/store.js';
+import type { PubSub } from '../pubsub/pubsub.js';
+import type { SourceExecutor } from '../sources/source-executor.js';
+import { ExpressionEvaluator } from './expression-evaluator.js';
+import { isWorkflowKey } from './queue-keys.js';
+import { RunExecutor, type Deliver } from './run-executor.js';
+import type { WorkflowStore } from './workflow-store.js';
+import { WorkflowService } from './workflow-service.js';
+import { WorkflowTimers } from './workflow-timers.js';
+
+/** Runs kept per workflow unless its settings say otherwise. */
+export const DEFAULT_KEEP_RUNS = 1000;
+
+export interface WorkflowPartsOptions {
+  /** Where workflows and runs live (SqliteWorkflowStore on the embedded file). */
+  readonly store: WorkflowStore;
+  /** Seals secret step props at rest (the master key). */
+  readonly box: SecretBox;
+  readonly components: ComponentService;
+  readonly executor: SourceExecutor;
+  readonly accounts: AccountService;
+  readonly pubsub: PubSub;
+  readonly sources: Pick<Store, 'getSource'>;
+  readonly publicUrl: string;
+  readonly now: () => number;
+  readonly log: (message: string) => void;
+  readonly stepTimeoutMs: number;
+  readonly keepRuns?: number;
+  readonly deliver?: Deliver;
+  /** The runner: a run was queued (or its delay ran out) under this key. */
+  readonly notify: (queueKey: string) => void;
+}
+
+/** The workflow pieces on a workflow store, wired to the shared queue, runner and sandbox pool. */
+export function composeWorkflows(options: WorkflowPartsOptions) {
+  const store = options.store;
+  const evaluator = new ExpressionEvaluator({
+    components: options.components,
+    executor: options.executor,
+    timeoutMs: options.stepTimeoutMs,
+  });
+  const executor: RunExecutor = new RunExecutor({
+    store,
+    components: options.components,
+    executor: options.executor,
+    accounts: options.accounts,
+    evaluator,
+    box: options.box,
+    pubsub: options.pubsub,
+    now: options.now,
+    log: options.log,
+    stepTimeoutMs: options.stepTimeoutMs,
+    keepRuns: options.keepRuns ?? DEFAULT_KEEP_RUNS,
+    wakeAt: (key, at) => {
+      const timer = setTimeout(() => options.notify(key), Math.max(1, at - options.now()));
+      timer.unref();
+    },
+    ...(options.deliver ? { deliver: options.deliver } : {}),
+    emitRuns: (workflowId, events) => service.emitRuns(workflowId, events),
+    notify: options.notify,
+  });
+  const service: WorkflowService = new WorkflowService({
+    store,
+    box: options.box,
+    components: options.components,
+    accounts: options.accounts,
+    sources: options.sources,
+    publicUrl: options.publicUrl,
+    now: options.now,
+    notify: options.notify,
+    testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
+  });
+  const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
+  return {
+    service,
+    timers,
+    /** What the invocation runner needs to step workflow runs. */
+    queueHandler: {
+      owns: isWorkflowKey,
+      execute: (entry: Parameters<RunExecutor['execute']>[0]) => executor.execute(entry),
+      dead: (runId: string, error: string) => executor.dead(runId, error),
+      runsForEvents: (sourceId: string, events: readonly string[]) => service.runsForEvents(sourceId, events),
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { AppError, isAppError, type WorkflowStepT } from '@tributary/contracts';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentService } from '../components/component-service.js';
+import { describedProps } from '../sources/source-service.js';
+import type { PlanStep } from './workflow-store.js';
+
+/**
+ * Code steps call a global `defineComponent` and declare no `type` (Pipedream's workflow editor
+ * adds it): this local binding makes the definition an action without changing the author's code.
+ */
+const CODE_STEP_PRELUDE =
+  "const defineComponent = (component) => ({ type: 'action', name: 'Code step', version: '0.0.0', ...component });\n";
+
+/**
+ * Resolves each step to a saved component: an action by registry key or `sc_` id, or the code of
+ * a code step saved (content-addressed) as an action. Refusals name the step.
+ */
+export async function planSteps(
+  steps: readonly WorkflowStepT[],
+  components: ComponentService,
+  accounts: Pick<AccountService, 'check'>,
+): Promise<PlanStep[]> {
+  const plan: PlanStep[] = [];
+  for (const [index, step] of steps.entries()) {
+    const component = await resolve(step, index, components);
+    // App props name connected accounts; one given as an expression is checked when it runs.
+    const fixed = Object.fromEntries(
+      Object.entries(step.props ?? {}).filter(([, value]) => !JSON.stringify(value ?? null).includes('{{')),
+    );
+    await accounts.check(fixed, describedProps(component)).catch((error: unknown) => {
+      throw isAppError(error)
+        ? new AppError(error.code, `steps[${index}] "${step.name}": ${error.message}`, {
+            ...error.details,
+            step: step.name,
+          })
+        : error;
+    });
+    const secretProps = describedProps(component)
+      .filter((prop) => prop.secret === true)
+      .map((prop) => prop.name);
+    plan.push({ name: step.name, componentId: component.id, props: step.props ?? {}, secretProps });
+  }
+  return plan;
+}
+
+async function resolve(step: WorkflowStepT, index: number, components: ComponentService) {
+  const where = `steps[${index}] "${step.name}"`;
+  if (step.file !== undefined) {
+    throw new AppError('VALIDATION_FAILED', `${where}: "file" is read by the CLI; send the step's code as "code"`, {
+      field: `steps.${index}.file`,
+    });
+  }
+  if (step.action !== undefined) {
+    const found = await components.find(step.action);
+    if (!found) {
+      throw new AppError(
+        'WORKFLOW_COMPONENT_UNKNOWN',
+        `${where}: no registry key or saved component "${step.action}"`,
+        {
+          step: step.name,
+          field: `steps.${index}.action`,
+        },
+      );
+    }
+    if (found.component_type !== 'action') {
+      throw new AppError('WORKFLOW_COMPONENT_UNKNOWN', `${where}: "${step.action}" is a source, not an action`, {
+        step: step.name,
+        field: `steps.${index}.action`,
+      });
+    }
+    return found;
+  }
+  try {
+    const saved = await components.save({ code: CODE_STEP_PRELUDE + (step.code ?? '') });
+    if (saved.component_type !== 'action') {
+      throw new AppError('WRONG_COMPONENT_TYPE', `${where}: a code step must be an action (use defineComponent)`, {
+        step: step.name,
+      });
+    }
+    return saved;
+  } catch (error) {
+    if (isAppError(error) && !error.message.startsWith(where))
+      throw new AppError(error.code, `${where}: ${error.message}`, { ...error.details, step: step.name });
+    throw error;
+  }
+}

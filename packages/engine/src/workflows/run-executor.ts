@@ -1,0 +1,265 @@
+import type { HttpResponse, InvocationResult } from '@tributary/runtime';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentService } from '../components/component-service.js';
+import type { QueuedInvocation } from '../ports/invocation-queue.js';
+import type { PubSub } from '../pubsub/pubsub.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { openProps } from '../sources/configured-props.js';
+import type { SourceExecutor } from '../sources/source-executor.js';
+import type { ExpressionEvaluator } from './expression-evaluator.js';
+import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
+import { stepsData } from './steps-data.js';
+import type {
+  Checkpoint,
+  NewRun,
+  PlanStep,
+  RunRow,
+  StepResult,
+  WorkflowStore,
+  WorkflowVersion,
+} from './workflow-store.js';
+
+/** What a step's `$.send.*` calls are handed to after its checkpoint (the delivery service's seam). */
+export type Deliver = (
+  sends: StepResult['sends'],
+  context: { readonly workflowId: string; readonly runId: string; readonly step: string },
+) => Promise<void>;
+
+export interface RunExecutorOptions {
+  readonly store: WorkflowStore;
+  readonly components: ComponentService;
+  readonly executor: SourceExecutor;
+  readonly accounts: AccountService;
+  readonly evaluator: ExpressionEvaluator;
+  readonly box: SecretBox;
+  readonly pubsub: PubSub;
+  readonly now: () => number;
+  readonly log: (message: string) => void;
+  /** Deadline of each step. */
+  readonly stepTimeoutMs: number;
+  /** Runs kept per workflow unless its settings say otherwise. */
+  readonly keepRuns: number;
+  /** The run's queue entry becomes due at `at` (a delay): wake the runner for it then. */
+  readonly wakeAt: (queueKey: string, at: number) => void;
+  readonly deliver?: Deliver;
+  /** The runs of listening workflows a step's `$.send.emit` events start (stored with its checkpoint). */
+  readonly emitRuns: (workflowId: string, events: readonly unknown[]) => Promise<NewRun[]>;
+  /** Runs were queued under these keys. */
+  readonly notify: (queueKey: string) => void;
+}
+
+const FINISHED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
+/** The error code of a run whose queue entry became a dead letter. */
+export const DEAD = 'INTERNAL';
+
+/**
+ * Steps one workflow run from its first step without a checkpoint. Each step's props are resolved
+ * in the sandbox, the step runs in its component's worker, and its result, the run's new state and
+ * its queue entry are committed together: a crash at any point resumes at the first unfinished
+ * step and never runs a checkpointed one again.
+ */
+export class RunExecutor {
+  constructor(private readonly options: RunExecutorOptions) {}
+
+  async execute(entry: QueuedInvocation): Promise<void> {
+    const { store } = this.options;
+    const run = (await store.getRun(entry.id)) ?? (await this.materialize(entry));
+    // A run the platform gave up on (a dead letter) that an operator retried resumes where it was.
+    const retried = run?.status === 'failed' && run.error?.code === DEAD;
+    if (!run || (FINISHED.has(run.status) && !retried)) {
+      // The run was deleted or ended (a cancel raced the claim): its entry has no work left.
+      await store.dropEntry(entry.id);
+      return;
+    }
+    const version = await store.getVersion(run.workflowId, run.version);
+    if (!version) throw new Error(`version ${run.version} of workflow ${run.workflowId} is missing`);
+    await store.markRunning(run.id);
+    const steps = stepsData(run, await store.stepsOf(run.id));
+    let responded = false;
+    const onRespond = (response: HttpResponse): void => {
+      if (responded) return;
+      responded = true;
+      this.options.pubsub.publishReply(run.id, response);
+    };
+    for (let index = run.nextStep; index < version.steps.length; index += 1) {
+      const step = version.steps[index];
+      if (!step) break;
+      const done = await this.runStep({ run, version, step, index, steps, onRespond });
+      if (done.finished) break;
+      if (done.delayedUntil !== null) {
+        this.options.wakeAt(entry.sourceId, done.delayedUntil);
+        return;
+      }
+    }
+    // The run ended without $.respond(): a waiting HTTP caller gets the default answer now.
+    if (!responded) this.options.pubsub.publishReply(run.id, null);
+    await this.trim(version);
+  }
+
+  /**
+   * The record of a run whose entry a source's commit queued (its event carries `pendingRun`);
+   * null when the entry is not one or its workflow is gone.
+   */
+  private async materialize(entry: QueuedInvocation): Promise<RunRow | null> {
+    const parsed = JSON.parse(entry.event) as {
+      pendingRun?: { workflowId: string; version: number; trigger: 'source' };
+      event?: unknown;
+    } | null;
+    const pending = parsed?.pendingRun;
+    if (!pending || !(await this.options.store.getWorkflow(pending.workflowId))) return null;
+    await this.options.store.materializeRun({
+      id: entry.id,
+      workflowId: pending.workflowId,
+      version: pending.version,
+      trigger: pending.trigger,
+      event: JSON.stringify(parsed.event ?? null),
+      createdAt: entry.createdAt,
+    });
+    return this.options.store.getRun(entry.id);
+  }
+
+  /** The run's entry became a dead letter after repeated platform failures. */
+  async dead(runId: string, error: string): Promise<void> {
+    await this.options.store.markDead(
+      runId,
+      {
+        code: DEAD,
+        message: `the platform failed to run this run on every attempt (dead letter ${runId}; POST /v1/dead-letters/${runId}/retry resumes it): ${error}`,
+        step: null,
+      },
+      this.options.now(),
+    );
+    this.options.pubsub.publishReply(runId, null);
+  }
+
+  private async runStep(input: {
+    readonly run: RunRow;
+    readonly version: WorkflowVersion;
+    readonly step: PlanStep;
+    readonly index: number;
+    readonly steps: Record<string, unknown>;
+    readonly onRespond: (response: HttpResponse) => void;
+  }): Promise<{ finished: boolean; delayedUntil: number | null }> {
+    const { run, version, step, index, steps } = input;
+    const now = this.options.now;
+    const later = version.steps
+      .slice(index + 1)
+      .map((next, offset) => ({ index: index + 1 + offset, name: next.name }));
+    const isLast = later.length === 0;
+    const performed = await this.perform(run.workflowId, step, steps, input.onRespond);
+    if (performed.kind === 'expression') {
+      const error = performed.record.error ?? { code: 'WORKFLOW_EXPRESSION_INVALID', message: '' };
+      await this.commit({
+        runId: run.id,
+        step: { index, name: step.name, status: 'failed', result: performed.record },
+        skipped: later,
+        run: finished('failed', index + 1, null, { code: error.code, message: error.message, step: step.name }, now()),
+        queue: { kind: 'remove' },
+      });
+      return { finished: true, delayedUntil: null };
+    }
+    const { result, record } = performed;
+    const emitted = result.ok
+      ? result.sends.filter((send) => send.kind === 'emit').map((send) => send.config['raw_event'] ?? null)
+      : [];
+    const startRuns = await this.options.emitRuns(run.workflowId, emitted);
+    const checkpoint = {
+      ...stepOutcome({ run, step, index, later, isLast, result, record, now: this.options.now() }),
+      startRuns,
+    };
+    await this.commit(checkpoint);
+    for (const started of startRuns) this.options.notify(started.queueKey);
+    if (record.sends.length > 0 && this.options.deliver) {
+      await this.options
+        .deliver(record.sends, { workflowId: run.workflowId, runId: run.id, step: step.name })
+        .catch((error: unknown) =>
+          this.options.log(`delivering the sends of ${run.id}/${step.name} failed: ${String(error)}`),
+        );
+    }
+    if (checkpoint.run.status === 'running') {
+      // The next step sees this one's results.
+      steps[step.name] = { ...result.exports, $return_value: result.returnValue ?? null };
+    }
+    return {
+      finished: checkpoint.queue.kind === 'remove',
+      delayedUntil: checkpoint.queue.kind === 'delay' ? checkpoint.queue.until : null,
+    };
+  }
+
+  /**
+   * Runs one step outside any run, with the `steps` given (POST /v1/workflows/{id}/steps/{name}/test):
+   * nothing is stored, delivered or emitted.
+   */
+  async testStep(
+    workflowId: string,
+    step: PlanStep,
+    steps: Record<string, unknown>,
+  ): Promise<{ status: 'succeeded' | 'failed'; record: StepResult }> {
+    const performed = await this.perform(workflowId, step, steps, () => undefined);
+    const failed = performed.kind === 'expression' || !performed.result.ok;
+    return { status: failed ? 'failed' : 'succeeded', record: performed.record };
+  }
+
+  /** Resolves a step's props in the sandbox, then runs it in its component's worker. */
+  private async perform(
+    workflowId: string,
+    step: PlanStep,
+    steps: Record<string, unknown>,
+    onRespond: (response: HttpResponse) => void,
+  ): Promise<
+    | { readonly kind: 'expression'; readonly record: StepResult }
+    | { readonly kind: 'ran'; readonly result: InvocationResult; readonly record: StepResult }
+  > {
+    const startedAt = this.options.now();
+    // Secret props are sealed at rest; they are opened only for the worker that needs them.
+    const evaluated = await this.options.evaluator.evaluate(workflowId, openProps(step.props, this.options.box), steps);
+    if (!evaluated.ok) {
+      const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
+      const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };
+      return { kind: 'expression', record: { ...emptyResult(startedAt), error } };
+    }
+    const component = await this.options.components.get(step.componentId);
+    const handle = await this.options.executor.handle(component);
+    const result: InvocationResult = await handle.invoke(
+      {
+        kind: 'run',
+        configured: evaluated.props,
+        accounts: await this.options.accounts.credentialsFor(evaluated.props),
+        steps,
+        state: { db: {}, dedupe: null },
+        timeoutMs: this.options.stepTimeoutMs,
+      },
+      { onRespond },
+    );
+    const record: StepResult = {
+      props: redact(evaluated.props, step.secretProps),
+      returnValue: result.returnValue ?? null,
+      exports: result.exports,
+      logs: result.logs.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),
+      sends: result.sends,
+      error: result.error
+        ? {
+            code: result.error.code,
+            message: result.error.message,
+            ...(result.error.stack ? { stack: result.error.stack } : {}),
+          }
+        : null,
+      durationMs: result.durationMs,
+      startedAt: result.startedAtMs,
+    };
+    return { kind: 'ran', result, record };
+  }
+
+  private commit(checkpoint: Checkpoint): Promise<void> {
+    return this.options.store.checkpoint(checkpoint);
+  }
+
+  private async trim(version: WorkflowVersion): Promise<void> {
+    const keep = version.spec.settings?.keep_runs ?? this.options.keepRuns;
+    const dropped = await this.options.store.trimRuns(version.workflowId, keep);
+    if (dropped > 0)
+      this.options.log(
+        `workflow ${version.workflowId}: dropped its ${dropped} oldest run(s), keeping the last ${keep}`,
+      );
+  }
+}

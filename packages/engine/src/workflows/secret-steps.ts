@@ -1,0 +1,42 @@
+import type { WorkflowSpecT } from '@tributary/contracts';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { REDACTED, sealProps } from '../sources/configured-props.js';
+import type { PlanStep } from './workflow-store.js';
+
+/**
+ * Seals each step's secret props. A secret sent back as "[REDACTED]" (a workflow read from the API
+ * and saved again) keeps the previous version's value for the step of the same name.
+ */
+export function sealSteps(steps: readonly PlanStep[], previous: readonly PlanStep[], box: SecretBox): PlanStep[] {
+  return steps.map((step) => {
+    const before = previous.find((candidate) => candidate.name === step.name)?.props ?? {};
+    const kept = Object.fromEntries(
+      Object.entries(step.props).map(([name, value]) => [
+        name,
+        value === REDACTED && step.secretProps.includes(name) && name in before ? before[name] : value,
+      ]),
+    );
+    // Values kept from before are sealed already (objects), and sealProps seals strings only.
+    const props = sealProps(
+      kept,
+      step.secretProps.map((name) => ({ name, type: 'string', secret: true })),
+      box,
+    );
+    return { ...step, props };
+  });
+}
+
+/** The spec as the API shows it: secret prop values redacted. */
+export function redactSpec(spec: WorkflowSpecT, steps: readonly PlanStep[]): WorkflowSpecT {
+  return {
+    ...spec,
+    steps: spec.steps.map((step, index) => {
+      const secret = steps[index]?.secretProps ?? [];
+      if (!step.props || secret.length === 0) return step;
+      const props = Object.fromEntries(
+        Object.entries(step.props).map(([name, value]) => [name, secret.includes(name) ? REDACTED : value]),
+      );
+      return { ...step, props };
+    }),
+  };
+}

@@ -1,0 +1,422 @@
+import type SqliteDatabase from 'better-sqlite3';
+import type { Trigger } from '../ports/invocation-queue.js';
+import { settle } from '../store/settle.js';
+import type {
+  Checkpoint,
+  NewRun,
+  RunError,
+  RunRow,
+  StepRow,
+  WorkflowRow,
+  WorkflowStore,
+  WorkflowVersion,
+} from './workflow-store.js';
+
+interface RawWorkflow {
+  id: string;
+  name: string;
+  active: number;
+  version: number;
+  trigger_type: WorkflowRow['triggerType'];
+  endpoint_id: string | null;
+  source_id: string | null;
+  next_fire_at: number | null;
+  runs_dropped: number;
+  created_at: number;
+  updated_at: number;
+}
+
+interface RawRun {
+  seq: number;
+  id: string;
+  workflow_id: string;
+  version: number;
+  trigger: RunRow['trigger'];
+  status: RunRow['status'];
+  event: string;
+  next_step: number;
+  exit: string | null;
+  error: string | null;
+  resume_at: number | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+const FINISHED = "('succeeded', 'exited', 'failed', 'cancelled')";
+
+/**
+ * The workflow store on the embedded SQLite file. A run's queue entry is a row of the invocation
+ * queue's table (the same queue and runner as sources), so the run and its entry change in one
+ * synchronous transaction.
+ */
+export class SqliteWorkflowStore implements WorkflowStore {
+  constructor(private readonly raw: SqliteDatabase.Database) {}
+
+  ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  saveWorkflow(row: WorkflowRow, version: WorkflowVersion): Promise<void> {
+    return settle(() =>
+      this.raw.transaction(() => {
+        this.raw
+          .prepare(
+            `INSERT INTO workflows (id, name, active, version, trigger_type, endpoint_id, source_id, next_fire_at, runs_dropped, created_at, updated_at)
+             VALUES (@id, @name, @active, @version, @triggerType, @endpointId, @sourceId, @nextFireAt, @runsDropped, @createdAt, @updatedAt)
+             ON CONFLICT (id) DO UPDATE SET name = excluded.name, active = excluded.active, version = excluded.version,
+               trigger_type = excluded.trigger_type, endpoint_id = excluded.endpoint_id, source_id = excluded.source_id,
+               next_fire_at = excluded.next_fire_at, updated_at = excluded.updated_at`,
+          )
+          .run({ ...row, active: row.active ? 1 : 0 });
+        this.raw
+          .prepare(
+            'INSERT INTO workflow_versions (workflow_id, version, spec, plan, created_at) VALUES (?, ?, ?, ?, ?)',
+          )
+          .run(
+            version.workflowId,
+            version.version,
+            JSON.stringify(version.spec),
+            JSON.stringify(version.steps),
+            version.createdAt,
+          );
+      })(),
+    );
+  }
+
+  getWorkflow(id: string): Promise<WorkflowRow | null> {
+    return settle(() => toWorkflow(this.raw.prepare('SELECT * FROM workflows WHERE id = ?').get(id) as RawWorkflow));
+  }
+
+  listWorkflows(): Promise<WorkflowRow[]> {
+    return settle(() =>
+      (this.raw.prepare('SELECT * FROM workflows ORDER BY created_at DESC, id DESC').all() as RawWorkflow[]).map(
+        (row) => toWorkflow(row) as WorkflowRow,
+      ),
+    );
+  }
+
+  getVersion(workflowId: string, version: number): Promise<WorkflowVersion | null> {
+    return settle(() => {
+      const row = this.raw
+        .prepare('SELECT * FROM workflow_versions WHERE workflow_id = ? AND version = ?')
+        .get(workflowId, version) as
+        { workflow_id: string; version: number; spec: string; plan: string; created_at: number } | undefined;
+      if (!row) return null;
+      return {
+        workflowId: row.workflow_id,
+        version: row.version,
+        spec: JSON.parse(row.spec) as WorkflowVersion['spec'],
+        steps: JSON.parse(row.plan) as WorkflowVersion['steps'],
+        createdAt: row.created_at,
+      };
+    });
+  }
+
+  deleteWorkflow(id: string): Promise<boolean> {
+    return settle(() =>
+      this.raw.transaction(() => {
+        const runs = 'SELECT id FROM workflow_runs WHERE workflow_id = ?';
+        this.raw.prepare(`DELETE FROM invocations WHERE id IN (${runs})`).run(id);
+        this.raw.prepare(`DELETE FROM workflow_steps WHERE run_id IN (${runs})`).run(id);
+        this.raw.prepare('DELETE FROM workflow_runs WHERE workflow_id = ?').run(id);
+        this.raw.prepare('DELETE FROM workflow_versions WHERE workflow_id = ?').run(id);
+        return this.raw.prepare('DELETE FROM workflows WHERE id = ?').run(id).changes > 0;
+      })(),
+    );
+  }
+
+  setActive(id: string, active: boolean, now: number): Promise<void> {
+    return settle(() => {
+      this.raw.prepare('UPDATE workflows SET active = ?, updated_at = ? WHERE id = ?').run(active ? 1 : 0, now, id);
+    });
+  }
+
+  findByEndpoint(endpointId: string): Promise<WorkflowRow | null> {
+    return settle(() =>
+      toWorkflow(
+        this.raw.prepare('SELECT * FROM workflows WHERE endpoint_id = ? AND active = 1').get(endpointId) as RawWorkflow,
+      ),
+    );
+  }
+
+  findBySource(sourceId: string): Promise<WorkflowRow[]> {
+    return this.findByTrigger('source', sourceId);
+  }
+
+  findByEmitter(workflowId: string): Promise<WorkflowRow[]> {
+    return this.findByTrigger('emit', workflowId);
+  }
+
+  /** Active workflows of a `source` or `emit` trigger on this source or workflow (both in `source_id`). */
+  private findByTrigger(type: 'source' | 'emit', id: string): Promise<WorkflowRow[]> {
+    return settle(() =>
+      (
+        this.raw
+          .prepare('SELECT * FROM workflows WHERE trigger_type = ? AND source_id = ? AND active = 1')
+          .all(type, id) as RawWorkflow[]
+      ).map((row) => toWorkflow(row) as WorkflowRow),
+    );
+  }
+
+  dueTimers(now: number): Promise<WorkflowRow[]> {
+    return settle(() =>
+      (
+        this.raw
+          .prepare(
+            "SELECT * FROM workflows WHERE trigger_type = 'timer' AND active = 1 AND next_fire_at IS NOT NULL AND next_fire_at <= ?",
+          )
+          .all(now) as RawWorkflow[]
+      ).map((row) => toWorkflow(row) as WorkflowRow),
+    );
+  }
+
+  setNextFire(id: string, at: number | null): Promise<void> {
+    return settle(() => {
+      this.raw.prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(at, id);
+    });
+  }
+
+  createRun(run: NewRun, nextFireAt?: number): Promise<void> {
+    return settle(() =>
+      this.raw.transaction(() => {
+        this.insertRun(run);
+        if (nextFireAt !== undefined)
+          this.raw.prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(nextFireAt, run.workflowId);
+      })(),
+    );
+  }
+
+  materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void> {
+    return settle(() => {
+      this.insertRunRecord(run);
+    });
+  }
+
+  private insertRunRecord(run: Omit<NewRun, 'queueKey'>): void {
+    this.raw
+      .prepare(
+        "INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
+      )
+      .run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
+  }
+
+  /** A run and its queue entry (inside the caller's transaction). */
+  private insertRun(run: NewRun): void {
+    this.insertRunRecord(run);
+    this.raw
+      .prepare(
+        "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
+      )
+      .run(run.id, run.queueKey, queueTrigger(run.trigger), run.createdAt);
+  }
+
+  getRun(id: string): Promise<RunRow | null> {
+    return settle(() => toRun(this.raw.prepare('SELECT * FROM workflow_runs WHERE id = ?').get(id) as RawRun));
+  }
+
+  listRuns(workflowId: string, page: { limit: number; before?: string }): Promise<{ data: RunRow[]; total: number }> {
+    return settle(() => {
+      const edge = page.before
+        ? (this.raw.prepare('SELECT seq FROM workflow_runs WHERE id = ?').get(page.before) as
+            { seq: number } | undefined)
+        : undefined;
+      const rows = this.raw
+        .prepare('SELECT * FROM workflow_runs WHERE workflow_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
+        .all(workflowId, edge?.seq ?? Number.MAX_SAFE_INTEGER, page.limit) as RawRun[];
+      const total = this.raw
+        .prepare('SELECT count(*) AS n FROM workflow_runs WHERE workflow_id = ?')
+        .get(workflowId) as {
+        n: number;
+      };
+      return { data: rows.map((row) => toRun(row) as RunRow), total: total.n };
+    });
+  }
+
+  stepsOf(runId: string): Promise<StepRow[]> {
+    return settle(() =>
+      (
+        this.raw.prepare('SELECT * FROM workflow_steps WHERE run_id = ? ORDER BY idx').all(runId) as {
+          idx: number;
+          name: string;
+          status: StepRow['status'];
+          result: string;
+        }[]
+      ).map((row) => ({
+        index: row.idx,
+        name: row.name,
+        status: row.status,
+        result: JSON.parse(row.result) as StepRow['result'],
+      })),
+    );
+  }
+
+  markRunning(runId: string): Promise<void> {
+    return settle(() => {
+      // 'failed' only reaches here for a run whose dead letter was retried (see RunExecutor).
+      this.raw
+        .prepare(
+          "UPDATE workflow_runs SET status = 'running', resume_at = NULL, error = NULL, finished_at = NULL WHERE id = ? AND status IN ('queued', 'delayed', 'failed')",
+        )
+        .run(runId);
+    });
+  }
+
+  markDead(runId: string, error: RunError, now: number): Promise<void> {
+    return settle(() => {
+      this.raw
+        .prepare(
+          "UPDATE workflow_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running', 'delayed')",
+        )
+        .run(JSON.stringify(error), now, runId);
+    });
+  }
+
+  dropEntry(runId: string): Promise<void> {
+    return settle(() => {
+      this.raw.prepare('DELETE FROM invocations WHERE id = ?').run(runId);
+    });
+  }
+
+  checkpoint(checkpoint: Checkpoint): Promise<void> {
+    return settle(() =>
+      this.raw.transaction(() => {
+        const upsert = this.raw.prepare(
+          'INSERT OR REPLACE INTO workflow_steps (run_id, idx, name, status, result) VALUES (?, ?, ?, ?, ?)',
+        );
+        const { step, run } = checkpoint;
+        upsert.run(checkpoint.runId, step.index, step.name, step.status, JSON.stringify(step.result));
+        for (const skipped of checkpoint.skipped) {
+          upsert.run(checkpoint.runId, skipped.index, skipped.name, 'skipped', JSON.stringify(EMPTY_RESULT));
+        }
+        this.raw
+          .prepare(
+            'UPDATE workflow_runs SET status = ?, next_step = ?, exit = ?, error = ?, resume_at = ?, finished_at = ? WHERE id = ?',
+          )
+          .run(
+            run.status,
+            run.nextStep,
+            run.exit ? JSON.stringify(run.exit) : null,
+            run.error ? JSON.stringify(run.error) : null,
+            run.resumeAt,
+            run.finishedAt,
+            checkpoint.runId,
+          );
+        for (const run of checkpoint.startRuns ?? []) this.insertRun(run);
+        const queue = checkpoint.queue;
+        switch (queue.kind) {
+          case 'keep':
+            return;
+          case 'delay':
+            this.raw.prepare('UPDATE invocations SET not_before = ? WHERE id = ?').run(queue.until, checkpoint.runId);
+            return;
+          case 'remove':
+            this.raw.prepare('DELETE FROM invocations WHERE id = ?').run(checkpoint.runId);
+            return;
+          default:
+            queue satisfies never;
+        }
+      })(),
+    );
+  }
+
+  cancelDelayed(runId: string, now: number): Promise<boolean> {
+    return settle(() =>
+      this.raw.transaction(() => {
+        const changed = this.raw
+          .prepare(
+            "UPDATE workflow_runs SET status = 'cancelled', resume_at = NULL, finished_at = ? WHERE id = ? AND status = 'delayed'",
+          )
+          .run(now, runId).changes;
+        if (changed === 0) return false;
+        this.raw.prepare('DELETE FROM invocations WHERE id = ?').run(runId);
+        return true;
+      })(),
+    );
+  }
+
+  trimRuns(workflowId: string, keep: number): Promise<number> {
+    return settle(() =>
+      this.raw.transaction(() => {
+        const old = this.raw
+          .prepare(
+            `SELECT id FROM workflow_runs WHERE workflow_id = ? AND status IN ${FINISHED} AND seq <= (
+               SELECT seq FROM workflow_runs WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+          )
+          .all(workflowId, workflowId, keep) as { id: string }[];
+        const dropStep = this.raw.prepare('DELETE FROM workflow_steps WHERE run_id = ?');
+        const dropRun = this.raw.prepare('DELETE FROM workflow_runs WHERE id = ?');
+        for (const { id } of old) {
+          dropStep.run(id);
+          dropRun.run(id);
+        }
+        if (old.length > 0)
+          this.raw
+            .prepare('UPDATE workflows SET runs_dropped = runs_dropped + ? WHERE id = ?')
+            .run(old.length, workflowId);
+        return old.length;
+      })(),
+    );
+  }
+}
+
+const EMPTY_RESULT = {
+  props: null,
+  returnValue: null,
+  exports: {},
+  logs: [],
+  sends: [],
+  error: null,
+  durationMs: null,
+  startedAt: null,
+};
+
+/** The queue's own trigger kinds (dead letters show them); the run keeps the precise one. */
+function queueTrigger(trigger: NewRun['trigger']): Trigger {
+  switch (trigger) {
+    case 'http':
+    case 'timer':
+      return trigger;
+    case 'source':
+    case 'manual':
+    case 'emit':
+    case 'replay':
+      return 'manual';
+    default:
+      return trigger satisfies never;
+  }
+}
+
+function toWorkflow(row: RawWorkflow | undefined): WorkflowRow | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    name: row.name,
+    active: row.active === 1,
+    version: row.version,
+    triggerType: row.trigger_type,
+    endpointId: row.endpoint_id,
+    sourceId: row.source_id,
+    nextFireAt: row.next_fire_at,
+    runsDropped: row.runs_dropped,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toRun(row: RawRun | undefined): RunRow | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    workflowId: row.workflow_id,
+    version: row.version,
+    trigger: row.trigger,
+    status: row.status,
+    event: row.event,
+    nextStep: row.next_step,
+    exit: row.exit ? (JSON.parse(row.exit) as RunRow['exit']) : null,
+    error: row.error ? (JSON.parse(row.error) as RunRow['error']) : null,
+    resumeAt: row.resume_at,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+  };
+}

@@ -1,0 +1,350 @@
+import { AppError, type StepRunT, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
+import { nextTimerFire, timerEvent } from '@tributary/runtime';
+import type { AccountService } from '../accounts/account-service.js';
+import type { ComponentService } from '../components/component-service.js';
+import { newId, newSecretToken } from '../ids.js';
+import type { NewInvocation } from '../ports/invocation-queue.js';
+import type { Store } from '../ports/store.js';
+import type { SecretBox } from '../secrets/secret-box.js';
+import { checkWorkflow } from './check-workflow.js';
+import { planSteps } from './plan-steps.js';
+import { queueKeyFor } from './queue-keys.js';
+import { describeRun, toStepRun } from './run-view.js';
+import { redactSpec, sealSteps } from './secret-steps.js';
+import { scheduleOf } from './timer-schedule.js';
+import type {
+  NewRun,
+  PlanStep,
+  RunRow,
+  StepResult,
+  WorkflowRow,
+  WorkflowStore,
+  WorkflowTriggerKind,
+} from './workflow-store.js';
+
+export interface WorkflowServiceOptions {
+  readonly store: WorkflowStore;
+  /** Seals secret step props at rest. */
+  readonly box: SecretBox;
+  readonly components: ComponentService;
+  /** Checks app props' connected accounts at save time. */
+  readonly accounts: Pick<AccountService, 'check'>;
+  /** Deployed sources, for `source` triggers. */
+  readonly sources: Pick<Store, 'getSource'>;
+  readonly publicUrl: string;
+  readonly now: () => number;
+  /** A run was queued under this key: the runner should look. */
+  readonly notify: (queueKey: string) => void;
+  /** Runs one step on its own (the run executor's `testStep`). */
+  readonly testStep: (
+    workflowId: string,
+    step: PlanStep,
+    steps: Record<string, unknown>,
+  ) => Promise<{ status: 'succeeded' | 'failed'; record: StepResult }>;
+}
+
+/**
+ * Workflows: saving (every save is a new version, checked whole before anything is stored),
+ * activation, and starting runs from any trigger. Runs go into the invocation queue and are stepped
+ * by the same runner as sources (see RunExecutor).
+ */
+export class WorkflowService {
+  constructor(private readonly options: WorkflowServiceOptions) {}
+
+  async create(input: unknown): Promise<WorkflowT> {
+    return this.save(null, input);
+  }
+
+  async update(id: string, input: unknown): Promise<WorkflowT> {
+    return this.save(await this.row(id), input);
+  }
+
+  async get(id: string): Promise<WorkflowT> {
+    return this.describe(await this.row(id));
+  }
+
+  async list(): Promise<WorkflowT[]> {
+    const rows = await this.options.store.listWorkflows();
+    return Promise.all(rows.map((row) => this.describe(row)));
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.options.store.deleteWorkflow(id))) throw notFound(id);
+  }
+
+  async setActive(id: string, active: boolean): Promise<WorkflowT> {
+    const row = await this.row(id);
+    await this.options.store.setActive(id, active, this.options.now());
+    return this.describe({ ...row, active });
+  }
+
+  /** The active workflow behind an HTTP endpoint id, or null. */
+  async findEndpoint(endpointId: string): Promise<{ readonly id: string; readonly customResponse: boolean } | null> {
+    const row = await this.options.store.findByEndpoint(endpointId);
+    if (!row) return null;
+    const version = await this.options.store.getVersion(row.id, row.version);
+    const trigger = version?.spec.trigger;
+    return { id: row.id, customResponse: trigger?.type === 'http' && trigger.custom_response === true };
+  }
+
+  /** Starts a run of the workflow's current version; resolves with its id once it is durable. */
+  async trigger(id: string, trigger: WorkflowTriggerKind, event: unknown): Promise<string> {
+    const row = await this.row(id);
+    return this.startRun(row, row.version, trigger, event);
+  }
+
+  /** Runs again with the same event, on the workflow's current version. */
+  async replay(runId: string): Promise<string> {
+    const run = await this.runRow(runId);
+    const row = await this.row(run.workflowId);
+    return this.startRun(row, row.version, 'replay', JSON.parse(run.event) as unknown);
+  }
+
+  async cancel(runId: string): Promise<WorkflowRunT> {
+    const run = await this.runRow(runId);
+    if (!(await this.options.store.cancelDelayed(runId, this.options.now()))) {
+      throw new AppError('WORKFLOW_RUN_NOT_DELAYED', `run ${runId} is ${run.status}, not waiting on $.flow.delay`);
+    }
+    return this.getRun(runId);
+  }
+
+  /**
+   * Runs one step of the current version with a chosen trigger event and the results of earlier
+   * steps (`{ name: { $return_value, ...exports } }`); nothing is stored.
+   */
+  async testStep(
+    id: string,
+    name: string,
+    input: { readonly event?: unknown; readonly steps?: Record<string, Record<string, unknown>> },
+  ): Promise<StepRunT> {
+    const row = await this.row(id);
+    const version = await this.options.store.getVersion(row.id, row.version);
+    const step = version?.steps.find((candidate) => candidate.name === name);
+    if (!step) throw new AppError('NOT_FOUND', `workflow ${id} has no step "${name}"`, { field: 'name' });
+    const steps: Record<string, unknown> = {
+      ...(input.steps ?? {}),
+      trigger: {
+        event: input.event ?? null,
+        context: {
+          id: 'test',
+          ts: new Date(this.options.now()).toISOString(),
+          workflow_id: row.id,
+          workflow_version: row.version,
+          trigger: 'manual',
+        },
+      },
+    };
+    const { status, record } = await this.options.testStep(row.id, step, steps);
+    return toStepRun({ index: 0, name, status, result: record });
+  }
+
+  async getRun(runId: string): Promise<WorkflowRunT> {
+    const run = await this.runRow(runId);
+    return describeRun(run, await this.options.store.stepsOf(runId));
+  }
+
+  async listRuns(
+    workflowId: string,
+    page: { limit: number; before?: string },
+  ): Promise<{ data: WorkflowRunT[]; total: number; dropped: number }> {
+    const row = await this.row(workflowId);
+    if (page.before && !(await this.options.store.getRun(page.before)))
+      throw new AppError('NOT_FOUND', `no run "${page.before}" to page from`, { field: 'before' });
+    const { data, total } = await this.options.store.listRuns(workflowId, page);
+    const runs = await Promise.all(data.map(async (run) => describeRun(run, await this.options.store.stepsOf(run.id))));
+    return { data: runs, total, dropped: row.runsDropped };
+  }
+
+  /** Queues a run of every active timer workflow that is due, and moves its next fire time. */
+  async fireTimers(): Promise<number> {
+    const now = this.options.now();
+    let fired = 0;
+    for (const row of await this.options.store.dueTimers(now)) {
+      const version = await this.options.store.getVersion(row.id, row.version);
+      if (!version) continue;
+      const schedule = scheduleOf(version.spec);
+      if (!schedule) continue;
+      await this.startRun(row, row.version, 'timer', timerEvent(schedule, now), nextTimerFire(schedule, now));
+      fired += 1;
+    }
+    return fired;
+  }
+
+  /**
+   * Queue entries for the runs a source's committed events start (one per event and workflow
+   * triggered by the source). They are committed with the events; each entry carries what its
+   * run needs (`pendingRun`), and the run's record is created when the entry is first claimed.
+   */
+  async runsForEvents(sourceId: string, events: readonly string[]): Promise<NewInvocation[]> {
+    const entries: NewInvocation[] = [];
+    for (const row of await this.options.store.findBySource(sourceId)) {
+      for (const event of events) {
+        const run = await this.newRun(row, row.version, 'source', null);
+        entries.push({
+          id: run.id,
+          sourceId: run.queueKey,
+          trigger: 'manual',
+          event: JSON.stringify({
+            pendingRun: { workflowId: row.id, version: row.version, trigger: 'source' },
+            event: JSON.parse(event) as unknown,
+          }),
+          createdAt: run.createdAt,
+        });
+      }
+    }
+    return entries;
+  }
+
+  /**
+   * The runs a step's `$.send.emit` calls start: one per emitted event and listening workflow. They
+   * are stored with the step's checkpoint (so an emit is never lost nor doubled); call `notify`
+   * with their queue keys once it committed.
+   */
+  async emitRuns(workflowId: string, events: readonly unknown[]): Promise<NewRun[]> {
+    if (events.length === 0) return [];
+    const runs: NewRun[] = [];
+    for (const row of await this.options.store.findByEmitter(workflowId)) {
+      for (const event of events) runs.push(await this.newRun(row, row.version, 'emit', event));
+    }
+    return runs;
+  }
+
+  private async startRun(
+    row: WorkflowRow,
+    version: number,
+    trigger: WorkflowTriggerKind,
+    event: unknown,
+    nextFireAt?: number,
+  ): Promise<string> {
+    const run = await this.newRun(row, version, trigger, event);
+    await this.options.store.createRun(run, nextFireAt);
+    this.options.notify(run.queueKey);
+    return run.id;
+  }
+
+  private async newRun(
+    row: WorkflowRow,
+    version: number,
+    trigger: WorkflowTriggerKind,
+    event: unknown,
+  ): Promise<NewRun> {
+    const spec = await this.options.store.getVersion(row.id, version);
+    const id = newId('wfr');
+    return {
+      id,
+      workflowId: row.id,
+      version,
+      trigger,
+      event: JSON.stringify(event ?? null),
+      createdAt: this.options.now(),
+      queueKey: queueKeyFor(row.id, id, spec?.spec.settings?.concurrency),
+    };
+  }
+
+  private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
+    // Everything that can refuse the workflow runs before anything is stored.
+    await this.options.store.ready();
+    const spec = checkWorkflow(input);
+    const planned = await planSteps(spec.steps, this.options.components, this.options.accounts);
+    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
+    const steps = sealSteps(planned, previous?.steps ?? [], this.options.box);
+    const trigger = spec.trigger;
+    let sourceId: string | null = null;
+    if (trigger.type === 'source') {
+      if (!(await this.options.sources.getSource(trigger.source_id))) {
+        throw new AppError('NOT_FOUND', `trigger.source_id: no deployed source "${trigger.source_id}"`, {
+          field: 'trigger.source_id',
+        });
+      }
+      sourceId = trigger.source_id;
+    }
+    if (trigger.type === 'emit') {
+      if (!(await this.options.store.getWorkflow(trigger.workflow_id))) {
+        throw new AppError('NOT_FOUND', `trigger.workflow_id: no workflow "${trigger.workflow_id}"`, {
+          field: 'trigger.workflow_id',
+        });
+      }
+      if (existing) await this.refuseEmitLoop(existing.id, trigger.workflow_id);
+      sourceId = trigger.workflow_id;
+    }
+    const schedule = scheduleOf(spec);
+    const now = this.options.now();
+    const row: WorkflowRow = {
+      id: existing?.id ?? newId('wf'),
+      name: spec.name,
+      active: spec.active ?? existing?.active ?? true,
+      version: (existing?.version ?? 0) + 1,
+      triggerType: trigger.type,
+      // An endpoint keeps its URL across versions: callers already know it.
+      endpointId: trigger.type === 'http' ? (existing?.endpointId ?? newSecretToken()) : null,
+      sourceId,
+      nextFireAt: schedule ? nextTimerFire(schedule, now) : null,
+      runsDropped: existing?.runsDropped ?? 0,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    // The stored spec is what the API shows: secret values are redacted there, sealed in the plan.
+    const shown = redactSpec(spec, steps);
+    await this.options.store.saveWorkflow(row, {
+      workflowId: row.id,
+      version: row.version,
+      spec: shown,
+      steps,
+      createdAt: now,
+    });
+    return this.describe(row, shown);
+  }
+
+  /**
+   * An `emit` trigger must not close a loop (A listens to B, which listens to A): each emit would
+   * start runs for ever. The chain of emit triggers from the emitter is followed back.
+   */
+  private async refuseEmitLoop(listenerId: string, emitterId: string): Promise<void> {
+    const chain = [listenerId];
+    let current: string | null = emitterId;
+    while (current !== null && !chain.includes(current) && chain.length <= 100) {
+      chain.push(current);
+      const row: WorkflowRow | null = await this.options.store.getWorkflow(current);
+      current = row?.triggerType === 'emit' ? row.sourceId : null;
+    }
+    if (current === listenerId) {
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `trigger.workflow_id: listening to ${emitterId} closes a loop of emit triggers (${[...chain, listenerId].join(' -> ')}); each emit would start runs for ever`,
+        { field: 'trigger.workflow_id' },
+      );
+    }
+  }
+
+  private async describe(row: WorkflowRow, known?: WorkflowSpecT): Promise<WorkflowT> {
+    const spec = known ?? (await this.options.store.getVersion(row.id, row.version))?.spec;
+    if (!spec) throw new AppError('INTERNAL', `workflow ${row.id} has no version ${row.version}`);
+    return {
+      id: row.id,
+      name: row.name,
+      active: row.active,
+      version: row.version,
+      spec,
+      endpoint_url: row.endpointId ? `${this.options.publicUrl}/e/${row.endpointId}` : null,
+      runs_dropped: row.runsDropped,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    };
+  }
+
+  private async row(id: string): Promise<WorkflowRow> {
+    const row = await this.options.store.getWorkflow(id);
+    if (!row) throw notFound(id);
+    return row;
+  }
+
+  private async runRow(id: string): Promise<RunRow> {
+    const run = await this.options.store.getRun(id);
+    if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
+    return run;
+  }
+}
+
+function notFound(id: string): AppError {
+  return new AppError('NOT_FOUND', `no workflow "${id}"`);
+}

@@ -1,0 +1,171 @@
+/**
+ * The `WorkflowStore` contract (src/workflows/workflow-store.ts), against the port and the
+ * invocation queue it shares with sources. `makeBackend` gives a fresh, empty backend that can be
+ * closed and opened again (a restart).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { InvocationQueue } from '../../src/ports/invocation-queue.js';
+import type { Checkpoint, NewRun, WorkflowRow, WorkflowStore } from '../../src/workflows/workflow-store.js';
+
+export interface WorkflowBackend {
+  readonly workflows: WorkflowStore;
+  readonly queue: InvocationQueue;
+  close(): Promise<void>;
+}
+
+export interface WorkflowBackendFactory {
+  open(now: () => number): Promise<WorkflowBackend>;
+  dispose(): Promise<void>;
+}
+
+const T0 = Date.UTC(2026, 0, 1);
+const KEY = 'wflane:wf_1:0';
+
+const workflow: WorkflowRow = {
+  id: 'wf_1',
+  name: 'one',
+  active: true,
+  version: 1,
+  triggerType: 'manual',
+  endpointId: null,
+  sourceId: null,
+  nextFireAt: null,
+  runsDropped: 0,
+  createdAt: T0,
+  updatedAt: T0,
+};
+
+const version = {
+  workflowId: 'wf_1',
+  version: 1,
+  spec: { name: 'one', trigger: { type: 'manual' as const }, steps: [{ name: 'a', action: 'k' }] },
+  steps: [
+    { name: 'a', componentId: 'sc_1', props: {}, secretProps: [] },
+    { name: 'b', componentId: 'sc_1', props: {}, secretProps: [] },
+  ],
+  createdAt: T0,
+};
+
+const run = (id: string, at = T0): NewRun => ({
+  id,
+  workflowId: 'wf_1',
+  version: 1,
+  trigger: 'manual',
+  event: JSON.stringify({ id }),
+  createdAt: at,
+  queueKey: KEY,
+});
+
+const result = {
+  props: {},
+  returnValue: 1,
+  exports: {},
+  logs: [],
+  sends: [],
+  error: null,
+  durationMs: 1,
+  startedAt: T0,
+};
+
+function step(runId: string, index: number, queue: Checkpoint['queue'], status: 'running' | 'delayed' | 'succeeded') {
+  return {
+    runId,
+    step: { index, name: index === 0 ? 'a' : 'b', status: 'succeeded' as const, result },
+    skipped: [],
+    run: {
+      status,
+      nextStep: index + 1,
+      exit: null,
+      error: null,
+      resumeAt: queue.kind === 'delay' ? queue.until : null,
+      finishedAt: status === 'succeeded' ? T0 : null,
+    },
+    queue,
+  } satisfies Checkpoint;
+}
+
+export function workflowStoreContract(name: string, makeBackend: () => Promise<WorkflowBackendFactory>): void {
+  describe(`WorkflowStore contract: ${name}`, () => {
+    let factory: WorkflowBackendFactory;
+    let backend: WorkflowBackend;
+    let now = T0;
+    const clock = () => now;
+
+    beforeEach(async () => {
+      now = T0;
+      factory = await makeBackend();
+      backend = await factory.open(clock);
+      await backend.workflows.saveWorkflow(workflow, version);
+    });
+    afterEach(async () => {
+      await backend.close();
+      await factory.dispose();
+    });
+
+    const reopen = async () => {
+      await backend.close();
+      backend = await factory.open(clock);
+    };
+
+    it('stores a workflow with its version, durably', async () => {
+      await reopen();
+      expect(await backend.workflows.getWorkflow('wf_1')).toEqual(workflow);
+      expect(await backend.workflows.getVersion('wf_1', 1)).toEqual(version);
+      expect(await backend.workflows.getVersion('wf_1', 2)).toBeNull();
+    });
+
+    it('queues a run with its record, and the entry stays queued until a checkpoint removes it', async () => {
+      await backend.workflows.createRun(run('wfr_1'));
+      await reopen();
+      expect((await backend.workflows.getRun('wfr_1'))?.status).toBe('queued');
+      expect((await backend.queue.claim(KEY, 1)).map((entry) => entry.id)).toEqual(['wfr_1']);
+      await backend.workflows.checkpoint(step('wfr_1', 0, { kind: 'keep' }, 'running'));
+      await backend.queue.release(KEY);
+      await reopen();
+      // A crash after the first checkpoint: the run resumes at step 1, its entry still queued.
+      expect((await backend.workflows.getRun('wfr_1'))?.nextStep).toBe(1);
+      expect((await backend.queue.claim(KEY, 1)).map((entry) => entry.id)).toEqual(['wfr_1']);
+      await backend.workflows.checkpoint(step('wfr_1', 1, { kind: 'remove' }, 'succeeded'));
+      await backend.queue.release(KEY);
+      expect(await backend.queue.claim(KEY, 1)).toEqual([]);
+      expect((await backend.workflows.stepsOf('wfr_1')).map((row) => [row.index, row.status])).toEqual([
+        [0, 'succeeded'],
+        [1, 'succeeded'],
+      ]);
+    });
+
+    it('holds a delayed run until its time, and cancels only a delayed run', async () => {
+      await backend.workflows.createRun(run('wfr_1'));
+      await backend.queue.claim(KEY, 1);
+      await backend.workflows.checkpoint(step('wfr_1', 0, { kind: 'delay', until: T0 + 1000 }, 'delayed'));
+      await backend.queue.release(KEY);
+      expect(await backend.queue.claim(KEY, 1)).toEqual([]);
+      expect(await backend.queue.nextRetryAt()).toBe(T0 + 1000);
+      now = T0 + 1000;
+      expect((await backend.queue.claim(KEY, 1)).map((entry) => entry.id)).toEqual(['wfr_1']);
+      await backend.queue.release(KEY);
+      expect(await backend.workflows.cancelDelayed('wfr_1', now)).toBe(true);
+      expect(await backend.workflows.cancelDelayed('wfr_1', now)).toBe(false);
+      expect(await backend.queue.claim(KEY, 1)).toEqual([]);
+    });
+
+    it('keeps the last N finished runs and counts the dropped ones', async () => {
+      for (let i = 0; i < 4; i += 1) {
+        await backend.workflows.createRun(run(`wfr_${i}`, T0 + i));
+        await backend.workflows.checkpoint(step(`wfr_${i}`, 1, { kind: 'remove' }, 'succeeded'));
+      }
+      expect(await backend.workflows.trimRuns('wf_1', 2)).toBe(2);
+      const page = await backend.workflows.listRuns('wf_1', { limit: 10 });
+      expect(page.data.map((row) => row.id)).toEqual(['wfr_3', 'wfr_2']);
+      expect((await backend.workflows.getWorkflow('wf_1'))?.runsDropped).toBe(2);
+    });
+
+    it('deletes a workflow with its runs and their queue entries', async () => {
+      await backend.workflows.createRun(run('wfr_1'));
+      expect(await backend.workflows.deleteWorkflow('wf_1')).toBe(true);
+      expect(await backend.workflows.getRun('wfr_1')).toBeNull();
+      expect(await backend.queue.claim(KEY, 1)).toEqual([]);
+      expect(await backend.workflows.deleteWorkflow('wf_1')).toBe(false);
+    });
+  });
+}

@@ -1,0 +1,224 @@
+/**
+ * /v1/workflows and /v1/workflow-runs over real HTTP on loopback, with the HTTP trigger at /e/...
+ * answered by $.respond() from a step, on a real engine (SQLite file, sandbox workers).
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fixture, startHarness, waitFor, type AnyJson, type Harness } from './server-harness.js';
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+let harness: Harness;
+const wf = (name: string): string => fixture(`workflows/${name}`);
+
+beforeAll(async () => {
+  harness = await startHarness();
+  const published = await harness.request('PUT', '/v1/components/wf-greet', {
+    body: { component_code: wf('greet-action.mjs') },
+  });
+  if (published.status >= 300) throw new Error(`publish failed: ${published.text}`);
+});
+
+afterAll(async () => {
+  await harness.close({ remove: true });
+});
+
+async function finishedRun(runId: string): Promise<AnyJson> {
+  return waitFor(
+    async () => {
+      const { body } = await harness.request('GET', `/v1/workflow-runs/${runId}`);
+      return ['succeeded', 'exited', 'failed', 'cancelled'].includes(body?.data?.status) ? body.data : undefined;
+    },
+    `run ${runId} to finish`,
+    60_000,
+  );
+}
+
+describe('/v1/workflows', () => {
+  it('creates, runs now with an event, lists runs, replays, updates and deletes', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'greet',
+        trigger: { type: 'manual' },
+        steps: [{ name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.who }}' } }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    expect(created.body.data).toMatchObject({ name: 'greet', active: true, version: 1, endpoint_url: null });
+    const started = await harness.request('POST', `/v1/workflows/${id}/run`, { body: { event: { who: 'Grace' } } });
+    expect(started.status).toBe(202);
+    const run = await finishedRun(started.body.data.run_id);
+    expect(run).toMatchObject({
+      workflow_id: id,
+      version: 1,
+      trigger: 'manual',
+      status: 'succeeded',
+      event: { who: 'Grace' },
+    });
+    expect(run.steps[0]).toMatchObject({ name: 'greet', return_value: 13, exports: { greeting: 'Hello, Grace!' } });
+
+    const runs = await harness.request('GET', `/v1/workflows/${id}/runs?limit=5`);
+    expect(runs.body).toMatchObject({ page_info: { total_count: 1, count: 1 }, runs_dropped: 0 });
+    const replay = await harness.request('POST', `/v1/workflow-runs/${run.id}/replay`);
+    expect(replay.status).toBe(202);
+    expect(await finishedRun(replay.body.data.run_id)).toMatchObject({ trigger: 'replay', event: { who: 'Grace' } });
+    const cancel = await harness.request('POST', `/v1/workflow-runs/${run.id}/cancel`);
+    expect(cancel.status).toBe(409);
+    expect(cancel.body.error.code).toBe('WORKFLOW_RUN_NOT_DELAYED');
+
+    const updated = await harness.request('PUT', `/v1/workflows/${id}`, {
+      body: {
+        name: 'greet v2',
+        trigger: { type: 'manual' },
+        steps: [{ name: 'greet', action: 'wf-greet', props: { name: 'x' } }],
+      },
+    });
+    expect(updated.body.data).toMatchObject({ name: 'greet v2', version: 2 });
+    expect((await harness.request('POST', `/v1/workflows/${id}/deactivate`)).body.data.active).toBe(false);
+    expect((await harness.request('GET', '/v1/workflows')).body.data.map((item: AnyJson) => item.id)).toContain(id);
+    expect((await harness.request('DELETE', `/v1/workflows/${id}`)).status).toBe(204);
+    expect((await harness.request('GET', `/v1/workflows/${id}`)).status).toBe(404);
+  });
+
+  it('refuses bad workflows with a stable code and the right status, changing nothing', async () => {
+    const before = (await harness.request('GET', '/v1/workflows')).body.data.length;
+    const cases: [unknown, number, string][] = [
+      [
+        {
+          name: 'x',
+          trigger: { type: 'manual' },
+          steps: [
+            { name: 'a', action: 'wf-greet' },
+            { name: 'a', action: 'wf-greet' },
+          ],
+        },
+        400,
+        'WORKFLOW_DUPLICATE_STEP',
+      ],
+      [
+        {
+          name: 'x',
+          trigger: { type: 'manual' },
+          steps: [
+            { name: 'a', action: 'wf-greet', props: { name: '{{ steps.b.x }}' } },
+            { name: 'b', action: 'wf-greet' },
+          ],
+        },
+        400,
+        'WORKFLOW_STEP_REFERENCE',
+      ],
+      [
+        {
+          name: 'x',
+          trigger: { type: 'manual' },
+          steps: [{ name: 'a', action: 'wf-greet', props: { name: '{{ steps.trigger.( }}' } }],
+        },
+        400,
+        'WORKFLOW_EXPRESSION_INVALID',
+      ],
+      [
+        { name: 'x', trigger: { type: 'manual' }, steps: [{ name: 'a', action: 'nope' }] },
+        400,
+        'WORKFLOW_COMPONENT_UNKNOWN',
+      ],
+      [{ name: 'x', trigger: { type: 'manual' }, steps: [] }, 400, 'VALIDATION_FAILED'],
+      [
+        { name: 'x', trigger: { type: 'timer', interval_seconds: 1 }, steps: [{ name: 'a', action: 'wf-greet' }] },
+        400,
+        'VALIDATION_FAILED',
+      ],
+    ];
+    for (const [body, status, code] of cases) {
+      const response = await harness.request('POST', '/v1/workflows', { body });
+      expect([response.status, response.body.error.code]).toEqual([status, code]);
+    }
+    expect((await harness.request('GET', '/v1/workflows')).body.data.length).toBe(before);
+  });
+
+  it('starts a run per request at its HTTP endpoint, answered by $.respond() from a step', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'signup',
+        trigger: { type: 'http', custom_response: true },
+        steps: [
+          { name: 'answer', code: wf('respond-step.mjs') },
+          { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.body.email }}' } },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const url = harness.endpoint(created.body.data.endpoint_url);
+    const response = await fetch(`${harness.base}${url}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ada@example.com' }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-step')).toBe('respond');
+    expect(await response.json()).toEqual({ email: 'ada@example.com' });
+    const runs = await waitFor(async () => {
+      const { body } = await harness.request('GET', `/v1/workflows/${created.body.data.id}/runs`);
+      return body.data[0]?.status === 'succeeded' ? body.data : undefined;
+    }, 'the http run');
+    expect(runs[0]).toMatchObject({
+      trigger: 'http',
+      steps: [{ name: 'answer' }, { name: 'greet', exports: { greeting: 'Hello, ada@example.com!' } }],
+    });
+  });
+
+  it('answers 200 at once at an endpoint without custom_response, and 404 once deactivated', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'hook',
+        trigger: { type: 'http' },
+        steps: [{ name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.query.who }}' } }],
+      },
+    });
+    const url = `${harness.base}${harness.endpoint(created.body.data.endpoint_url)}/any/path?who=Kim`;
+    const response = await fetch(url, { method: 'POST' });
+    expect([response.status, await response.text()]).toEqual([200, 'OK']);
+    const [run] = await waitFor(async () => {
+      const { body } = await harness.request('GET', `/v1/workflows/${created.body.data.id}/runs`);
+      return body.data[0]?.status === 'succeeded' ? body.data : undefined;
+    }, 'the run');
+    expect(run).toMatchObject({ trigger: 'http', event: { method: 'POST', path: '/any/path' } });
+    expect(run.steps[0].exports).toEqual({ greeting: 'Hello, Kim!' });
+    await harness.request('POST', `/v1/workflows/${created.body.data.id}/deactivate`);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('tests one step with a chosen event and earlier results, storing nothing', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'step test',
+        trigger: { type: 'manual' },
+        steps: [
+          { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.trigger.event.who }}' } },
+          { name: 'double', code: wf('double-step.mjs'), props: { n: '{{ steps.greet.$return_value }}' } },
+        ],
+      },
+    });
+    const id = created.body.data.id as string;
+    const tested = await harness.request('POST', `/v1/workflows/${id}/steps/double/test`, {
+      body: { event: { who: 'x' }, steps: { greet: { $return_value: 5, greeting: 'Hi' } } },
+    });
+    expect(tested.status).toBe(200);
+    expect(tested.body.data).toMatchObject({
+      name: 'double',
+      status: 'succeeded',
+      props: { n: 5 },
+      return_value: 10,
+      exports: { seen: 'Hi' },
+    });
+    const missing = await harness.request('POST', `/v1/workflows/${id}/steps/nope/test`, { body: {} });
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    expect((await harness.request('GET', `/v1/workflows/${id}/runs`)).body.page_info.total_count).toBe(0);
+  });
+
+  it('is in the OpenAPI document', async () => {
+    const { body } = await harness.request('GET', '/v1/openapi.json');
+    expect(Object.keys(body.paths)).toEqual(
+      expect.arrayContaining(['/v1/workflows', '/v1/workflows/{id}/run', '/v1/workflow-runs/{id}/cancel']),
+    );
+  });
+});
