@@ -1,9 +1,8 @@
 import { insertInvocations } from '../invocations/queue-queries.js';
 import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Kysely } from 'kysely';
-import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
-import type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
-import { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from '../sources/event-queries.js';
+import type { SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
+import { EventLogReads } from './event-log-reads.js';
 import type { Database } from './schema.js';
 import {
   deleteSourceRows,
@@ -27,10 +26,12 @@ export interface PostgresStoreOptions {
  * enough: a source's writes are serialised by the queue's claim, and a commit whose queue entries
  * another process already removed fails on the delete and rolls back whole).
  */
-export class PostgresStore implements Store {
+export class PostgresStore extends EventLogReads implements Store {
   private lastLookup: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly options: PostgresStoreOptions) {}
+  constructor(private readonly options: PostgresStoreOptions) {
+    super(options.db);
+  }
 
   getSource(id: string): Promise<StoredSource | undefined> {
     return getSource(this.options.db, id);
@@ -82,25 +83,5 @@ export class PostgresStore implements Store {
 
   deleteSource(sourceId: string): Promise<void> {
     return this.options.db.transaction().execute((trx) => deleteSourceRows(trx, sourceId));
-  }
-
-  listEvents(sourceId: string, page: PageQuery): Promise<Page<EventRecord>> {
-    return listEvents(this.options.db, sourceId, page);
-  }
-
-  eventsAfter(sourceId: string, lastEventId: string | null): Promise<EventRecord[]> {
-    return eventsAfter(this.options.db, sourceId, lastEventId);
-  }
-
-  deleteEvents(sourceId: string, range: { readonly startId?: string; readonly endId?: string }): Promise<number> {
-    return deleteEvents(this.options.db, sourceId, range);
-  }
-
-  listLogs(sourceId: string, page: PageQuery): Promise<Page<LogRecord>> {
-    return listLogs(this.options.db, sourceId, page);
-  }
-
-  logsAfter(sourceId: string, lastId: string | null): Promise<LogRecord[]> {
-    return logsAfter(this.options.db, sourceId, lastId);
   }
 }

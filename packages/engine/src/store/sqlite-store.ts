@@ -1,8 +1,7 @@
 import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Kysely } from 'kysely';
-import type { EventRecord, LogRecord } from '../pubsub/pubsub.js';
-import type { Page, PageQuery, SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
-import { deleteEvents, eventsAfter, listEvents, listLogs, logsAfter } from '../sources/event-queries.js';
+import type { SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
+import { EventLogReads } from './event-log-reads.js';
 import type { Database } from './schema.js';
 import { settle } from './settle.js';
 import type { SqliteWrites } from './sqlite-writes.js';
@@ -16,8 +15,10 @@ export interface SqliteStoreOptions {
  * The `Store` on the embedded SQLite file: commits and source writes are synchronous prepared
  * statements in one better-sqlite3 transaction (the hot path), reads go through Kysely.
  */
-export class SqliteStore implements Store {
-  constructor(private readonly options: SqliteStoreOptions) {}
+export class SqliteStore extends EventLogReads implements Store {
+  constructor(private readonly options: SqliteStoreOptions) {
+    super(options.db);
+  }
 
   getSource(id: string): Promise<StoredSource | undefined> {
     return settle(() => this.options.writes.getSource(id));
@@ -61,25 +62,5 @@ export class SqliteStore implements Store {
 
   deleteSource(sourceId: string): Promise<void> {
     return settle(() => this.options.writes.deleteSource(sourceId));
-  }
-
-  listEvents(sourceId: string, page: PageQuery): Promise<Page<EventRecord>> {
-    return listEvents(this.options.db, sourceId, page);
-  }
-
-  eventsAfter(sourceId: string, lastEventId: string | null): Promise<EventRecord[]> {
-    return eventsAfter(this.options.db, sourceId, lastEventId);
-  }
-
-  deleteEvents(sourceId: string, range: { readonly startId?: string; readonly endId?: string }): Promise<number> {
-    return deleteEvents(this.options.db, sourceId, range);
-  }
-
-  listLogs(sourceId: string, page: PageQuery): Promise<Page<LogRecord>> {
-    return listLogs(this.options.db, sourceId, page);
-  }
-
-  logsAfter(sourceId: string, lastId: string | null): Promise<LogRecord[]> {
-    return logsAfter(this.options.db, sourceId, lastId);
   }
 }
