@@ -18,7 +18,7 @@ workflowStoreContract('sqlite', () => {
       const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
       return {
         workflows: new SqliteWorkflowStore(raw),
-        queue: new SqliteInvocationQueue({ raw, writes, now }),
+        queue: new SqliteInvocationQueue({ raw, db, writes, now }),
         async close() {
           await db.destroy();
         },
