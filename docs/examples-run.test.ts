@@ -1571,6 +1571,41 @@ describe('destinations.md and the subscriptions of rest-api.md', () => {
   });
 });
 
+describe('workflow examples', () => {
+  interface Run {
+    status: string;
+    exit: { reason: string | null } | null;
+    steps: { name: string; status: string; return_value: Json; exports: Record<string, Json> }[];
+  }
+  const runWelcome = (email: string) =>
+    tributaryJson<Run>([
+      'workflow',
+      'run',
+      'fixtures/components/workflows/welcome.workflow.json',
+      '--event',
+      JSON.stringify({ body: { email } }),
+      '--json',
+    ]);
+
+  it('welcome and notify: the welcome, its domain export, and the notify step that reads both', async () => {
+    example('workflow-welcome-step.mjs');
+    example('workflow-notify-step.mjs');
+    const { code, json } = await runWelcome('ada@example.com');
+    expect(code).toBe(0);
+    expect(json.status).toBe('succeeded');
+    expect(json.steps.map((step) => [step.name, step.return_value, step.exports])).toEqual([
+      ['welcome', 'Welcome, ada@example.com', { domain: 'example.com' }],
+      ['notify', { notified: true, version: 1 }, {}],
+    ]);
+  });
+
+  it('notify ends the run with $.flow.exit for a test address', async () => {
+    const { json } = await runWelcome('ada@example.org');
+    expect(json.status).toBe('exited');
+    expect(json.exit).toEqual({ reason: 'a test address' });
+  });
+});
+
 describe('coverage', () => {
   it('runs every example file of fixtures/components/docs', () => {
     const files = readdirSync(path.join(REPO, EXAMPLES_DIR));
