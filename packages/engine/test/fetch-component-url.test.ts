@@ -161,6 +161,8 @@ describe('fetchComponentUrl refuses private addresses', () => {
     ]) {
       const error = await refusal(fetchComponentUrl(url, { allowPrivate: false, timeoutMs: 3000 }));
       expect(error.message, url).toMatch(/private or loopback address/);
+      // The refusal names the setting that allows it, for a user who meant their own server.
+      expect(error.message, url).toContain('TRIBUTARY_ALLOW_PRIVATE_URLS=true');
     }
     expect(internal.hits).toEqual([]);
   });

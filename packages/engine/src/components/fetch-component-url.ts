@@ -23,6 +23,12 @@ const MAX_BYTES = 5 * 1024 * 1024;
 const TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 5;
 
+/**
+ * What every refusal of a private address says next, so a user who meant their own server (a Git
+ * server on the LAN, a webhook receiver on loopback) learns the operator's setting for it.
+ */
+export const PRIVATE_ADDRESS_HINT = 'a server started with TRIBUTARY_ALLOW_PRIVATE_URLS=true reaches those';
+
 /** Raised by the guarded lookup (and the connected-address check) for a refused address. */
 class RefusedAddressError extends Error {
   constructor(
@@ -72,7 +78,9 @@ export async function fetchComponentUrl(url: string, options: FetchUrlOptions): 
   } catch (error) {
     if (error instanceof AppError) throw error;
     if (error instanceof RefusedAddressError) {
-      throw refused(`component_url host "${error.host}" resolves to ${error.address}, a private or loopback address`);
+      throw refused(
+        `component_url host "${error.host}" resolves to ${error.address}, a private or loopback address (${PRIVATE_ADDRESS_HINT})`,
+      );
     }
     const reason = controller.signal.aborted
       ? `no answer within ${timeoutMs} ms`

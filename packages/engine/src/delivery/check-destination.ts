@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { AppError } from '@tributary/contracts';
 import type { SendRecord } from '@tributary/runtime';
-import { isPrivateAddress } from '../components/fetch-component-url.js';
+import { isPrivateAddress, PRIVATE_ADDRESS_HINT } from '../components/fetch-component-url.js';
 
 /** What the operator configured, as far as checking a destination needs it. */
 export interface DestinationSettings {
@@ -98,7 +98,7 @@ export function checkUrl(index: number, kind: string, field: string, value: unkn
       index,
       kind,
       field,
-      `${url.hostname} is a private or loopback address, which this server does not reach`,
+      `${url.hostname} is a private or loopback address, which this server does not reach (${PRIVATE_ADDRESS_HINT})`,
     );
   return url;
 }

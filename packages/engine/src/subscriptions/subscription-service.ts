@@ -4,7 +4,7 @@ import { AppError } from '@tributary/contracts';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import { newDeliveryId } from '../delivery/delivery-ids.js';
 import type { DeliveryRecord } from '../delivery/delivery-types.js';
-import { isPrivateAddress } from '../components/fetch-component-url.js';
+import { isPrivateAddress, PRIVATE_ADDRESS_HINT } from '../components/fetch-component-url.js';
 import type { EventRecord } from '../pubsub/pubsub.js';
 import { channelOf } from './channels.js';
 import { EventHandOff } from './event-hand-off.js';
@@ -190,7 +190,7 @@ export class SubscriptionService {
       if (!this.options.allowPrivateUrls && (host === 'localhost' || (isIP(host) !== 0 && isPrivateAddress(host))))
         throw invalid(
           'query.listener_url',
-          `${url.hostname} is a private or loopback address, which this server does not reach`,
+          `${url.hostname} is a private or loopback address, which this server does not reach (${PRIVATE_ADDRESS_HINT})`,
         );
       return listener;
     }
