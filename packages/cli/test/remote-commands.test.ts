@@ -318,7 +318,7 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     const published = await cli(['publish', path.join(REMOTE, 'webhook-source.mjs')]);
     expect(published.code).toBe(0);
     expect(published.stdout).toMatch(
-      /^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds ago)\s+remote-webhook-source\n$/,
+      /^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds ago)\s+remote-webhook-source\nPublished remote-webhook-source 0\.1\.0 to the registry of http:\/\/127\.0\.0\.1:\d+; use it with: tributary deploy remote-webhook-source\n$/,
     );
 
     const byKey = await cli([

@@ -46,13 +46,20 @@ Exit codes: 0 ok, 1 refused (validation or rule, e.g. C7 VERSION_CONFLICT), 2 se
           const published = await withSpinner(output, 'Publishing…', () =>
             client.put(`/v1/components/${encodeURIComponent(key)}`, body, single(SavedComponent)),
           );
-          if (flags.json) output.json(withoutCode(published.data));
-          else
-            for (const line of formatTable(
-              ['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'],
-              [componentRow(published.data)],
-            ).slice(1))
-              output.out(line);
+          if (flags.json) {
+            output.json(withoutCode(published.data));
+            return;
+          }
+          // The row `pd publish` prints comes first, for scripts that read it; then what happened.
+          for (const line of formatTable(
+            ['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'],
+            [componentRow(published.data)],
+          ).slice(1))
+            output.out(line);
+          const verb = published.data.component_type === 'action' ? 'run --remote' : 'deploy';
+          output.out(
+            `Published ${key} ${published.data.version ?? ''} to the registry of ${client.baseUrl}; use it with: tributary ${verb} ${key}`,
+          );
         }),
       ),
     );
