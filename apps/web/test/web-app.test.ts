@@ -677,7 +677,9 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(await focused()).toEqual({ text: 'web greeter', outline: 'solid 2px' });
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/sources\/dc_[^/]+\/events$/);
-    for (let i = 0; i < 20 && (await focused()).text !== 'Logs'; i += 1) await page.keyboard.press('Tab');
+    // The header before the tabs holds every trigger's controls, Run now and the source's actions.
+    for (let i = 0; i < 40 && (await focused()).text !== 'Logs'; i += 1) await page.keyboard.press('Tab');
+    expect(await focused()).toEqual({ text: 'Logs', outline: 'solid 2px' });
     await page.keyboard.press('Enter');
     await page.waitForURL(/\/logs$/);
   });
