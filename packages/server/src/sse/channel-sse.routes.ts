@@ -2,7 +2,7 @@ import { AppError } from '@tributary/contracts';
 import { CHANNEL_PATTERN, subscribeToChannel, type Engine, type EventRecord } from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../http/auth.js';
-import { KEEPALIVE_MS } from './sse.routes.js';
+import { beginEventStream, CatchUpThenLive, holdEventStream, KEEPALIVE_MS, openStreams } from './sse-stream.js';
 
 /** How many of a channel's latest messages a new connection gets first (contract §9.3). */
 export const CHANNEL_REPLAY = 100;
@@ -18,11 +18,7 @@ export function registerChannelSse(
   engine: Engine,
   options: { readonly keepaliveMs?: number } = {},
 ): void {
-  const open = new Set<(closing: boolean) => void>();
-  app.addHook('preClose', (done) => {
-    for (const end of [...open]) end(true);
-    done();
-  });
+  const open = openStreams(app);
   const stream = (allowQueryToken: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     await authenticate(engine, request, { allowQueryToken });
     const channel = (request.params as Record<string, string>)['channel'] ?? '';
@@ -30,41 +26,17 @@ export function registerChannelSse(
       throw new AppError('VALIDATION_FAILED', `channel: "${channel}" is not a valid channel name`, {
         field: 'channel',
       });
-    const sent = new Set<string>();
-    let live = false;
-    const buffered: EventRecord[] = [];
-    const write = (record: EventRecord): void => {
-      if (sent.has(record.id)) return;
-      sent.add(record.id);
-      reply.raw.write(`event: ${channel}\nid: ${record.id}\ndata: ${JSON.stringify(record)}\n\n`);
-    };
+    const frames = new CatchUpThenLive<EventRecord>((record) =>
+      reply.raw.write(`event: ${channel}\nid: ${record.id}\ndata: ${JSON.stringify(record)}\n\n`),
+    );
     // Subscribed before the replay is read, so a message sent in between is not lost (duplicates are dropped by id).
     const unsubscribe = await subscribeToChannel(engine.pubsub, channel, (message) => {
-      if (message.kind !== 'event') return;
-      if (live) write(message.record);
-      else buffered.push(message.record);
+      if (message.kind === 'event') frames.offer(message.record);
     });
-    reply.hijack();
-    reply.raw.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    reply.raw.write(':keepalive\n\n');
-    for (const record of await engine.deliveries.channelReplay(channel, CHANNEL_REPLAY)) write(record);
-    for (const record of buffered.splice(0)) write(record);
-    live = true;
-    const keepalive = setInterval(() => reply.raw.write(':keepalive\n\n'), options.keepaliveMs ?? KEEPALIVE_MS);
-    const end = (closing: boolean): void => {
-      open.delete(end);
-      clearInterval(keepalive);
-      unsubscribe();
-      if (closing && !reply.raw.writableEnded) reply.raw.end(() => reply.raw.socket?.end());
-    };
-    open.add(end);
-    request.raw.on('close', () => end(false));
-    if (request.raw.socket.destroyed) end(false);
+    beginEventStream(reply, ':keepalive');
+    for (const record of await engine.deliveries.channelReplay(channel, CHANNEL_REPLAY)) frames.write(record);
+    frames.goLive();
+    holdEventStream(request, reply, { open, keepaliveMs: options.keepaliveMs ?? KEEPALIVE_MS, onEnd: unsubscribe });
   };
   app.get('/v1/sse/:channel', stream(false));
   app.get('/sse/:channel', stream(true));
