@@ -14,6 +14,7 @@ import { InvocationRunner } from './invocations/invocation-runner.js';
 import type { RetryPolicy } from './ports/invocation-queue.js';
 import type { Scheduler } from './ports/scheduler.js';
 import type { Store } from './ports/store.js';
+import type { WorkDispatch } from './ports/work-dispatch.js';
 import { MemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
@@ -50,6 +51,11 @@ export interface EngineOptions {
   readonly appsFile?: string;
   /** Fan-out of committed events and logs, and customResponse replies (default: in-process). */
   readonly pubsub?: PubSub;
+  /**
+   * Wakes worker processes when work is queued (BullMQ on Redis); closed with the engine. Without
+   * it other processes on the same database find queued work at their next rescan (5 s).
+   */
+  readonly dispatch?: WorkDispatch;
   /** The HTTP endpoints' rate limit (default: in-process, 10/s with bursts of 50). */
   readonly endpointLimiter?: RateLimiter;
   /** How platform failures of invocations are retried before they become dead letters. */
@@ -63,6 +69,10 @@ export interface EngineOptions {
   /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
   readonly deliver?: Deliver;
 }
+
+/** What a process of several sharing one database does (`tributary start --role`). */
+export const PROCESS_ROLES = ['all', 'api', 'worker', 'scheduler'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
 
 /**
  * The platform's services on the embedded SQLite store or on PostgreSQL (`databaseUrl`):
@@ -207,6 +217,7 @@ export class Engine {
       now,
       log: options.log,
       pubsub,
+      ...(options.dispatch ? { dispatch: options.dispatch } : {}),
     });
     const scheduler = backend.scheduler({
       onQueued: (sourceIds) => runner.notify(sourceIds),
@@ -260,12 +271,38 @@ export class Engine {
     );
   }
 
-  async start(): Promise<void> {
+  /**
+   * Starts the background work of `role`: `worker` runs invocations, deliveries and hand-offs,
+   * `scheduler` fires timers, `all` both; `api` none (it only queues work and reads state).
+   */
+  async start(role: ProcessRole = 'all'): Promise<void> {
+    switch (role) {
+      case 'all':
+        await this.startWorker();
+        this.startScheduler();
+        return;
+      case 'worker':
+        await this.startWorker();
+        return;
+      case 'scheduler':
+        this.startScheduler();
+        return;
+      case 'api':
+        return;
+      default:
+        role satisfies never;
+    }
+  }
+
+  private async startWorker(): Promise<void> {
     // Before new commits: what a crash left between a commit and its hand-off goes first.
     await this.subscriptions.recover();
     await this.runner.start();
-    this.scheduler.start();
     this.deliveries.start();
+  }
+
+  private startScheduler(): void {
+    this.scheduler.start();
     this.workflowTimers.start();
   }
 
@@ -278,7 +315,7 @@ export class Engine {
     await this.deliveries.stop();
     await this.sandbox.close();
     await this.closeStore();
-    await Promise.all([this.pubsub.close(), this.endpointLimiter.close()]);
+    await Promise.all([this.pubsub.close(), this.endpointLimiter.close(), this.options.dispatch?.close()]);
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */

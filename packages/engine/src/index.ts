@@ -4,8 +4,11 @@
  * registry, deployed sources and their lifecycle, the durable invocation queue, the scheduler, the
  * event bin and logs, API keys and encrypted secrets.
  */
-export { Engine } from './engine.js';
-export type { EngineOptions } from './engine.js';
+export { Engine, PROCESS_ROLES } from './engine.js';
+export type { EngineOptions, ProcessRole } from './engine.js';
+export type { WorkDispatch } from './ports/work-dispatch.js';
+export { BullmqDispatch } from './redis/bullmq-dispatch.js';
+export type { BullmqDispatchOptions } from './redis/bullmq-dispatch.js';
 export { describeDatabaseUrl, isPostgresUrl } from './store/database-url.js';
 export { API_KEY_PREFIX } from './auth/api-keys.js';
 export type { ApiKeyRecord } from './auth/api-keys.js';

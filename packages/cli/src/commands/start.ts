@@ -1,10 +1,17 @@
 import { mkdirSync } from 'node:fs';
-import { Engine, MemoryRateLimiter, openRedisPorts, redactRedisUrl, type RedisPorts } from '@tributary/engine';
+import {
+  Engine,
+  MemoryRateLimiter,
+  openRedisPorts,
+  redactRedisUrl,
+  type EngineOptions,
+  type RedisPorts,
+} from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
 import { portInUse, resolveListenPort } from '../start/listen-port.js';
-import { deliveryOptions, loadServerConfig, type StartFlags } from '../start/server-config.js';
+import { deliveryOptions, loadServerConfig, type ServerConfig, type StartFlags } from '../start/server-config.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { VERSION } from '../version.js';
@@ -13,6 +20,11 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
   program
     .command('start')
     .description('Start the Tributary server: REST API, HTTP endpoints, scheduler and workers, on SQLite or PostgreSQL')
+    .option(
+      '--role <ROLE>',
+      'all (one process), or one part of several sharing PostgreSQL and Redis: api, worker or scheduler (TRIBUTARY_ROLE, default all)',
+      undefined,
+    )
     .option('--port <PORT>', 'port to listen on (TRIBUTARY_PORT)', undefined)
     .option('--host <HOST>', 'address to listen on (TRIBUTARY_HOST)', undefined)
     .option('--data-dir <DIR>', 'database, master key and saved code (TRIBUTARY_DATA_DIR)', undefined)
@@ -38,7 +50,7 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
     )
     .option(
       '--redis-url <URL>',
-      'Redis shared by several processes for pub/sub and the endpoint rate limit (TRIBUTARY_REDIS_URL)',
+      'Redis shared by several processes: pub/sub, the endpoint rate limit and worker wake-ups (TRIBUTARY_REDIS_URL)',
       undefined,
     )
     .option(
@@ -54,12 +66,17 @@ The first start creates the data directory, the database and an admin API key, p
 invocations in flight finish, queued work waits for the next start. docs/config.md lists every
 setting.
 
+Several processes share the work on PostgreSQL and Redis (docs/deployment.md): --role api
+serves the REST API, web app, SSE and HTTP endpoints; --role worker runs invocations and
+deliveries; --role scheduler fires timers. Worker and scheduler processes listen on no port.
+
 Examples:
   $ tributary start
   $ tributary start --port 9000 --data-dir /var/lib/tributary
   $ tributary start --apps-file ./apps.json
   $ tributary start --redis-url redis://127.0.0.1:6379
   $ TRIBUTARY_DATABASE_URL=postgres://tributary@127.0.0.1:5432/tributary tributary start
+  $ TRIBUTARY_DATABASE_URL=postgres://… TRIBUTARY_REDIS_URL=redis://… tributary start --role worker
   $ TRIBUTARY_ADMIN_KEY=trb_mysecretkey0123 tributary start --host 0.0.0.0`,
     )
     .action(async (flags: StartFlags) => {
@@ -70,32 +87,14 @@ Examples:
 export async function runStart(flags: StartFlags, output: Output, signal?: AbortSignal): Promise<number> {
   try {
     const config = loadServerConfig(flags, process.env);
+    if (config.role === 'worker' || config.role === 'scheduler') return await runBackground(config, output, signal);
     // A busy port is refused before the data directory, database or admin key are created.
     const port = await resolveListenPort(config.port, config.host);
     const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
     // So is an unreachable Redis: connected before anything is created, closed by the engine.
     const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-    const engine = await createEngine(redis, {
-      dataDir: config.dataDir,
-      ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
-      cacheDir: config.cacheDir,
-      publicUrl,
-      allowPrivateUrls: config.allowPrivateUrls,
-      concurrency: config.concurrency,
-      sourceTimeoutMs: config.sourceTimeoutMs,
-      log,
-      ...(config.appsFile ? { appsFile: config.appsFile } : {}),
-      delivery: deliveryOptions(config),
-      // Without Redis, one process: its own buckets and in-process fan-out.
-      ...(redis
-        ? { pubsub: redis.pubsub, endpointLimiter: redis.endpointLimiter }
-        : {
-            endpointLimiter: new MemoryRateLimiter({
-              limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
-            }),
-          }),
-    });
+    const engine = await createEngine(redis, engineOptions(config, redis, publicUrl, log));
     // Open connections (Redis) would keep a failed start from exiting: the engine closes them.
     const app = await stopOnFailure(engine, async () => {
       if (config.adminKey) {
@@ -112,21 +111,18 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
         logLevel: config.logLevel,
       });
     });
-    const stopRequested = new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-      signal?.addEventListener('abort', () => resolve('abort'), { once: true });
-    });
+    const stopRequested = stopSignal(signal);
     await app.listen({ port, host: config.host }).catch(async (error: NodeJS.ErrnoException) => {
       await engine.stop();
       throw error.code === 'EADDRINUSE' ? portInUse(port, config.host) : error;
     });
     const base = publicUrl;
-    await engine.start();
+    await engine.start(config.role);
     const data =
       engine.storage.kind === 'postgres' ? `${config.dataDir}, state in ${engine.storage.location}` : config.dataDir;
+    const role = config.role === 'all' ? '' : `, role ${config.role}`;
     output.out(
-      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${base}/e/…, health ${base}/healthz (data ${data})`,
+      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${base}/e/…, health ${base}/healthz (data ${data}${role})`,
     );
     const reason = await stopRequested;
     log(`${reason}: stopping; finishing requests and invocations in flight`);
@@ -137,6 +133,62 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
   } catch (error) {
     return reportFailure(output, error, { json: false });
   }
+}
+
+/**
+ * A worker or scheduler process: the engine's background part without an HTTP listener or an
+ * admin key (the api processes create those).
+ */
+async function runBackground(config: ServerConfig, output: Output, signal?: AbortSignal): Promise<number> {
+  const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
+  const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
+  const publicUrl =
+    config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
+  const engine = await createEngine(redis, engineOptions(config, redis, publicUrl, log));
+  const stopRequested = stopSignal(signal);
+  await stopOnFailure(engine, () => engine.start(config.role));
+  output.out(`Tributary ${VERSION} ready (role ${config.role}): state in ${engine.storage.location}`);
+  const reason = await stopRequested;
+  log(`${reason}: stopping; finishing invocations in flight`);
+  await engine.stop();
+  log('stopped');
+  return EXIT_OK;
+}
+
+function stopSignal(signal?: AbortSignal): Promise<string> {
+  return new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    signal?.addEventListener('abort', () => resolve('abort'), { once: true });
+  });
+}
+
+function engineOptions(
+  config: ServerConfig,
+  redis: RedisPorts | undefined,
+  publicUrl: string,
+  log: (message: string) => void,
+): EngineOptions {
+  return {
+    dataDir: config.dataDir,
+    ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
+    cacheDir: config.cacheDir,
+    publicUrl,
+    allowPrivateUrls: config.allowPrivateUrls,
+    concurrency: config.concurrency,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    log,
+    ...(config.appsFile ? { appsFile: config.appsFile } : {}),
+    delivery: deliveryOptions(config),
+    // Without Redis, one process: its own buckets and in-process fan-out.
+    ...(redis
+      ? { pubsub: redis.pubsub, endpointLimiter: redis.endpointLimiter, dispatch: redis.dispatch }
+      : {
+          endpointLimiter: new MemoryRateLimiter({
+            limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
+          }),
+        }),
+  };
 }
 
 async function openRedis(
@@ -150,7 +202,9 @@ async function openRedis(
     endpointLimit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
     log,
   });
-  log(`Redis ${redactRedisUrl(url)} (prefix ${config.redisPrefix}) carries pub/sub and the endpoint rate limit`);
+  log(
+    `Redis ${redactRedisUrl(url)} (prefix ${config.redisPrefix}) carries pub/sub, the endpoint rate limit and worker wake-ups`,
+  );
   return ports;
 }
 

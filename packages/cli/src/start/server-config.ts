@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '@tributary/contracts';
-import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl, type EngineOptions } from '@tributary/engine';
+import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl, PROCESS_ROLES, type EngineOptions } from '@tributary/engine';
 import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
@@ -11,6 +11,9 @@ import { defaultCacheDir } from '../local/create-sandbox.js';
  * that gives the single-process setup (docs/config.md lists them). Flags win over variables.
  */
 export const ServerConfig = z.object({
+  role: z
+    .enum(PROCESS_ROLES)
+    .describe('What this process does: all, api (HTTP only), worker (invocations) or scheduler (timers)'),
   port: z.coerce.number().int().min(0).max(65535).describe('TCP port of the API, ingress and UI'),
   host: z.string().min(1).describe('Address to listen on'),
   dataDir: z.string().min(1).describe('Folder of the SQLite database, the master key and saved code'),
@@ -70,8 +73,23 @@ export const ServerConfig = z.object({
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
-/** Email needs all three settings; S3 needs its credentials with its endpoint. */
+/**
+ * Email needs all three settings; S3 needs its credentials with its endpoint. A role other than
+ * `all` shares the work with other processes, so it needs their shared database and Redis (events
+ * and customResponse replies cross processes there).
+ */
 const CompleteServerConfig = ServerConfig.superRefine((config, context) => {
+  if (config.role !== 'all')
+    for (const [field, variable] of [
+      ['databaseUrl', 'TRIBUTARY_DATABASE_URL'],
+      ['redisUrl', 'TRIBUTARY_REDIS_URL'],
+    ] as const)
+      if (config[field] === null)
+        context.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `--role ${config.role} shares the work with other processes: it needs ${variable} (only --role all runs alone)`,
+        });
   const email = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, ownerEmail: config.ownerEmail };
   const set = Object.entries(email).filter(([, value]) => value !== null);
   if (set.length > 0 && set.length < 3)
@@ -113,6 +131,7 @@ export function deliveryOptions(config: ServerConfig): NonNullable<EngineOptions
 }
 
 export interface StartFlags {
+  readonly role?: string;
   readonly port?: string;
   readonly host?: string;
   readonly dataDir?: string;
@@ -130,6 +149,7 @@ export const DEFAULT_WEB_DIR = fileURLToPath(new URL('../../../../apps/web/dist'
 /** Reads flags and TRIBUTARY_* variables once, reporting every invalid value together. */
 export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): ServerConfig {
   const parsed = CompleteServerConfig.safeParse({
+    role: flags.role ?? env['TRIBUTARY_ROLE'] ?? 'all',
     port: flags.port ?? env['TRIBUTARY_PORT'] ?? '8080',
     host: flags.host ?? env['TRIBUTARY_HOST'] ?? '127.0.0.1',
     dataDir: path.resolve(flags.dataDir ?? env['TRIBUTARY_DATA_DIR'] ?? '.tributary'),

@@ -7,6 +7,7 @@ import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { PubSub } from '../pubsub/pubsub.js';
+import type { WorkDispatch } from '../ports/work-dispatch.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -22,6 +23,12 @@ export interface RunnerOptions {
   readonly log: (message: string) => void;
   /** Carries customResponse replies to the process holding the request. */
   readonly pubsub: PubSub;
+  /**
+   * Wakes worker processes (this one included) when work is queued, so a process that did not
+   * queue it claims it at once (`tributary start --role worker`). Without it, other processes find
+   * work at their next rescan.
+   */
+  readonly dispatch?: WorkDispatch;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
   /**
@@ -81,6 +88,7 @@ export class InvocationRunner {
   async start(): Promise<void> {
     for (const sourceId of await this.options.queue.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
+    await this.options.dispatch?.listen((sourceIds) => this.add(sourceIds));
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
     this.timer = setInterval(() => void this.rescan(), 5000);
     this.timer.unref();
@@ -113,7 +121,7 @@ export class InvocationRunner {
   /** Re-reads which sources have queued work (a safety net, and after a backoff ran out). */
   async rescan(): Promise<void> {
     try {
-      this.notify(await this.options.queue.sourcesWithWork());
+      this.add(await this.options.queue.sourcesWithWork());
     } catch (error) {
       this.options.log(`reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
     }
@@ -147,13 +155,19 @@ export class InvocationRunner {
         createdAt: this.options.now(),
       },
     ]);
-    this.pending.add(input.sourceId);
-    this.wake();
+    this.notify([input.sourceId]);
     return id;
   }
 
-  /** Work was queued for these sources by someone else (the scheduler). */
+  /** Work was queued durably for these sources (by the scheduler, a commit, a retry of a dead letter). */
   notify(sourceIds: readonly string[]): void {
+    if (sourceIds.length === 0) return;
+    this.add(sourceIds);
+    this.options.dispatch?.announce(sourceIds);
+  }
+
+  /** Gives these sources a turn in this process. */
+  private add(sourceIds: readonly string[]): void {
     for (const sourceId of sourceIds) this.pending.add(sourceId);
     this.wake();
   }
@@ -312,6 +326,7 @@ export class InvocationRunner {
         this.options.log(
           `invocation ${row.id} retries (attempt ${outcome.attempts + 1}) after ${outcome.notBefore - this.options.now()} ms`,
         );
+        this.options.dispatch?.announce([row.sourceId], Math.max(1, outcome.notBefore - this.options.now()));
         await this.armRetryTimer().catch(() => undefined);
         return;
       case 'dead':

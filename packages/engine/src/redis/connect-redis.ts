@@ -11,8 +11,9 @@ export interface ConnectRedisOptions {
   /**
    * How often a command is retried over a reconnect before it fails. The rate limiter wants few
    * (a request should get its 500 rather than hang while Redis is away); the default suits pub/sub.
+   * BullMQ needs null (a blocking wait for jobs is never cut short).
    */
-  readonly maxRetriesPerRequest?: number;
+  readonly maxRetriesPerRequest?: number | null;
 }
 
 /** Backoff between reconnects once the first connection succeeded: quick, capped at 2 s. */
@@ -32,7 +33,7 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<Redis>
   const redis = new Redis(options.url, {
     lazyConnect: true,
     connectionName: options.name,
-    maxRetriesPerRequest: options.maxRetriesPerRequest ?? 20,
+    maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? 20 : options.maxRetriesPerRequest,
     retryStrategy: (attempt) => (ready ? reconnectDelayMs(attempt) : null),
   });
   // Listening to 'error' also keeps ioredis from printing each failed attempt as unhandled.

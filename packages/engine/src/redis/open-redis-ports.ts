@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { RedisPubSub } from '../pubsub/redis-pubsub.js';
 import type { RateLimit } from '../ratelimit/rate-limiter.js';
 import { RedisRateLimiter } from '../ratelimit/redis-rate-limiter.js';
+import { BullmqDispatch } from './bullmq-dispatch.js';
 import { connectRedis } from './connect-redis.js';
 
 export interface RedisPortsOptions {
@@ -15,14 +16,17 @@ export interface RedisPortsOptions {
 export interface RedisPorts {
   readonly pubsub: RedisPubSub;
   readonly endpointLimiter: RedisRateLimiter;
-  /** Closes both (the engine does this itself once they are handed to it). */
+  /** Wake-ups of worker processes, as BullMQ jobs under `<prefix>bull`. */
+  readonly dispatch: BullmqDispatch;
+  /** Closes all three (the engine does this itself once they are handed to it). */
   close(): Promise<void>;
 }
 
 /**
- * Connects the ports that Redis carries today for `tributary start`: pub/sub (a command and a
- * subscriber connection) and the shared endpoint rate limit (a connection of its own, failing
- * fast so a request gets its answer rather than hanging while Redis is away). An unreachable
+ * Connects the ports that Redis carries for `tributary start`: pub/sub (a command and a
+ * subscriber connection), the shared endpoint rate limit (a connection of its own, failing
+ * fast so a request gets its answer rather than hanging while Redis is away) and the workers'
+ * wake-ups on BullMQ (a connection that waits out outages, as BullMQ needs). An unreachable
  * Redis fails with REDIS_UNREACHABLE and leaves no connection open.
  */
 export async function openRedisPorts(options: RedisPortsOptions): Promise<RedisPorts> {
@@ -32,18 +36,21 @@ export async function openRedisPorts(options: RedisPortsOptions): Promise<RedisP
     for (const name of ['tributary-publisher', 'tributary-subscriber'] as const)
       opened.push(await connectRedis({ url, name, log }));
     opened.push(await connectRedis({ url, name: 'tributary-rate-limit', log, maxRetriesPerRequest: 1 }));
-    const [publisher, subscriber, limiterConnection] = opened as [Redis, Redis, Redis];
+    opened.push(await connectRedis({ url, name: 'tributary-bullmq', log, maxRetriesPerRequest: null }));
+    const [publisher, subscriber, limiterConnection, bullConnection] = opened as [Redis, Redis, Redis, Redis];
     const pubsub = await RedisPubSub.open({ publisher, subscriber, prefix: options.prefix, log });
     const endpointLimiter = new RedisRateLimiter({
       redis: limiterConnection,
       prefix: options.prefix,
       limit: options.endpointLimit,
     });
+    const dispatch = new BullmqDispatch({ redis: bullConnection, prefix: `${options.prefix}bull`, log });
     return {
       pubsub,
       endpointLimiter,
+      dispatch,
       close: async () => {
-        await Promise.all([pubsub.close(), endpointLimiter.close()]);
+        await Promise.all([pubsub.close(), endpointLimiter.close(), dispatch.close()]);
       },
     };
   } catch (error) {

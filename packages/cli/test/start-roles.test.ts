@@ -1,0 +1,228 @@
+/**
+ * `tributary start --role` with real processes on one PostgreSQL database and one Redis (needs
+ * both: tools/test-support/postgres.ts and test-redis.ts): two api processes, two workers and two
+ * schedulers. The api processes only queue and serve; the workers run, in order per source; each
+ * timer tick fires once although two schedulers check; an SSE client of one api process sees the
+ * events a worker committed; a customResponse answers on the api process holding the request.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../../tools/test-support/postgres.js';
+import {
+  connectTestRedis,
+  deleteTestKeys,
+  TEST_REDIS_URL,
+  testRedisPrefix,
+} from '../../../tools/test-support/test-redis.js';
+import {
+  REPO,
+  startTributary,
+  TRIBUTARY_BIN,
+  type TributaryServer,
+} from '../../../tools/test-support/tributary-server.js';
+
+const KEY = 'trb_roles_processes_0123456789';
+
+interface Deployed {
+  readonly id: string;
+  readonly endpoint_url: string | null;
+}
+
+interface Summary {
+  readonly event: { readonly n?: number; readonly at?: number };
+}
+
+/** A worker or scheduler process: it listens on no port, so it is ready when it says so. */
+async function startBackground(role: 'worker' | 'scheduler', env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [TRIBUTARY_BIN, 'start', '--role', role], {
+    cwd: REPO,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => lines.push(line));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line from ${role}:\n${lines.join('\n')}`)), 90_000);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      lines.push(line);
+      if (line.includes(`ready (role ${role})`)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.on('exit', () => reject(new Error(`${role} exited before it was ready:\n${lines.join('\n')}`)));
+  });
+  return child;
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Reads an SSE stream until a `data:` line satisfies `test`. */
+async function sseUntil(response: Response, test: (data: string) => boolean): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const timer = setTimeout(() => void reader.cancel(), 60_000);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the SSE stream ended; it sent:\n${buffer}`);
+      buffer += decoder.decode(value, { stream: true });
+      const frame = buffer
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice('data: '.length))
+        .find(test);
+      if (frame !== undefined) return frame;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('tributary start --role: api, worker and scheduler processes on PostgreSQL and Redis', () => {
+  const prefix = testRedisPrefix();
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-roles-'));
+  // Sandbox workers of a root server run as another user and must get through to the cache.
+  chmodSync(scratch, 0o755);
+  let database: TestDatabase;
+  const apis: TributaryServer[] = [];
+  const background: ChildProcess[] = [];
+  const dataDir = (name: string): string => path.join(scratch, name);
+
+  beforeAll(async () => {
+    await (await connectTestRedis()).quit();
+    database = await createTestDatabase();
+    const env = {
+      TRIBUTARY_DATABASE_URL: database.url,
+      TRIBUTARY_REDIS_URL: TEST_REDIS_URL,
+      TRIBUTARY_REDIS_PREFIX: prefix,
+      TRIBUTARY_CACHE_DIR: path.join(scratch, 'cache'),
+      TRIBUTARY_ENDPOINT_RATE_PER_S: '0',
+    };
+    const first = await startTributary({ key: KEY, dataDir: dataDir('api-a'), env: { ...env, TRIBUTARY_ROLE: 'api' } });
+    apis.push(first);
+    // Every process gets the first one's master key (docs/deployment.md).
+    for (const name of ['api-b', 'worker-a', 'worker-b', 'scheduler-a', 'scheduler-b']) {
+      mkdirSync(dataDir(name));
+      copyFileSync(path.join(dataDir('api-a'), 'master.key'), path.join(dataDir(name), 'master.key'));
+    }
+    apis.push(await startTributary({ key: KEY, dataDir: dataDir('api-b'), env: { ...env, TRIBUTARY_ROLE: 'api' } }));
+    background.push(
+      ...(await Promise.all([
+        startBackground('worker', { ...env, TRIBUTARY_DATA_DIR: dataDir('worker-a') }),
+        startBackground('worker', { ...env, TRIBUTARY_DATA_DIR: dataDir('worker-b') }),
+        startBackground('scheduler', { ...env, TRIBUTARY_DATA_DIR: dataDir('scheduler-a') }),
+        startBackground('scheduler', { ...env, TRIBUTARY_DATA_DIR: dataDir('scheduler-b') }),
+      ])),
+    );
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all([...apis.map((api) => api.stop()), ...background.map(stopChild)]);
+    await database?.drop();
+    const redis = await connectTestRedis();
+    await deleteTestKeys(redis, prefix);
+    await redis.quit();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const deploy = async (file: string, props: Record<string, unknown> = {}): Promise<Deployed> => {
+    const code = readFileSync(path.join(REPO, 'fixtures/components', file), 'utf8');
+    const deployed = await apis[0]!.api<{ data: Deployed }>('POST', '/v1/sources', {
+      component_code: code,
+      configured_props: props,
+    });
+    expect(deployed.status, JSON.stringify(deployed.body)).toBe(200);
+    return deployed.body.data;
+  };
+
+  const summaries = async (sourceId: string): Promise<Summary[]> =>
+    (await apis[1]!.api<{ data: Summary[] }>('GET', `/v1/sources/${sourceId}/event_summaries?limit=100`)).body.data;
+
+  it('runs events posted to either api process in order on the workers, and streams them from the other', async () => {
+    const [a, b] = apis as [TributaryServer, TributaryServer];
+    const source = await deploy('server/numbered-webhook.mjs');
+    const endpoint = new URL(source.endpoint_url ?? '').pathname;
+    const stream = await fetch(`${b.base}/sources/${source.id}/sse`, { headers: { authorization: `Bearer ${KEY}` } });
+    expect(stream.status).toBe(200);
+    const last = sseUntil(stream, (data) => data.includes('"n":40}'));
+    for (let n = 1; n <= 40; n += 1) {
+      const sent = await fetch(`${(n % 2 === 0 ? a : b).base}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ n }),
+      });
+      expect(sent.status).toBe(200);
+    }
+    expect(JSON.parse(await last)).toMatchObject({ event: { n: 40 } });
+    const events = await until(async () => {
+      const listed = await summaries(source.id);
+      return listed.length === 40 ? listed : undefined;
+    }, 'the 40 events');
+    // Newest first: the bin holds them in the order the api processes acknowledged them.
+    expect(events.map((summary) => summary.event.n)).toEqual(Array.from({ length: 40 }, (_, index) => 40 - index));
+  }, 120_000);
+
+  it('answers a customResponse request on the api process that holds it, from the run on a worker', async () => {
+    const source = await deploy('server/slow-respond.mjs', { delayMs: 50 });
+    for (const api of apis) {
+      const response = await fetch(`${api.base}${new URL(source.endpoint_url ?? '').pathname}`, { method: 'POST' });
+      expect(response.status).toBe(202);
+      expect(await response.text()).toBe('late');
+    }
+  }, 90_000);
+
+  it('fires each due timer tick once although two schedulers check', async () => {
+    const ticks: Deployed[] = [];
+    for (let index = 0; index < 6; index += 1)
+      ticks.push(await deploy('f03-tick.mjs', { timer: { intervalSeconds: 3600 } }));
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      for (let round = 1; round <= 3; round += 1) {
+        // Every tick falls due at once for both schedulers, at a distinct time per round.
+        await client.query('UPDATE sources SET next_fire_at = $1 WHERE id = ANY($2)', [
+          // Whole minutes apart: a tick event's timestamp is in seconds.
+          Date.now() - 60_000 * round,
+          ticks.map((tick) => tick.id),
+        ]);
+        for (const tick of ticks)
+          await until(
+            async () => ((await summaries(tick.id)).length >= round ? true : undefined),
+            `tick ${round} of ${tick.id}`,
+          );
+      }
+    } finally {
+      await client.end();
+    }
+    // A moment for a second firing to land, had one been queued.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    for (const tick of ticks) {
+      const fired = (await summaries(tick.id)).map((summary) => summary.event.at);
+      expect(fired).toHaveLength(3);
+      expect(new Set(fired).size).toBe(3);
+    }
+  }, 180_000);
+});
