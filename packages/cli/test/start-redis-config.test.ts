@@ -56,4 +56,24 @@ describe('tributary start: Redis settings', () => {
     expect(result.stdout).not.toContain('Admin API key');
     expect(existsSync(dataDir)).toBe(false);
   });
+
+  it('refuses a role other than all without PostgreSQL and Redis, naming both, exit code 2, creating nothing', async () => {
+    expect(loadServerConfig({}, {}).role).toBe('all');
+    expect(
+      loadServerConfig(
+        {},
+        { TRIBUTARY_ROLE: 'api', TRIBUTARY_DATABASE_URL: 'postgres://db/t', TRIBUTARY_REDIS_URL: 'redis://r:6379' },
+      ).role,
+    ).toBe('api');
+    const dataDir = path.join(scratch, 'role');
+    const result = await tributary(['start', '--role', 'worker', '--data-dir', dataDir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'error USAGE_ERROR: invalid configuration: databaseUrl: --role worker shares the work with other processes: it needs TRIBUTARY_DATABASE_URL (only --role all runs alone); redisUrl: --role worker shares the work with other processes: it needs TRIBUTARY_REDIS_URL (only --role all runs alone)',
+    ]);
+    expect(existsSync(dataDir)).toBe(false);
+    const unknown = await tributary(['start', '--role', 'everything', '--data-dir', dataDir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('role: Invalid option: expected one of "all"|"api"|"worker"|"scheduler"');
+  });
 });
