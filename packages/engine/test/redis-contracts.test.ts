@@ -5,9 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestRedis, deleteTestKeys, testRedisPrefix } from '../../../tools/test-support/test-redis.js';
-import { RedisPubSub, RedisRateLimiter } from '../src/index.js';
+import { BullmqDispatch, connectRedis, RedisPubSub, RedisRateLimiter } from '../src/index.js';
+import { TEST_REDIS_URL } from '../../../tools/test-support/test-redis.js';
 import { pubSubContract } from './contracts/pubsub.contract.js';
 import { rateLimiterContract } from './contracts/rate-limiter.contract.js';
+import { workDispatchContract } from './contracts/work-dispatch.contract.js';
 
 const prefix = testRedisPrefix();
 let shared: Awaited<ReturnType<typeof connectTestRedis>> | undefined;
@@ -31,6 +33,19 @@ async function openPeer(): Promise<RedisPubSub> {
 describe('Redis (needs 127.0.0.1:6379 or TRIBUTARY_TEST_REDIS_URL)', () => {
   pubSubContract('RedisPubSub, two processes', async () => {
     const [a, b] = await Promise.all([openPeer(), openPeer()]);
+    return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
+  });
+
+  // Each test gets a BullMQ prefix of its own: a wake-up one test leaves is no other test's.
+  workDispatchContract('BullmqDispatch, two processes', async () => {
+    const bullPrefix = `${prefix}bull-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+    const peer = async (): Promise<BullmqDispatch> =>
+      new BullmqDispatch({
+        redis: await connectRedis({ url: TEST_REDIS_URL, name: 'tributary-test-bullmq', maxRetriesPerRequest: null }),
+        prefix: bullPrefix,
+        log: () => undefined,
+      });
+    const [a, b] = await Promise.all([peer(), peer()]);
     return { a, b, close: async () => void (await Promise.all([a.close(), b.close()])) };
   });
 
