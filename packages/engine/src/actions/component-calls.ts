@@ -1,4 +1,5 @@
 import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } from '@tributary/contracts';
+import { OWNER_ID } from '../sources/owner.js';
 import type { InvocationResult } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
@@ -41,7 +42,7 @@ export class ComponentCalls {
     readonly query?: string;
   }): Promise<ConfigureComponentResultT> {
     const { component, accounts } = await this.prepare(input.id, input.configured);
-    const handle = await this.options.executor.handle(component);
+    const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     const page = await handle.options({
       prop: input.prop,
       configured: input.configured,
@@ -69,7 +70,7 @@ export class ComponentCalls {
     readonly configured: Readonly<Record<string, unknown>>;
   }): Promise<ReloadPropsResultT> {
     const { component, accounts } = await this.prepare(input.id, input.configured);
-    const handle = await this.options.executor.handle(component);
+    const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     try {
       const info = await propsForForm({
         handle,
@@ -101,7 +102,7 @@ export class ComponentCalls {
         `"${component.name ?? component.id}" is a source; deploy it (POST /v1/sources) or run it locally with tributary run`,
       );
     }
-    const handle = await this.options.executor.handle(component);
+    const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     // Configuring first turns a missing or invalid prop into a 400, as a deploy does.
     await handle.configure(input.configured, accounts, this.options.configureTimeoutMs);
     const result: InvocationResult = await handle.invoke({

@@ -5,6 +5,7 @@ import { newId } from '../ids.js';
 import type { InvocationQueue, NewInvocation, QueuedInvocation, Trigger } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
+import { OWNER_ID } from '../sources/owner.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { WorkDispatch } from '../ports/work-dispatch.js';
@@ -262,7 +263,7 @@ export class InvocationRunner {
         // A customResponse caller waits for its own invocation's http.respond(): those run one by one.
         if (source.custom_response === 1) rows = rows.slice(0, 1);
         const component = await components.get(source.component_id);
-        const handle = await executor.handle(component);
+        const handle = await executor.handle(component, OWNER_ID);
         const first = rows[0];
         if (rows.length === 1 && first) {
           await this.runOne(source, handle, first);

@@ -61,14 +61,14 @@ export class SourceExecutor {
    * from the same code share one warm worker (state travels with each invocation, never stays in
    * the worker); see docs/decisions/0003-server.md.
    */
-  /** The component loaded in a worker of `group` (default: the owner's one group, decision 0007). */
-  async handle(component: ComponentRow, group?: string): Promise<ComponentHandle> {
+  /**
+   * The component loaded in a worker of `group`: the id of the owner whose code it is, so that
+   * components of different owners never share a worker process (decision 0007), or a narrower
+   * group (a workflow's expressions). Required, so no caller falls into one group shared by all.
+   */
+  async handle(component: ComponentRow, group: string): Promise<ComponentHandle> {
     const prepared = await this.options.components.prepare(component);
-    return this.options.sandbox.open(prepared, {
-      key: `component:${component.id}`,
-      purpose: 'run',
-      ...(group !== undefined ? { group } : {}),
-    });
+    return this.options.sandbox.open(prepared, { key: `component:${component.id}`, purpose: 'run', group });
   }
 
   /** Runs one hook or `run` of a source with its configured props (secrets opened) and state. */

@@ -1,4 +1,5 @@
 import { AppError } from '@tributary/contracts';
+import { OWNER_ID } from './owner.js';
 import {
   deploySource,
   describeTimer,
@@ -77,7 +78,7 @@ export interface SourceServiceOptions {
   readonly onDeleted?: (sourceId: string) => Promise<void>;
 }
 
-export const OWNER_ID = 'u_local';
+export { OWNER_ID };
 
 /** One version of a source's code as the lifecycle sees it: its worker, props and endpoint. */
 interface SourceCode {
@@ -99,7 +100,7 @@ export class SourceService {
     const component = await this.resolveComponent(request);
     const id = newId('dc');
     return this.options.locks.run(id, async () => {
-      const handle = await this.options.executor.handle(component);
+      const handle = await this.options.executor.handle(component, OWNER_ID);
       const configuredIn = request.configuredProps ?? {};
       await this.options.accounts.check(configuredIn, describedProps(component));
       const props = await handle.configure(
@@ -171,9 +172,9 @@ export class SourceService {
       let state = await this.options.store.readState(source.id);
       let rolledBack: RolledBack | null = null;
       if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
-        const oldHandle = await this.options.executor.handle(oldComponent);
+        const oldHandle = await this.options.executor.handle(oldComponent, OWNER_ID);
         const newHandle =
-          newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent);
+          newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent, OWNER_ID);
         const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
         // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
         const kept = dropRemovedProps(
@@ -241,7 +242,7 @@ export class SourceService {
       const source = await this.get(current.id);
       const component = await this.options.components.get(source.component_id);
       const outcome = await removeSource({
-        code: { handle: () => this.options.executor.handle(component), source },
+        code: { handle: () => this.options.executor.handle(component, OWNER_ID), source },
         wasActive: source.active === 1,
         state: await this.options.store.readState(source.id),
         force: options.force === true,

@@ -1,4 +1,5 @@
 import type { HttpResponse, InvocationResult } from '@tributary/runtime';
+import { OWNER_ID } from '../sources/owner.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { QueuedInvocation } from '../ports/invocation-queue.js';
@@ -219,7 +220,7 @@ export class RunExecutor {
       return { kind: 'expression', record: { ...emptyResult(startedAt), error } };
     }
     const component = await this.options.components.get(step.componentId);
-    const handle = await this.options.executor.handle(component);
+    const handle = await this.options.executor.handle(component, OWNER_ID);
     const result: InvocationResult = await handle.invoke(
       {
         kind: 'run',
