@@ -13,6 +13,8 @@ export interface ReliabilityResult {
   readonly backend: 'postgres' | 'sqlite';
   readonly processes: number;
   readonly kills: number;
+  /** Acknowledged events when each kill came. */
+  readonly killedAt: number[];
   readonly sources: number;
   readonly timers: number;
   readonly acknowledged: number;

@@ -4,135 +4,13 @@
 // events are in the order they were acknowledged, that none ran twice, and that no timer tick
 // fired twice. Used by bench/reliability.mjs (full size) and packages/cli/test/reliability.test.ts
 // (a small seed in `npm test`).
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import process from 'node:process';
-import { createInterface } from 'node:readline';
-import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Buffer } from 'node:buffer';
 import { URL } from 'node:url';
-import { Redis } from 'ioredis';
-import pg from 'pg';
-import { CLI_BIN, freePort, REPO_DIR } from './server-lib.mjs';
-
-const KEY = 'trb_reliability_admin_key_0123456789';
-const PG_SERVER = process.env.TRIBUTARY_TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.TRIBUTARY_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
-
-/** One HTTP request; resolves { status, body } or rejects on a connection failure. */
-function call(base, method, route, body) {
-  const payload = body === undefined ? null : Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      new URL(route, base),
-      {
-        method,
-        agent: false,
-        timeout: 30_000,
-        headers: {
-          authorization: `Bearer ${KEY}`,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (chunk) => chunks.push(chunk));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed = text;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            // not JSON: kept as text
-          }
-          resolve({ status: res.statusCode ?? 0, body: parsed });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(payload ?? undefined);
-  });
-}
-
-/** A `tributary start` on a fixed port and data directory that can be killed and started again. */
-class Node {
-  constructor(name, port, dataDir, env) {
-    this.name = name;
-    this.port = port;
-    this.base = `http://127.0.0.1:${port}`;
-    this.dataDir = dataDir;
-    this.env = env;
-    this.child = undefined;
-    this.up = false;
-    this.lines = [];
-  }
-
-  async start() {
-    const child = spawn(process.execPath, [CLI_BIN, 'start'], {
-      cwd: REPO_DIR,
-      env: {
-        ...process.env,
-        NO_COLOR: '1',
-        TRIBUTARY_PORT: String(this.port),
-        TRIBUTARY_HOST: '127.0.0.1',
-        TRIBUTARY_ADMIN_KEY: KEY,
-        TRIBUTARY_DATA_DIR: this.dataDir,
-        TRIBUTARY_LOG_LEVEL: 'warn',
-        TRIBUTARY_ENDPOINT_RATE_PER_S: '0',
-        ...this.env,
-      },
-    });
-    this.child = child;
-    const lines = [];
-    this.lines = lines;
-    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`${this.name} printed no ready line:\n${lines.join('\n')}`)),
-        120_000,
-      );
-      createInterface({ input: child.stdout }).on('line', (line) => {
-        lines.push(line);
-        if (line.includes(' ready: API ')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.on('exit', () => {
-        clearTimeout(timer);
-        reject(new Error(`${this.name} exited before it was ready:\n${lines.join('\n')}`));
-      });
-    });
-    this.up = true;
-  }
-
-  async kill() {
-    this.up = false;
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  }
-
-  async stop() {
-    this.up = false;
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(killer);
-  }
-}
+import { call, Node, sharedBackends } from './cluster-lib.mjs';
+import { freePort, REPO_DIR } from './server-lib.mjs';
 
 /**
  * Runs one reliability scenario. Options: backend 'postgres' | 'sqlite', processes (3 / 1),
@@ -156,35 +34,9 @@ export async function runReliability(options) {
   try {
     const env = { TRIBUTARY_CACHE_DIR: path.join(scratch, 'cache') };
     if (backend === 'postgres') {
-      const name = `tributary_reliability_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: PG_SERVER });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      cleanups.push(async () => {
-        const client = new pg.Client({ connectionString: PG_SERVER });
-        await client.connect();
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await client.end();
-      });
-      const url = new URL(PG_SERVER);
-      url.pathname = `/${name}`;
-      const prefix = `tributary-reliability-${randomBytes(5).toString('hex')}:`;
-      cleanups.push(async () => {
-        const redis = new Redis(REDIS_URL);
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-          cursor = next;
-          if (keys.length > 0) await redis.del(...keys);
-        } while (cursor !== '0');
-        await redis.quit();
-      });
-      Object.assign(env, {
-        TRIBUTARY_DATABASE_URL: url.toString(),
-        TRIBUTARY_REDIS_URL: REDIS_URL,
-        TRIBUTARY_REDIS_PREFIX: prefix,
-      });
+      const shared = await sharedBackends('reliability');
+      cleanups.push(shared.cleanup);
+      Object.assign(env, shared.env);
     }
     for (let index = 0; index < processes; index += 1)
       nodes.push(new Node(`p${index}`, await freePort(), path.join(scratch, `p${index}`), env));
@@ -249,17 +101,25 @@ export async function runReliability(options) {
         await delay(50);
       }
     };
+    // Kill i comes when i/(kills+1) of the events are acknowledged. With several processes a
+    // killed one restarts in the background, so the kills keep pace with the flow; one stays up.
+    const restarts = [];
+    const killedAt = [];
     const killer = async () => {
       for (let kill = 1; kill <= kills; kill += 1) {
         const at = Math.floor((total * kill) / (kills + 1));
         while (ackedCount < at && !done) await delay(20);
+        while (processes > 1 && live().length < 2) await delay(20);
         const targets = live();
         const victim = targets[Math.floor(Math.random() * targets.length)] ?? nodes[0];
         log(`kill -9 #${kill} of ${victim.name} at ${ackedCount} acknowledged`);
+        killedAt.push(ackedCount);
         await victim.kill();
-        await delay(200 + Math.floor(Math.random() * 800));
-        await victim.start();
+        const restart = delay(200 + Math.floor(Math.random() * 800)).then(() => victim.start());
+        if (processes > 1) restarts.push(restart);
+        else await restart;
       }
+      await Promise.all(restarts);
     };
     const flowStart = Date.now();
     await Promise.all([...sources.map((_, index) => client(index)), killer()]);
@@ -306,6 +166,8 @@ export async function runReliability(options) {
       backend,
       processes,
       kills,
+      /** Acknowledged events when each kill came. */
+      killedAt,
       sources: sourceCount,
       timers: timerCount,
       acknowledged: ackedCount,
