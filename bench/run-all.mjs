@@ -5,7 +5,8 @@
 //      node bench/run-all.mjs --only server-ingest,server-end-to-end   (a subset, then the summary)
 // server-timer-drift-distinct (`node bench/server-timer-drift.mjs --distinct-code`: 1,000 distinct
 // components, issue 13's targets) is not run here, as it takes minutes; its figures join the
-// summary when its JSON file exists.
+// summary when its JSON file exists, as do those of server-scale and reliability (PostgreSQL and
+// Redis, several processes; bench/README.md).
 import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,7 @@ const BENCHMARKS = [
   'server-timer-drift',
 ];
 /** Summarized when present, never run by this script. */
-const EXTRA_RESULTS = ['server-timer-drift-distinct'];
+const EXTRA_RESULTS = ['server-timer-drift-distinct', 'server-scale', 'reliability'];
 const summaryOnly = process.argv.includes('--summary');
 const onlyIndex = process.argv.indexOf('--only');
 const selected = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? '').split(',').filter(Boolean) : BENCHMARKS;
@@ -56,7 +57,67 @@ const orMissing = (value, missing) => (value === null || value === undefined ? m
 const times = (value) => (typeof value === 'number' ? `${value.toFixed(2)}×` : '—');
 const verdict = (pass) => (pass === undefined ? '' : pass ? '✅ pass' : '❌ fail');
 
+/** Rows of the several-process benchmarks: 2 workers against 1, and the reliability counts. */
+function clusterRows(name, result) {
+  if (name === 'server-scale') {
+    const [one, two] = result.runs;
+    return [
+      [
+        'ingest 2xx req/s, api process (ours: 2 workers, baseline: 1)',
+        two.ingestPerSecond,
+        one.ingestPerSecond,
+        result.ratio.ingest,
+        undefined,
+        undefined,
+        '/s',
+      ],
+      ['ingest latency p99', two.ingestP99Ms, one.ingestP99Ms, ratioOf(two.ingestP99Ms, one.ingestP99Ms)],
+      [
+        'end-to-end committed events/s (ours: 2 workers, baseline: 1)',
+        two.endToEndPerSecond,
+        one.endToEndPerSecond,
+        result.ratio.endToEnd,
+        undefined,
+        undefined,
+        '/s',
+      ],
+      ['↳ diag: drain after the load stopped', two.drainAfterLoadMs, one.drainAfterLoadMs],
+      [
+        '↳ diag: 1-minute load average at the end (2 workers; 1 worker)',
+        two.loadAverage[0],
+        one.loadAverage[0],
+        undefined,
+        undefined,
+        undefined,
+        'n',
+      ],
+    ];
+  }
+  return result.runs.flatMap((run) => {
+    const label = `${run.backend}, ${run.processes} process${run.processes > 1 ? 'es' : ''}, ${run.kills} kill -9`;
+    return [
+      [`${label}: acknowledged events`, run.acknowledged, undefined, undefined, undefined, undefined, 'n'],
+      [`${label}: acknowledged events lost`, run.lost, undefined, undefined, '0', run.lost === 0, 'n'],
+      [`${label}: events out of order`, run.outOfOrder, undefined, undefined, '0', run.outOfOrder === 0, 'n'],
+      [`${label}: events that ran twice`, run.ranTwice, undefined, undefined, undefined, undefined, 'n'],
+      [
+        `${label}: timer ticks fired twice (of ${run.ticks})`,
+        run.ticksTwice,
+        undefined,
+        undefined,
+        '0',
+        run.ticksTwice === 0,
+        'n',
+      ],
+    ];
+  });
+}
+
+const ratioOf = (ours, baseline) =>
+  typeof ours === 'number' && typeof baseline === 'number' && baseline > 0 ? ours / baseline : undefined;
+
 function rowsOf(name, result) {
+  if (name === 'server-scale' || name === 'reliability') return clusterRows(name, result);
   const r = result.results;
   const b = result.baseline;
   const d = result.diagnostics ?? {};
@@ -315,6 +376,9 @@ const BASELINES = {
   'server-timer-drift':
     'the same number of `setTimeout` timers at 15 s in a bare node process, same phases and re-arm rule (next = max(now, scheduled) + 15 s)',
   'server-timer-drift-distinct': 'as server-timer-drift',
+  'server-scale':
+    'the same topology and load with one worker process: an `api` process and `worker` processes on PostgreSQL and Redis, four sources, one load generator each',
+  reliability: 'none: counts of what went wrong, each to be 0',
   'sandbox-warm-invocation': 'in-process `resolveProps` + `invokeComponent` (N=2000, 100 warm-up)',
   'sandbox-cold-start': 'spawn bare `node -e "process.send(\'ready\')"` with IPC (30 samples)',
   'sandbox-cached-prepare': "esbuild alone: `bundleComponent({ packages: 'external' })` (50 samples)",
