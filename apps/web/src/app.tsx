@@ -10,6 +10,8 @@ import { SourceScreen } from './screens/source.js';
 import { NewSourceScreen } from './screens/new-source.js';
 import { SourcesScreen } from './screens/sources.js';
 import { Loading } from './components/states.js';
+import { WorkflowsScreen } from './screens/workflows.js';
+import { NewWorkflowScreen, WorkflowScreen } from './screens/workflow.js';
 
 // The docs carry every page's Markdown: loaded only when a docs page is opened.
 const DocsScreen = lazy(() => import('./screens/docs.js').then((module) => ({ default: module.DocsScreen })));
@@ -27,6 +29,11 @@ export function App() {
           <Route path="/sources/new" element={<NewSourceScreen />} />
           <Route path="/sources/:id" element={<SourceScreen />} />
           <Route path="/sources/:id/:tab" element={<SourceScreen />} />
+          <Route path="/workflows" element={<WorkflowsScreen />} />
+          <Route path="/workflows/new" element={<NewWorkflowScreen />} />
+          <Route path="/workflows/:id" element={<WorkflowScreen />} />
+          <Route path="/workflows/:id/runs/:runId" element={<WorkflowScreen />} />
+          <Route path="/workflows/:id/:tab" element={<WorkflowScreen />} />
           <Route path="/actions" element={<ActionsScreen />} />
           <Route path="/registry" element={<RegistryScreen />} />
           <Route path="/registry/:key" element={<RegistryItemScreen />} />
@@ -48,6 +55,7 @@ function RequireSession() {
 
 const NAV = [
   ['/sources', 'Sources'],
+  ['/workflows', 'Workflows'],
   ['/actions', 'Actions'],
   ['/registry', 'Registry'],
   ['/settings', 'Settings'],

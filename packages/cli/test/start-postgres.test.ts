@@ -2,7 +2,7 @@
  * `tributary start` with TRIBUTARY_DATABASE_URL, end to end (needs PostgreSQL:
  * tools/test-support/postgres.ts; TRIBUTARY_TEST_DATABASE_URL names another server): a fresh
  * database, an HTTP source deployed and posted to, its event read from the API and from SSE, a
- * restart that keeps state and events, and a timer that fires.
+ * restart that keeps state and events, a timer that fires, and a workflow whose runs are stored there.
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -163,23 +163,57 @@ describe('tributary start on PostgreSQL', () => {
     expect(fired.event.at).toEqual(expect.any(Number));
   });
 
-  it('refuses workflows, which are stored in SQLite for now, with WORKFLOWS_UNAVAILABLE and stores nothing', async () => {
+  it('stores workflows and their durable runs in the database: an HTTP trigger answered by a code step, across a restart', async () => {
     const running = server!;
-    const components = async (): Promise<unknown[]> =>
-      (await running.api<{ data: unknown[] }>('GET', '/v1/users/me/components')).body.data;
-    const before = await components();
-    const created = await running.api<{ error: { code: string; message: string } }>('POST', '/v1/workflows', {
-      name: 'on postgres',
-      trigger: { type: 'manual' },
-      steps: [{ name: 'one', code: 'export default { async run() { return 1; } }' }],
+    const created = await running.api<{ data: { id: string; endpoint_url: string; version: number } }>(
+      'POST',
+      '/v1/workflows',
+      {
+        name: 'on postgres',
+        trigger: { type: 'http', custom_response: true },
+        steps: [
+          {
+            name: 'double',
+            code: 'export default defineComponent({ async run({ steps, $ }) { const n = steps.trigger.event.body.n * 2; await $.respond({ status: 200, body: { n } }); return n; } })',
+          },
+        ],
+      },
+    );
+    expect(created.status).toBe(201);
+    const workflow = created.body.data;
+    const answer = await fetch(`${running.base}${new URL(workflow.endpoint_url).pathname}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ n: 21 }),
     });
-    expect(created.status).toBe(501);
-    expect(created.body.error.code).toBe('WORKFLOWS_UNAVAILABLE');
-    expect(created.body.error.message).toContain('TRIBUTARY_DATABASE_URL');
-    const listed = await running.api<{ error: { code: string } }>('GET', '/v1/workflows');
-    expect(listed.body.error.code).toBe('WORKFLOWS_UNAVAILABLE');
-    // Refused before its code step was saved as a component.
-    expect(await components()).toEqual(before);
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ n: 42 });
+
+    await running.restart();
+    const runs = await running.api<{ data: { id: string; status: string; version: number }[] }>(
+      'GET',
+      `/v1/workflows/${workflow.id}/runs`,
+    );
+    expect(runs.body.data.map((run) => [run.status, run.version])).toEqual([['succeeded', 1]]);
+    const run = await running.api<{ data: { steps: { name: string; return_value: unknown }[] } }>(
+      'GET',
+      `/v1/workflow-runs/${runs.body.data[0]!.id}`,
+    );
+    expect(run.body.data.steps.map((step) => [step.name, step.return_value])).toEqual([['double', 42]]);
+
+    // RUN NOW after the restart: the run is queued in PostgreSQL and runs to the end.
+    const started = await running.api<{ data: { run_id: string } }>('POST', `/v1/workflows/${workflow.id}/run`, {
+      event: { body: { n: 5 } },
+    });
+    expect(started.status).toBe(202);
+    const finished = await until(async () => {
+      const read = await running.api<{ data: { status: string; steps: { return_value: unknown }[] } }>(
+        'GET',
+        `/v1/workflow-runs/${started.body.data.run_id}`,
+      );
+      return read.body.data.status === 'succeeded' ? read.body.data : undefined;
+    }, 'the RUN NOW run');
+    expect(finished.steps[0]?.return_value).toBe(10);
   });
 });
 

@@ -286,12 +286,6 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'Only a run waiting on `$.flow.delay` can be cancelled; this one is not.',
   },
-  WORKFLOWS_UNAVAILABLE: {
-    status: 501,
-    category: 'user',
-    description:
-      'Workflows are stored in the embedded SQLite database for now; a server on PostgreSQL (TRIBUTARY_DATABASE_URL) refuses them.',
-  },
   INTERNAL: {
     status: 500,
     category: 'internal',

@@ -72,6 +72,7 @@ export {
   UpdateWorkflowBody,
   Workflow,
   WorkflowRun,
+  WorkflowRunDetail,
   WorkflowRunsQuery,
   WorkflowSettings,
   WorkflowSpec,

@@ -43,7 +43,7 @@ export async function openPostgresBackend(
 
 /** Every table but the migrations' own: a test starts from an empty store. */
 export async function emptyDatabase(db: Kysely<Database>): Promise<void> {
-  await sql`truncate table events, logs, invocations, dead_letters, queue_claims, source_state, sources, registry, components, accounts, apps, api_keys, deliveries, subscriptions, emitter_cursors restart identity`.execute(
+  await sql`truncate table events, logs, invocations, dead_letters, queue_claims, source_state, sources, registry, components, accounts, apps, api_keys, deliveries, subscriptions, emitter_cursors, workflows, workflow_versions, workflow_runs, workflow_steps restart identity`.execute(
     db,
   );
 }

@@ -215,6 +215,37 @@ describe('/v1/workflows', () => {
     expect((await harness.request('GET', `/v1/workflows/${id}/runs`)).body.page_info.total_count).toBe(0);
   });
 
+  it("answers a run with its steps' deliveries: status, attempts and error", async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'sse',
+        trigger: { type: 'manual' },
+        steps: [{ name: 'publish', code: wf('sse-step.mjs'), props: { channel: 'wf-orders' } }],
+      },
+    });
+    const started = await harness.request('POST', `/v1/workflows/${created.body.data.id}/run`, { body: { event: 1 } });
+    const run = await finishedRun(started.body.data.run_id);
+    const read = await waitFor(
+      async () => {
+        const { body } = await harness.request('GET', `/v1/workflow-runs/${run.id}`);
+        return body.data.deliveries[0]?.status === 'delivered' ? body.data : undefined;
+      },
+      'the delivery',
+      30_000,
+    );
+    expect(read.deliveries).toEqual([
+      expect.objectContaining({
+        kind: 'sse',
+        run_id: run.id,
+        step_name: 'publish',
+        target: 'wf-orders',
+        status: 'delivered',
+        attempts: 1,
+        last_error: null,
+      }),
+    ]);
+  });
+
   it('is in the OpenAPI document', async () => {
     const { body } = await harness.request('GET', '/v1/openapi.json');
     expect(Object.keys(body.paths)).toEqual(

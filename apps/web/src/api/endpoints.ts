@@ -20,6 +20,12 @@ import {
   SavedComponent,
   single,
   User,
+  StartedRun,
+  StepRun,
+  Workflow,
+  WorkflowRun,
+  WorkflowRunDetail,
+  PageInfo,
 } from '@tributary/contracts';
 import { z } from 'zod';
 import type { Http } from './client.js';
@@ -38,6 +44,13 @@ export type ConfigureResultT = z.infer<typeof ConfigureComponentResult>;
 export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
 export type RunReportT = z.infer<typeof RunReport>;
 export type ConfiguredProps = Record<string, unknown>;
+export type WorkflowT = z.infer<typeof Workflow>;
+export type WorkflowSpecT = WorkflowT['spec'];
+export type WorkflowRunT = z.infer<typeof WorkflowRun>;
+export type WorkflowRunDetailT = z.infer<typeof WorkflowRunDetail>;
+export type StepRunT = z.infer<typeof StepRun>;
+
+const RunPage = z.object({ page_info: PageInfo, data: z.array(WorkflowRun), runs_dropped: z.number().int() });
 
 /** Where a new source's code comes from. */
 export type ComponentRef =
@@ -146,6 +159,52 @@ export function createApi(http: Http) {
       http({ method: 'POST', path: '/v1/components/props', body, schema: ReloadPropsResult }),
     runAction: (body: { id: string; configured_props: ConfiguredProps; timeout_seconds?: number }) =>
       http({ method: 'POST', path: '/v1/actions/run', body, schema: single(RunReport) }).then((r) => r.data),
+
+    // Workflows (docs/workflows.md)
+    listWorkflows: () => http({ method: 'GET', path: '/v1/workflows', schema: list(Workflow) }),
+    getWorkflow: (id: string) =>
+      http({ method: 'GET', path: `/v1/workflows/${enc(id)}`, schema: single(Workflow) }).then((r) => r.data),
+    createWorkflow: (spec: WorkflowSpecT) =>
+      http({ method: 'POST', path: '/v1/workflows', body: spec, schema: single(Workflow) }).then((r) => r.data),
+    updateWorkflow: (id: string, spec: WorkflowSpecT) =>
+      http({ method: 'PUT', path: `/v1/workflows/${enc(id)}`, body: spec, schema: single(Workflow) }).then(
+        (r) => r.data,
+      ),
+    deleteWorkflow: (id: string) => http({ method: 'DELETE', path: `/v1/workflows/${enc(id)}`, schema: z.unknown() }),
+    setWorkflowActive: (id: string, active: boolean) =>
+      http({
+        method: 'POST',
+        path: `/v1/workflows/${enc(id)}/${active ? 'activate' : 'deactivate'}`,
+        schema: single(Workflow),
+      }).then((r) => r.data),
+    runWorkflow: (id: string, event?: unknown) =>
+      http({
+        method: 'POST',
+        path: `/v1/workflows/${enc(id)}/run`,
+        body: event === undefined ? {} : { event },
+        schema: single(StartedRun),
+      }).then((r) => r.data),
+    testWorkflowStep: (
+      id: string,
+      step: string,
+      body: { event?: unknown; steps?: Record<string, Record<string, unknown>> },
+    ) =>
+      http({
+        method: 'POST',
+        path: `/v1/workflows/${enc(id)}/steps/${enc(step)}/test`,
+        body,
+        schema: single(StepRun),
+      }).then((r) => r.data),
+    listWorkflowRuns: (id: string, limit = 50) =>
+      http({ method: 'GET', path: `/v1/workflows/${enc(id)}/runs`, query: { limit }, schema: RunPage }),
+    getWorkflowRun: (id: string) =>
+      http({ method: 'GET', path: `/v1/workflow-runs/${enc(id)}`, schema: single(WorkflowRunDetail) }).then(
+        (r) => r.data,
+      ),
+    replayWorkflowRun: (id: string) =>
+      http({ method: 'POST', path: `/v1/workflow-runs/${enc(id)}/replay`, schema: single(StartedRun) }).then(
+        (r) => r.data,
+      ),
 
     // Apps and connected accounts
     listApps: () => http({ method: 'GET', path: '/v1/apps', query: { limit: 100 }, schema: list(App) }),

@@ -4,6 +4,7 @@
  * as it is (once its local step files are read into `code`).
  */
 import { z } from 'zod';
+import { Delivery } from './rest-schemas.js';
 
 /** A step name: used as `steps.<name>` in expressions, so it must be a JavaScript identifier. */
 export const StepName = z
@@ -119,6 +120,9 @@ export const WorkflowRun = z.object({
   finished_at: z.number().nullable(),
 });
 
+/** One run as `GET /v1/workflow-runs/{id}` answers it: with its steps' deliveries, in send order. */
+export const WorkflowRunDetail = WorkflowRun.extend({ deliveries: z.array(Delivery) });
+
 export const RunWorkflowBody = z.strictObject({ event: z.unknown().optional() });
 export const TestStepBody = z.strictObject({
   /** The trigger event the step sees as `steps.trigger.event`. */
@@ -138,6 +142,7 @@ export type WorkflowStepT = z.infer<typeof WorkflowStep>;
 export type WorkflowTriggerT = z.infer<typeof WorkflowTrigger>;
 export type WorkflowT = z.infer<typeof Workflow>;
 export type WorkflowRunT = z.infer<typeof WorkflowRun>;
+export type WorkflowRunDetailT = z.infer<typeof WorkflowRunDetail>;
 export type StepRunT = z.infer<typeof StepRun>;
 export type RunStatusT = z.infer<typeof RunStatus>;
 export type StepStatusT = z.infer<typeof StepStatus>;

@@ -1,5 +1,5 @@
 import { SqliteWorkflowStore } from '../workflows/sqlite-workflow-store.js';
-import { UnavailableWorkflowStore } from '../workflows/unavailable-workflow-store.js';
+import { PostgresWorkflowStore } from '../workflows/postgres-workflow-store.js';
 import type { WorkflowStore } from '../workflows/workflow-store.js';
 import type { InsertionOrder } from '../invocations/dead-letter-queries.js';
 import path from 'node:path';
@@ -45,7 +45,7 @@ export interface StorageBackend {
   readonly insertionOrder: InsertionOrder;
   readonly store: Store;
   readonly queue: InvocationQueue;
-  /** Workflows, their versions and runs (PostgreSQL has none yet: it refuses them). */
+  /** Workflows, their versions and runs. */
   readonly workflows: WorkflowStore;
   scheduler(wiring: SchedulerWiring): Scheduler;
   close(): Promise<void>;
@@ -102,7 +102,7 @@ async function openPostgresBackend(options: OpenBackendOptions, url: string): Pr
     db,
     insertionOrder: 'seq',
     store: new PostgresStore({ db, eventBinSize: EVENT_BIN_SIZE, logSize: LOG_SIZE }),
-    workflows: new UnavailableWorkflowStore('PostgreSQL'),
+    workflows: new PostgresWorkflowStore(db),
     queue,
     scheduler: (wiring) => new PostgresScheduler({ db, now: options.now, ...wiring }),
     async close() {

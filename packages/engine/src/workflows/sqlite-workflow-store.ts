@@ -1,5 +1,4 @@
 import type SqliteDatabase from 'better-sqlite3';
-import type { Trigger } from '../ports/invocation-queue.js';
 import { settle } from '../store/settle.js';
 import type {
   Checkpoint,
@@ -11,38 +10,17 @@ import type {
   WorkflowStore,
   WorkflowVersion,
 } from './workflow-store.js';
+import {
+  EMPTY_RESULT,
+  FINISHED_STATUSES,
+  queueTrigger,
+  toRun,
+  toWorkflow,
+  type RawRun,
+  type RawWorkflow,
+} from './workflow-rows.js';
 
-interface RawWorkflow {
-  id: string;
-  name: string;
-  active: number;
-  version: number;
-  trigger_type: WorkflowRow['triggerType'];
-  endpoint_id: string | null;
-  source_id: string | null;
-  next_fire_at: number | null;
-  runs_dropped: number;
-  created_at: number;
-  updated_at: number;
-}
-
-interface RawRun {
-  seq: number;
-  id: string;
-  workflow_id: string;
-  version: number;
-  trigger: RunRow['trigger'];
-  status: RunRow['status'];
-  event: string;
-  next_step: number;
-  exit: string | null;
-  error: string | null;
-  resume_at: number | null;
-  created_at: number;
-  finished_at: number | null;
-}
-
-const FINISHED = "('succeeded', 'exited', 'failed', 'cancelled')";
+const FINISHED = `(${FINISHED_STATUSES.map((status) => `'${status}'`).join(', ')})`;
 
 /**
  * The workflow store on the embedded SQLite file. A run's queue entry is a row of the invocation
@@ -51,10 +29,6 @@ const FINISHED = "('succeeded', 'exited', 'failed', 'cancelled')";
  */
 export class SqliteWorkflowStore implements WorkflowStore {
   constructor(private readonly raw: SqliteDatabase.Database) {}
-
-  ready(): Promise<void> {
-    return Promise.resolve();
-  }
 
   saveWorkflow(row: WorkflowRow, version: WorkflowVersion): Promise<void> {
     return settle(() =>
@@ -179,9 +153,13 @@ export class SqliteWorkflowStore implements WorkflowStore {
   createRun(run: NewRun, nextFireAt?: number): Promise<void> {
     return settle(() =>
       this.raw.transaction(() => {
+        if (nextFireAt !== undefined) {
+          const moved = this.raw
+            .prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ? AND next_fire_at <= ?')
+            .run(nextFireAt, run.workflowId, run.createdAt).changes;
+          if (moved === 0) return;
+        }
         this.insertRun(run);
-        if (nextFireAt !== undefined)
-          this.raw.prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(nextFireAt, run.workflowId);
       })(),
     );
   }
@@ -357,66 +335,4 @@ export class SqliteWorkflowStore implements WorkflowStore {
       })(),
     );
   }
-}
-
-const EMPTY_RESULT = {
-  props: null,
-  returnValue: null,
-  exports: {},
-  logs: [],
-  sends: [],
-  error: null,
-  durationMs: null,
-  startedAt: null,
-};
-
-/** The queue's own trigger kinds (dead letters show them); the run keeps the precise one. */
-function queueTrigger(trigger: NewRun['trigger']): Trigger {
-  switch (trigger) {
-    case 'http':
-    case 'timer':
-      return trigger;
-    case 'source':
-    case 'manual':
-    case 'emit':
-    case 'replay':
-      return 'manual';
-    default:
-      return trigger satisfies never;
-  }
-}
-
-function toWorkflow(row: RawWorkflow | undefined): WorkflowRow | null {
-  if (!row) return null;
-  return {
-    id: row.id,
-    name: row.name,
-    active: row.active === 1,
-    version: row.version,
-    triggerType: row.trigger_type,
-    endpointId: row.endpoint_id,
-    sourceId: row.source_id,
-    nextFireAt: row.next_fire_at,
-    runsDropped: row.runs_dropped,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toRun(row: RawRun | undefined): RunRow | null {
-  if (!row) return null;
-  return {
-    id: row.id,
-    workflowId: row.workflow_id,
-    version: row.version,
-    trigger: row.trigger,
-    status: row.status,
-    event: row.event,
-    nextStep: row.next_step,
-    exit: row.exit ? (JSON.parse(row.exit) as RunRow['exit']) : null,
-    error: row.error ? (JSON.parse(row.error) as RunRow['error']) : null,
-    resumeAt: row.resume_at,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
-  };
 }

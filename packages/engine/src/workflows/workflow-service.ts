@@ -243,7 +243,6 @@ export class WorkflowService {
 
   private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
     // Everything that can refuse the workflow runs before anything is stored.
-    await this.options.store.ready();
     const spec = checkWorkflow(input);
     const planned = await planSteps(spec.steps, this.options.components, this.options.accounts);
     const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;

@@ -122,8 +122,6 @@ export interface NewRun {
  * - `saveWorkflow` stores the workflow row and its new version together, or nothing.
  */
 export interface WorkflowStore {
-  /** Resolves when this backend holds workflows; rejects with the refusal to give when it does not. */
-  ready(): Promise<void>;
   saveWorkflow(row: WorkflowRow, version: WorkflowVersion): Promise<void>;
   getWorkflow(id: string): Promise<WorkflowRow | null>;
   listWorkflows(): Promise<WorkflowRow[]>;
@@ -138,7 +136,10 @@ export interface WorkflowStore {
   /** Active timer workflows due at `now`. */
   dueTimers(now: number): Promise<WorkflowRow[]>;
   setNextFire(id: string, at: number | null): Promise<void>;
-  /** Stores a run with its queue entry; a timer's run also moves the workflow's next fire time. */
+  /**
+   * Stores a run with its queue entry; a timer's run also moves the workflow's next fire time (where
+   * several processes share the store, only while that time is still due: a tick runs once).
+   */
   createRun(run: NewRun, nextFireAt?: number): Promise<void>;
   getRun(id: string): Promise<RunRow | null>;
   /** Creates the record of a run whose queue entry already exists (a source's commit queued it). */

@@ -160,6 +160,21 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       expect((await backend.workflows.getWorkflow('wf_1'))?.runsDropped).toBe(2);
     });
 
+    it('fires a due timer tick once, however many checkers saw it due', async () => {
+      await backend.workflows.saveWorkflow(
+        { ...workflow, triggerType: 'timer', nextFireAt: T0 },
+        { ...version, version: 2 },
+      );
+      expect((await backend.workflows.dueTimers(T0)).map((row) => row.id)).toEqual(['wf_1']);
+      // Two checkers found the same tick due; the second comes after the first moved it on.
+      await backend.workflows.createRun({ ...run('wfr_a'), trigger: 'timer' }, T0 + 60_000);
+      await backend.workflows.createRun({ ...run('wfr_b'), trigger: 'timer' }, T0 + 60_000);
+      expect((await backend.workflows.getWorkflow('wf_1'))?.nextFireAt).toBe(T0 + 60_000);
+      expect(await backend.workflows.dueTimers(T0)).toEqual([]);
+      expect((await backend.workflows.listRuns('wf_1', { limit: 10 })).data.map((row) => row.id)).toEqual(['wfr_a']);
+      expect((await backend.queue.claim(KEY, 10)).map((entry) => entry.id)).toEqual(['wfr_a']);
+    });
+
     it('deletes a workflow with its runs and their queue entries', async () => {
       await backend.workflows.createRun(run('wfr_1'));
       expect(await backend.workflows.deleteWorkflow('wf_1')).toBe(true);

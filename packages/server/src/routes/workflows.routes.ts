@@ -10,11 +10,13 @@ import {
   UpdateWorkflowBody,
   Workflow,
   WorkflowRun,
+  WorkflowRunDetail,
   WorkflowRunsQuery,
 } from '@tributary/contracts';
 import type { Engine } from '@tributary/engine';
 import { z } from 'zod';
 import { pageInfo } from './pagination.js';
+import { deliveryToApi } from './subscriptions.routes.js';
 import { route, type RouteSpec } from './route-table.js';
 
 const RunList = z.object({
@@ -135,9 +137,14 @@ export function workflowRoutes(engine: Engine): RouteSpec[] {
       method: 'GET',
       url: '/v1/workflow-runs/:id',
       tag: 'workflows',
-      summary: 'One run: trigger event, version, and per step its status, props, results, logs and error',
-      response: single(WorkflowRun),
-      handler: async ({ params }) => ({ data: await workflows.getRun(params['id'] ?? '') }),
+      summary:
+        "One run: trigger event, version, per step its status, props, results, logs and error, and its steps' deliveries",
+      response: single(WorkflowRunDetail),
+      handler: async ({ params }) => {
+        const run = await workflows.getRun(params['id'] ?? '');
+        const deliveries = await engine.deliveries.listByRun(run.id);
+        return { data: { ...run, deliveries: deliveries.map(deliveryToApi) } };
+      },
     }),
     route({
       method: 'POST',

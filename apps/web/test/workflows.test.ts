@@ -1,0 +1,186 @@
+/**
+ * The Workflows screens in Chromium against a real server: build a workflow (a registry action
+ * with an expression prop and a code step in the editor, reordered, one step removed), test a
+ * step, RUN NOW and read the run inspector (steps, return values, logs, the delivery of a
+ * `$.send.sse`, the version), save a new version, deactivate, see a failed step's error at its
+ * step, and see a refused save change nothing.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+
+const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
+const code = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
+
+let server: RunningServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let workflowId = '';
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  server = await startServer();
+  const published = await server.api('PUT', '/v1/components/web-wf-greet', {
+    component_code: code('web-wf-greet.mjs'),
+  });
+  expect([200, 201], JSON.stringify(published.body)).toContain(published.status);
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(20_000);
+  page = await context.newPage();
+  await page.goto(`${server.base}/sign-in`);
+  await page.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.stop();
+});
+
+const step = (name: string) => page.getByRole('group', { name: new RegExp(`^Step \\d+: ${name}$`) });
+
+async function fillCode(stepName: string, text: string): Promise<void> {
+  await step(stepName).locator('.code-box[data-ready="true"]').waitFor();
+  await page.getByRole('textbox', { name: `Code of ${stepName}` }).fill(text);
+}
+
+// Generous waits: the machine's two cores are shared by this browser, the server and its sandbox.
+describe('workflows in the web app', { timeout: 120_000 }, () => {
+  it('builds a workflow: an action with an expression prop and a code step, reordered, one removed', async () => {
+    await page.goto(`${server.base}/workflows`);
+    await page.getByText('No workflows yet').waitFor();
+    await page.getByRole('link', { name: 'New workflow' }).click();
+    await page.getByLabel('Workflow name').fill('web flow');
+    expect(await page.getByLabel('Trigger', { exact: true }).inputValue()).toBe('manual');
+
+    // The first step is a code step; an action step goes after it, then moves up.
+    await step('step_1').getByLabel('Step name').fill('shout');
+    await fillCode('shout', code('web-wf-shout-step.mjs'));
+    await page.getByLabel('Props of shout (JSON)').fill('{ "text": "{{ steps.greet.$return_value }}" }');
+    await page.getByRole('button', { name: 'Add an action step' }).click();
+    await step('step_2').getByLabel('Step name').fill('greet');
+    await step('greet').getByLabel('Action').selectOption('web-wf-greet');
+    await step('greet').getByLabel('Who').fill('{{ steps.trigger.event.who }}');
+    await step('greet').getByLabel('Times').fill('2');
+    await page.getByRole('button', { name: 'Move greet up' }).click();
+    await page.getByRole('button', { name: 'Add a code step' }).click();
+    await page.getByRole('button', { name: 'Remove step_3' }).click();
+    const names = await page.locator('.workflow-step legend').allTextContents();
+    expect(names.map((name) => name.replace(/\s+/g, ' ').trim())).toEqual(['Step 1 Action', 'Step 2 Code']);
+    expect(await page.getByRole('group', { name: /^Step 1: greet$/ }).count()).toBe(1);
+    // A step's references: the trigger and the steps before it, to copy into a prop.
+    expect(await step('shout').locator('.workflow-refs code').allTextContents()).toEqual([
+      '{{ steps.trigger.event }}',
+      '{{ steps.greet.$return_value }}',
+    ]);
+    await page.screenshot({ path: screenshotPath('workflow-builder'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Create workflow' }).click();
+    await page.waitForURL(/\/workflows\/wf_[^/]+\/builder$/);
+    workflowId = /\/workflows\/(wf_[^/]+)\//.exec(page.url())?.[1] ?? '';
+    await expect.poll(() => page.getByTestId('workflow-meta').textContent()).toContain('version 1');
+    const stored = await server.api<{ data: { spec: { steps: { name: string; props: unknown }[] } } }>(
+      'GET',
+      `/v1/workflows/${workflowId}`,
+    );
+    expect(stored.body.data.spec.steps.map((saved) => [saved.name, saved.props])).toEqual([
+      ['greet', { who: '{{ steps.trigger.event.who }}', times: 2 }],
+      ['shout', { text: '{{ steps.greet.$return_value }}' }],
+    ]);
+  });
+
+  it('tests one step against a chosen event', async () => {
+    await page.goto(`${server.base}/workflows/${workflowId}/builder`);
+    await page.getByLabel(/^Test event/).fill('{ "who": "Ada" }');
+    await page.getByRole('button', { name: 'Test greet' }).click();
+    const result = page.locator('[aria-label="Test result of greet"]');
+    await result.getByText('succeeded').waitFor();
+    expect(await result.getByLabel('Return value of greet').textContent()).toContain('hello Ada, hello Ada');
+    expect((await server.api<{ body: unknown }>('GET', `/v1/workflows/${workflowId}/runs`)).body).toMatchObject({
+      page_info: { total_count: 0 },
+    });
+  });
+
+  it('runs now and inspects the run: steps, return values, logs, the delivery and the version', async () => {
+    await page.goto(`${server.base}/workflows/${workflowId}/builder`);
+    await page.locator('.run-now summary').click();
+    await page.getByLabel('Event (JSON, optional)').fill('{ "who": "Grace" }');
+    await page.getByRole('button', { name: 'Start a run' }).click();
+    await page.waitForURL(/\/runs\/wfr_/);
+    const inspector = page.locator('.run-inspector');
+    await expect.poll(() => inspector.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('succeeded');
+    expect(await inspector.getByTestId('run-meta').textContent()).toContain('Version 1 · manual');
+    const greet = inspector.getByRole('region', { name: 'Step greet' });
+    expect(await greet.getByLabel('Return value of greet').textContent()).toContain('hello Grace, hello Grace');
+    expect(await greet.getByLabel('Exports of greet').textContent()).toContain('length');
+    expect(await greet.getByTestId('step-duration').textContent()).toMatch(/^\d+ ms$/);
+    const shout = inspector.getByRole('region', { name: 'Step shout' });
+    expect(await shout.getByLabel('Return value of shout').textContent()).toContain('HELLO GRACE, HELLO GRACE');
+    expect(await shout.locator('.log-line').allTextContents()).toEqual([
+      expect.stringContaining('shouting hello Grace, hello Grace'),
+    ]);
+    const deliveries = inspector.getByRole('table', { name: 'Deliveries' });
+    await expect
+      .poll(() => deliveries.locator('tbody tr').first().textContent())
+      .toMatch(/shout.*sse.*web-wf.*delivered.*1 \//);
+    await page.screenshot({ path: screenshotPath('workflow-run'), fullPage: true });
+
+    // Replay: a new run of the current version with the same event.
+    const first = page.url();
+    await inspector.getByRole('button', { name: 'Replay' }).click();
+    await page.waitForURL((url) => url.href !== first && /\/runs\/wfr_/.test(url.href));
+    await expect.poll(() => inspector.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('succeeded');
+    expect(await inspector.getByTestId('run-meta').textContent()).toContain('Version 1 · replay');
+    await expect.poll(() => page.getByRole('table', { name: 'Runs' }).locator('tbody tr').count()).toBe(2);
+  });
+
+  it('saves a new version and deactivates; a refused save changes nothing', async () => {
+    await page.goto(`${server.base}/workflows/${workflowId}/builder`);
+    await step('greet').getByLabel('Times').fill('3');
+    await page.getByRole('button', { name: 'Save a new version' }).click();
+    await expect.poll(() => page.getByTestId('workflow-meta').textContent()).toContain('version 2');
+
+    // Two steps of one name: refused by the server, with its code, and nothing stored.
+    await step('shout').getByLabel('Step name').fill('greet');
+    await page.getByRole('button', { name: 'Save a new version' }).click();
+    await page.getByText('WORKFLOW_DUPLICATE_STEP').waitFor();
+    const after = await server.api<{ data: { version: number } }>('GET', `/v1/workflows/${workflowId}`);
+    expect(after.body.data.version).toBe(2);
+
+    await page.getByRole('button', { name: 'Deactivate' }).click();
+    await expect.poll(() => page.getByTestId('workflow-meta').textContent()).toContain('inactive');
+    await page.getByRole('link', { name: 'Workflows', exact: true }).first().click();
+    const row = page.locator('tr', { hasText: 'web flow' });
+    await row.waitFor();
+    expect(await row.getByRole('switch').getAttribute('aria-checked')).toBe('false');
+    expect(await row.textContent()).toContain('v2');
+  });
+
+  it('shows a failed run with the error at the step that threw', async () => {
+    const created = await server.api<{ data: { id: string } }>('POST', '/v1/workflows', {
+      name: 'web failing',
+      trigger: { type: 'manual' },
+      steps: [
+        { name: 'greet', action: 'web-wf-greet', props: { who: 'x' } },
+        { name: 'boom', code: code('web-wf-throw-step.mjs') },
+        { name: 'after', action: 'web-wf-greet', props: { who: 'y' } },
+      ],
+    });
+    const started = await server.api<{ data: { run_id: string } }>(
+      'POST',
+      `/v1/workflows/${created.body.data.id}/run`,
+      {},
+    );
+    await page.goto(`${server.base}/workflows/${created.body.data.id}/runs/${started.body.data.run_id}`);
+    const inspector = page.locator('.run-inspector');
+    await expect.poll(() => inspector.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('failed');
+    expect(await inspector.getByRole('alert').first().textContent()).toMatch(/Failed at step boom/);
+    const boom = inspector.getByRole('region', { name: 'Step boom' });
+    expect(await boom.getByRole('alert').textContent()).toContain('no more greetings');
+    expect(await inspector.getByRole('region', { name: 'Step after' }).getByText('skipped').count()).toBe(1);
+  });
+});
