@@ -1,6 +1,6 @@
 import { AppError, isAppError, type WorkflowStepT } from '@tributary/contracts';
 import type { AccountService } from '../accounts/account-service.js';
-import type { ComponentService } from '../components/component-service.js';
+import type { ComponentService, PendingComponent } from '../components/component-service.js';
 import { describedProps } from '../sources/source-service.js';
 import type { PlanStep } from './workflow-store.js';
 
@@ -11,18 +11,28 @@ import type { PlanStep } from './workflow-store.js';
 const CODE_STEP_PRELUDE =
   "const defineComponent = (component) => ({ type: 'action', name: 'Code step', version: '0.0.0', ...component });\n";
 
+/** Steps resolved and checked; their code steps' components are stored only by `store()`. */
+export interface PlannedSteps {
+  readonly plan: readonly PlanStep[];
+  /** Stores the code steps' components (each code once) and gives the plan with their ids. */
+  store(): Promise<PlanStep[]>;
+}
+
 /**
- * Resolves each step to a saved component: an action by registry key or `sc_` id, or the code of
- * a code step saved (content-addressed) as an action. Refusals name the step.
+ * Resolves each step to a component: an action by registry key or `sc_` id, or the code of a code
+ * step validated as an action (saved, content-addressed, by `store()`). Refusals name the step.
  */
 export async function planSteps(
   steps: readonly WorkflowStepT[],
   components: ComponentService,
   accounts: Pick<AccountService, 'check'>,
-): Promise<PlanStep[]> {
+): Promise<PlannedSteps> {
   const plan: PlanStep[] = [];
+  const pending: PendingComponent[] = [];
   for (const [index, step] of steps.entries()) {
-    const component = await resolve(step, index, components);
+    const resolved = await resolve(step, index, components);
+    pending.push(resolved);
+    const component = resolved.row;
     // App props name connected accounts; one given as an expression is checked when it runs.
     const fixed = Object.fromEntries(
       Object.entries(step.props ?? {}).filter(([, value]) => !JSON.stringify(value ?? null).includes('{{')),
@@ -40,10 +50,20 @@ export async function planSteps(
       .map((prop) => prop.name);
     plan.push({ name: step.name, componentId: component.id, props: step.props ?? {}, secretProps });
   }
-  return plan;
+  return {
+    plan,
+    async store() {
+      const stored: PlanStep[] = [];
+      for (const [index, step] of plan.entries()) {
+        const row = await (pending[index] as PendingComponent).store();
+        stored.push({ ...step, componentId: row.id });
+      }
+      return stored;
+    },
+  };
 }
 
-async function resolve(step: WorkflowStepT, index: number, components: ComponentService) {
+async function resolve(step: WorkflowStepT, index: number, components: ComponentService): Promise<PendingComponent> {
   const where = `steps[${index}] "${step.name}"`;
   if (step.file !== undefined) {
     throw new AppError('VALIDATION_FAILED', `${where}: "file" is read by the CLI; send the step's code as "code"`, {
@@ -68,11 +88,11 @@ async function resolve(step: WorkflowStepT, index: number, components: Component
         field: `steps.${index}.action`,
       });
     }
-    return found;
+    return { row: found, store: () => Promise.resolve(found) };
   }
   try {
-    const saved = await components.save({ code: CODE_STEP_PRELUDE + (step.code ?? '') });
-    if (saved.component_type !== 'action') {
+    const saved = await components.check({ code: CODE_STEP_PRELUDE + (step.code ?? '') });
+    if (saved.row.component_type !== 'action') {
       throw new AppError('WRONG_COMPONENT_TYPE', `${where}: a code step must be an action (use defineComponent)`, {
         step: step.name,
       });

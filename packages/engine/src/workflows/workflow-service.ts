@@ -245,8 +245,6 @@ export class WorkflowService {
     // Everything that can refuse the workflow runs before anything is stored.
     const spec = checkWorkflow(input);
     const planned = await planSteps(spec.steps, this.options.components, this.options.accounts);
-    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
-    const steps = sealSteps(planned, previous?.steps ?? [], this.options.box);
     const trigger = spec.trigger;
     let sourceId: string | null = null;
     if (trigger.type === 'source') {
@@ -282,6 +280,9 @@ export class WorkflowService {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    // Every check passed: the code steps' components are stored, then the version.
+    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
+    const steps = sealSteps(await planned.store(), previous?.steps ?? [], this.options.box);
     // The stored spec is what the API shows: secret values are redacted there, sealed in the plan.
     const shown = redactSpec(spec, steps);
     await this.options.store.saveWorkflow(row, {
