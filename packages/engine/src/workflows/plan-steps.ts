@@ -7,9 +7,10 @@ import type { PlanStep } from './workflow-store.js';
 /**
  * Code steps call a global `defineComponent` and declare no `type` (Pipedream's workflow editor
  * adds it): this local binding makes the definition an action without changing the author's code.
+ * It shares the code's first line, so the line numbers of errors are the author's.
  */
 const CODE_STEP_PRELUDE =
-  "const defineComponent = (component) => ({ type: 'action', name: 'Code step', version: '0.0.0', ...component });\n";
+  "const defineComponent = (component) => ({ type: 'action', name: 'Code step', version: '0.0.0', ...component }); ";
 
 /** Steps resolved and checked; their code steps' components are stored only by `store()`. */
 export interface PlannedSteps {
@@ -99,8 +100,24 @@ async function resolve(step: WorkflowStepT, index: number, components: Component
     }
     return saved;
   } catch (error) {
-    if (isAppError(error) && !error.message.startsWith(where))
-      throw new AppError(error.code, `${where}: ${error.message}`, { ...error.details, step: step.name });
+    if (isAppError(error) && !error.message.startsWith(where)) {
+      const { message, details } = inStepCode(error.message, error.details);
+      throw new AppError(error.code, `${where}: ${message}`, { ...details, step: step.name });
+    }
     throw error;
   }
+}
+
+/** A position on the first line counts the prelude's columns: they are taken off again. */
+function inStepCode(
+  message: string,
+  details: Record<string, unknown>,
+): { message: string; details: Record<string, unknown> } {
+  const { file, line, column } = details;
+  if (line !== 1 || typeof column !== 'number' || column < CODE_STEP_PRELUDE.length) return { message, details };
+  const shifted = column - CODE_STEP_PRELUDE.length;
+  return {
+    message: typeof file === 'string' ? message.replace(`${file}:1:${column}`, `${file}:1:${shifted}`) : message,
+    details: { ...details, column: shifted },
+  };
 }
