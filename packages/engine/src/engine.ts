@@ -195,7 +195,15 @@ export class Engine {
           });
         }),
       notify: (key) => runner.notify([key]),
+      onDeleted: (id) => subscriptions.forget(id),
     });
+    // Workflows (`wf_…`) emit with `$.send.emit` and listen as subscribers: each event starts a run.
+    const workflowIds = {
+      exists: (id: string) => workflowParts.service.exists(id),
+      run: (id: string, event: unknown) => workflowParts.service.listen(id, event),
+    };
+    subscriptions.registerEmitter('wf_', workflowIds);
+    subscriptions.registerListener('wf_', workflowIds);
     const runner = new InvocationRunner({
       workflows: workflowParts.queueHandler,
       store,

@@ -32,6 +32,8 @@ export interface WorkflowPartsOptions {
   readonly deliver?: Deliver;
   /** The runner: a run was queued (or its delay ran out) under this key. */
   readonly notify: (queueKey: string) => void;
+  /** A workflow was deleted (its subscriptions are removed). */
+  readonly onDeleted?: (id: string) => Promise<void>;
 }
 
 /** The workflow pieces on a workflow store, wired to the shared queue, runner and sandbox pool. */
@@ -72,6 +74,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     now: options.now,
     notify: options.notify,
     testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
+    ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
   });
   const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
   return {

@@ -41,6 +41,8 @@ export interface WorkflowServiceOptions {
     step: PlanStep,
     steps: Record<string, unknown>,
   ) => Promise<{ status: 'succeeded' | 'failed'; record: StepResult }>;
+  /** A workflow was deleted: its subscriptions go with it. */
+  readonly onDeleted?: (id: string) => Promise<void>;
 }
 
 /**
@@ -70,6 +72,21 @@ export class WorkflowService {
 
   async delete(id: string): Promise<void> {
     if (!(await this.options.store.deleteWorkflow(id))) throw notFound(id);
+    await this.options.onDeleted?.(id);
+  }
+
+  /** Whether a workflow of this id exists (subscriptions check their emitters and listeners). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.options.store.getWorkflow(id)) !== null;
+  }
+
+  /**
+   * An event of an emitter this workflow subscribed to (`POST /v1/subscriptions`): an `emit` run,
+   * queued durably; an inactive workflow starts none, as for its own trigger.
+   */
+  async listen(id: string, event: unknown): Promise<void> {
+    const row = await this.options.store.getWorkflow(id);
+    if (row?.active) await this.startRun(row, row.version, 'emit', event);
   }
 
   async setActive(id: string, active: boolean): Promise<WorkflowT> {
