@@ -196,6 +196,7 @@ export class Engine {
         }),
       notify: (key) => runner.notify([key]),
       onDeleted: (id) => subscriptions.forget(id),
+      checkSends: (sends) => deliveries.check(sends),
     });
     // Workflows (`wf_…`) emit with `$.send.emit` and listen as subscribers: each event starts a run.
     const workflowIds = {

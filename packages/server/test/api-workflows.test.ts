@@ -164,6 +164,27 @@ describe('/v1/workflows', () => {
     expect(await components()).toEqual(saved);
   });
 
+  it('refuses a code step whose literal $.send destination cannot be delivered, naming the field', async () => {
+    const before = (await harness.request('GET', '/v1/workflows')).body.data.length;
+    const response = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'private',
+        trigger: { type: 'manual' },
+        steps: [
+          { name: 'greet', action: 'wf-greet' },
+          { name: 'notify', code: wf('private-url-step.mjs') },
+        ],
+      },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'DESTINATION_INVALID',
+      details: { field: 'steps.1.sends.0.url', step: 'notify' },
+    });
+    expect(response.body.error.message).toMatch(/^steps\[1\] "notify": sends\[0\] \(\$\.send\.http\): .*127\.0\.0\.1/);
+    expect((await harness.request('GET', '/v1/workflows')).body.data.length).toBe(before);
+  });
+
   it('starts a run per request at its HTTP endpoint, answered by $.respond() from a step', async () => {
     const created = await harness.request('POST', '/v1/workflows', {
       body: {

@@ -1,5 +1,13 @@
-import { AppError, type StepRunT, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
-import { nextTimerFire, timerEvent } from '@tributary/runtime';
+import {
+  AppError,
+  isAppError,
+  type StepRunT,
+  type WorkflowRunT,
+  type WorkflowSpecT,
+  type WorkflowStepT,
+  type WorkflowT,
+} from '@tributary/contracts';
+import { nextTimerFire, timerEvent, type SendRecord } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
@@ -11,6 +19,7 @@ import { planSteps } from './plan-steps.js';
 import { queueKeyFor } from './queue-keys.js';
 import { describeRun, toStepRun } from './run-view.js';
 import { redactSpec, sealSteps } from './secret-steps.js';
+import { literalSends } from './static-sends.js';
 import { scheduleOf } from './timer-schedule.js';
 import type {
   NewRun,
@@ -43,6 +52,8 @@ export interface WorkflowServiceOptions {
   ) => Promise<{ status: 'succeeded' | 'failed'; record: StepResult }>;
   /** A workflow was deleted: its subscriptions go with it. */
   readonly onDeleted?: (id: string) => Promise<void>;
+  /** Throws `DESTINATION_INVALID` for a send that can never be delivered here (the delivery service's check). */
+  readonly checkSends?: (sends: readonly SendRecord[]) => void;
 }
 
 /**
@@ -262,6 +273,7 @@ export class WorkflowService {
     // Everything that can refuse the workflow runs before anything is stored.
     const spec = checkWorkflow(input);
     const planned = await planSteps(spec.steps, this.options.components, this.options.accounts);
+    this.checkLiteralSends(spec.steps);
     const trigger = spec.trigger;
     let sourceId: string | null = null;
     if (trigger.type === 'source') {
@@ -310,6 +322,26 @@ export class WorkflowService {
       createdAt: now,
     });
     return this.describe(row, shown);
+  }
+
+  /** Destinations written as literals in code steps are checked now, not at their first run. */
+  private checkLiteralSends(steps: readonly WorkflowStepT[]): void {
+    const check = this.options.checkSends;
+    if (!check) return;
+    steps.forEach((step, index) => {
+      if (step.code === undefined) return;
+      try {
+        check(literalSends(step.code));
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        const field = typeof error.details['field'] === 'string' ? `.${error.details['field']}` : '';
+        throw new AppError(error.code, `steps[${index}] "${step.name}": ${error.message}`, {
+          ...error.details,
+          step: step.name,
+          field: `steps.${index}${field}`,
+        });
+      }
+    });
   }
 
   /**
