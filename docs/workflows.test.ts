@@ -1,5 +1,5 @@
 /**
- * docs/workflows.md: the workflow file it shows is the fixture (byte for byte), that file is a valid
+ * docs/workflows.md: the workflow files it shows (JSON and YAML) are the fixtures (byte for byte), each a valid
  * workflow, and its codes table names only codes of the registry. Its console block runs through
  * examples-run.test.ts like every `<!-- cli-output -->` block.
  */
@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CODES, WorkflowSpec } from '@tributary/contracts';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { parseBlocks, readPages, REPO } from './doc-test-helpers.js';
 
 const page = readPages().find((candidate) => candidate.name === 'workflows.md');
@@ -20,10 +21,11 @@ describe('docs/workflows.md', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const block of files) {
       const file = MARKER.exec(block.marker ?? '')?.[1] ?? '';
-      expect(block.lang).toBe('json');
+      expect(['json', 'yaml']).toContain(block.lang);
       const text = readFileSync(path.join(REPO, file), 'utf8');
       expect(`${block.content}\n`).toBe(text);
-      expect(WorkflowSpec.safeParse(JSON.parse(text)).success).toBe(true);
+      const parsed: unknown = block.lang === 'yaml' ? parseYaml(text) : JSON.parse(text);
+      expect(WorkflowSpec.safeParse(parsed).success).toBe(true);
     }
   });
 

@@ -2,15 +2,15 @@
  * `tributary start --role` with real processes on one PostgreSQL database and one Redis (needs
  * both: tools/test-support/postgres.ts and test-redis.ts): two api processes, two workers and two
  * schedulers. The api processes only queue and serve; the workers run, in order per source; each
- * timer tick fires once although two schedulers check; an SSE client of one api process sees the
- * events a worker committed; a customResponse answers on the api process holding the request.
+ * timer tick fires once although two schedulers take its BullMQ jobs; an SSE client of one api
+ * process sees the events a worker committed; a customResponse answers on the api process holding
+ * the request.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../tools/test-support/postgres.js';
 import {
@@ -194,35 +194,20 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
     }
   }, 90_000);
 
-  it('fires each due timer tick once although two schedulers check', async () => {
+  it('fires each timer tick once from BullMQ job schedulers although two schedulers take the jobs', async () => {
+    const deployedAt = Date.now();
     const ticks: Deployed[] = [];
-    for (let index = 0; index < 6; index += 1)
-      ticks.push(await deploy('f03-tick.mjs', { timer: { intervalSeconds: 3600 } }));
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      for (let round = 1; round <= 3; round += 1) {
-        // Every tick falls due at once for both schedulers, at a distinct time per round.
-        await client.query('UPDATE sources SET next_fire_at = $1 WHERE id = ANY($2)', [
-          // Whole minutes apart: a tick event's timestamp is in seconds.
-          Date.now() - 60_000 * round,
-          ticks.map((tick) => tick.id),
-        ]);
-        for (const tick of ticks)
-          await until(
-            async () => ((await summaries(tick.id)).length >= round ? true : undefined),
-            `tick ${round} of ${tick.id}`,
-          );
-      }
-    } finally {
-      await client.end();
-    }
-    // A moment for a second firing to land, had one been queued.
+    for (let index = 0; index < 4; index += 1)
+      ticks.push(await deploy('f03-tick.mjs', { timer: { intervalSeconds: 15 } }));
+    for (const tick of ticks)
+      await until(async () => ((await summaries(tick.id)).length >= 2 ? true : undefined), `two ticks of ${tick.id}`);
+    // A moment for a second firing of a slot to land, had one been queued.
     await new Promise((resolve) => setTimeout(resolve, 2000));
+    const slots = Math.floor((Date.now() - deployedAt) / 15_000);
     for (const tick of ticks) {
       const fired = (await summaries(tick.id)).map((summary) => summary.event.at);
-      expect(fired).toHaveLength(3);
-      expect(new Set(fired).size).toBe(3);
+      expect(new Set(fired).size).toBe(fired.length);
+      expect(fired.length).toBeLessThanOrEqual(slots);
     }
   }, 180_000);
 });

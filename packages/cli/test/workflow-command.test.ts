@@ -4,7 +4,7 @@
  * The local run prints the same JSON a server run answers.
  */
 import path from 'node:path';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FIXTURES, tributary } from './cli-process.js';
@@ -51,6 +51,16 @@ describe('tributary workflow', () => {
     expect(human.stdout).toMatch(/^Run of signup: succeeded\n {2}answer: succeeded\n/);
     expect(human.stdout).toContain('  greet: succeeded');
     expect(human.stdout).toContain('    Hello, ada@example.com!\n    → 23\n');
+    // The YAML file of the same workflow runs the same.
+    const yaml = await tributary(['workflow', 'run', FILE.replace(/\.json$/, '.yaml'), '--event', EVENT], {
+      env: { NO_COLOR: '1' },
+    });
+    expect([yaml.code, yaml.stdout]).toEqual([0, human.stdout]);
+    const broken = path.join(scratch, 'broken.workflow.yml');
+    writeFileSync(broken, 'name: broken\nsteps: [unclosed\n');
+    const refused = await tributary(['workflow', 'run', broken]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/^error VALIDATION_FAILED: .*broken\.workflow\.yml is not YAML: /);
     const bad = await tributary(['workflow', 'run', FILE, '--event', '{nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error USAGE_ERROR: --event is not valid JSON: /);

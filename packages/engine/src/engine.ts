@@ -25,6 +25,8 @@ import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
 import { OWNER_ID, SourceService } from './sources/source-service.js';
 import { openBackend } from './store/open-backend.js';
+import type { BullmqTimerJobs } from './redis/bullmq-timer-jobs.js';
+import { BullmqScheduler } from './scheduler/bullmq-scheduler.js';
 import { composeWorkflows } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
@@ -56,6 +58,11 @@ export interface EngineOptions {
    * it other processes on the same database find queued work at their next rescan (5 s).
    */
   readonly dispatch?: WorkDispatch;
+  /**
+   * Timer sources' schedules as BullMQ job schedulers (Redis); closed with the engine. Without it
+   * the scheduler checks the store's fire times itself.
+   */
+  readonly timerJobs?: BullmqTimerJobs;
   /** The HTTP endpoints' rate limit (default: in-process, 10/s with bursts of 50). */
   readonly endpointLimiter?: RateLimiter;
   /** How platform failures of invocations are retried before they become dead letters. */
@@ -205,7 +212,16 @@ export class Engine {
           });
         }),
       notify: (key) => runner.notify([key]),
+      onDeleted: (id) => subscriptions.forget(id),
+      checkSends: (sends) => deliveries.check(sends),
     });
+    // Workflows (`wf_…`) emit with `$.send.emit` and listen as subscribers: each event starts a run.
+    const workflowIds = {
+      exists: (id: string) => workflowParts.service.exists(id),
+      run: (id: string, event: unknown) => workflowParts.service.listen(id, event),
+    };
+    subscriptions.registerEmitter('wf_', workflowIds);
+    subscriptions.registerListener('wf_', workflowIds);
     const runner = new InvocationRunner({
       workflows: workflowParts.queueHandler,
       store,
@@ -219,11 +235,22 @@ export class Engine {
       pubsub,
       ...(options.dispatch ? { dispatch: options.dispatch } : {}),
     });
-    const scheduler = backend.scheduler({
+    const storeScheduler = backend.scheduler({
       onQueued: (sourceIds) => runner.notify(sourceIds),
       log: options.log,
       ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
     });
+    const scheduler: Scheduler = options.timerJobs
+      ? new BullmqScheduler({
+          jobs: options.timerJobs,
+          db,
+          now,
+          queueTicks: (ticks) => backend.queueTicks(ticks),
+          sweep: storeScheduler,
+          onQueued: (sourceIds) => runner.notify(sourceIds),
+          log: options.log,
+        })
+      : storeScheduler;
     const sources = new SourceService({
       db,
       components,
@@ -315,7 +342,12 @@ export class Engine {
     await this.deliveries.stop();
     await this.sandbox.close();
     await this.closeStore();
-    await Promise.all([this.pubsub.close(), this.endpointLimiter.close(), this.options.dispatch?.close()]);
+    await Promise.all([
+      this.pubsub.close(),
+      this.endpointLimiter.close(),
+      this.options.dispatch?.close(),
+      this.options.timerJobs?.close(),
+    ]);
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */

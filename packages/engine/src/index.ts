@@ -9,6 +9,8 @@ export type { EngineOptions, ProcessRole } from './engine.js';
 export type { WorkDispatch } from './ports/work-dispatch.js';
 export { BullmqDispatch } from './redis/bullmq-dispatch.js';
 export type { BullmqDispatchOptions } from './redis/bullmq-dispatch.js';
+export { BullmqTimerJobs } from './redis/bullmq-timer-jobs.js';
+export type { BullmqTimerJobsOptions } from './redis/bullmq-timer-jobs.js';
 export { describeDatabaseUrl, isPostgresUrl } from './store/database-url.js';
 export { API_KEY_PREFIX } from './auth/api-keys.js';
 export type { ApiKeyRecord } from './auth/api-keys.js';

@@ -155,6 +155,23 @@ describe('workflows', () => {
     );
   });
 
+  it("refuses a code step that does not parse at the line and column of the author's code", async () => {
+    const refusal = (source: string) =>
+      engine.workflows
+        .create({ name: 'syntax', trigger: { type: 'manual' }, steps: [{ name: 'broken', code: source }] })
+        .then(
+          () => null,
+          (error: unknown) => error as { message: string; details: Record<string, unknown> },
+        );
+    const third = await refusal('export default defineComponent({\n  async run() {\n    return 1 +;\n  },\n});\n');
+    expect(third?.details).toMatchObject({ line: 3, column: 15, step: 'broken' });
+    expect(third?.message).toMatch(/^steps\[0\] "broken": .*:3:15: Unexpected ";"/);
+    const oneLine = 'export default defineComponent({ async run() { return 1 +; } });';
+    const first = await refusal(oneLine);
+    expect(first?.details).toMatchObject({ line: 1, column: oneLine.indexOf('+;') + 2 });
+    expect(first?.message).toContain(`:1:${oneLine.indexOf('+;') + 2}: Unexpected ";"`);
+  });
+
   it('suspends on $.flow.delay and continues with the next step; a delayed run can be cancelled', async () => {
     const workflow = await engine.workflows.create({
       name: 'delay',

@@ -135,6 +135,56 @@ describe('/v1/workflows', () => {
     expect((await harness.request('GET', '/v1/workflows')).body.data.length).toBe(before);
   });
 
+  it("stores no code step's component when a later check refuses the save", async () => {
+    const components = async (): Promise<string[]> =>
+      (await harness.request('GET', '/v1/users/me/components?limit=100')).body.data.map((row: AnyJson) => row.id);
+    const saved = await components();
+    const fresh = `${wf('double-step.mjs')}\n// first seen in a refused save\n`;
+    const refusals: [unknown, string][] = [
+      [
+        { name: 'x', trigger: { type: 'source', source_id: 'dc_missing' }, steps: [{ name: 'a', code: fresh }] },
+        'NOT_FOUND',
+      ],
+      [
+        {
+          name: 'x',
+          trigger: { type: 'manual' },
+          steps: [
+            { name: 'a', code: fresh },
+            { name: 'b', action: 'nope' },
+          ],
+        },
+        'WORKFLOW_COMPONENT_UNKNOWN',
+      ],
+    ];
+    for (const [body, code] of refusals) {
+      const response = await harness.request('POST', '/v1/workflows', { body });
+      expect(response.body.error.code).toBe(code);
+    }
+    expect(await components()).toEqual(saved);
+  });
+
+  it('refuses a code step whose literal $.send destination cannot be delivered, naming the field', async () => {
+    const before = (await harness.request('GET', '/v1/workflows')).body.data.length;
+    const response = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'private',
+        trigger: { type: 'manual' },
+        steps: [
+          { name: 'greet', action: 'wf-greet' },
+          { name: 'notify', code: wf('private-url-step.mjs') },
+        ],
+      },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      code: 'DESTINATION_INVALID',
+      details: { field: 'steps.1.sends.0.url', step: 'notify' },
+    });
+    expect(response.body.error.message).toMatch(/^steps\[1\] "notify": sends\[0\] \(\$\.send\.http\): .*127\.0\.0\.1/);
+    expect((await harness.request('GET', '/v1/workflows')).body.data.length).toBe(before);
+  });
+
   it('starts a run per request at its HTTP endpoint, answered by $.respond() from a step', async () => {
     const created = await harness.request('POST', '/v1/workflows', {
       body: {

@@ -161,6 +161,49 @@ describe('listener_id: another deployed source', () => {
   });
 });
 
+describe('workflows (wf_…) as emitters and listeners', () => {
+  it("starts a listening workflow's run for each $.send.emit of a workflow and each event of a source", async () => {
+    const workflow = async (name: string, step: string): Promise<string> => {
+      const created = await h.request('POST', '/v1/workflows', {
+        body: { name, trigger: { type: 'manual' }, steps: [{ name: 'only', code: fixture(`workflows/${step}`) }] },
+      });
+      expect(created.status).toBe(201);
+      return created.body.data.id;
+    };
+    const [emitting, listening] = [
+      await workflow('emits', 'emit-step.mjs'),
+      await workflow('listens', 'echo-step.mjs'),
+    ];
+    expect((await subscribe({ emitter_id: emitting, listener_id: listening })).status).toBe(200);
+    const fromSource = await subscribe({ emitter_id: emitter.id, listener_id: listening });
+    expect(fromSource.status).toBe(200);
+
+    const runsOf = async (count: number): Promise<AnyJson[]> =>
+      waitFor(async () => {
+        const { body } = await h.request('GET', `/v1/workflows/${listening}/runs`);
+        const done = body.data.filter((run: AnyJson) => run.status === 'succeeded');
+        return done.length === count ? done : undefined;
+      }, `${count} runs of the listening workflow`);
+    await h.request('POST', `/v1/workflows/${emitting}/run`, { body: { event: { who: 'Ada' } } });
+    const emitted = await runsOf(2);
+    expect(emitted.map((run) => [run.trigger, run.steps[0].return_value]).reverse()).toEqual([
+      ['emit', { hello: 'Ada' }],
+      ['emit', { hello: 'Ada again' }],
+    ]);
+    await fetch(`${h.base}${h.endpoint(emitter.endpoint_url)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order: 9 }),
+    });
+    expect((await runsOf(3))[0].steps[0].return_value).toEqual({ order: 9 });
+
+    // A deleted workflow leaves no subscription behind.
+    expect((await h.request('DELETE', `/v1/workflows/${listening}`)).status).toBe(204);
+    const left = (await h.request('GET', '/v1/subscriptions')).body.data;
+    expect(left.filter((row: AnyJson) => row.listener_id === listening)).toEqual([]);
+  });
+});
+
 describe('bad subscriptions: a stable code, nothing stored', () => {
   const cases: [string, Record<string, string>, number, string, string][] = [
     [
@@ -185,7 +228,7 @@ describe('bad subscriptions: a stable code, nothing stored', () => {
       { listener_id: 'p_1234' },
       400,
       'SUBSCRIPTION_INVALID',
-      'not a listener id (dc_…)',
+      'not a listener id (dc_…, wf_…)',
     ],
     [
       'a reserved channel',

@@ -50,7 +50,7 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
     )
     .option(
       '--redis-url <URL>',
-      'Redis shared by several processes: pub/sub, the endpoint rate limit and worker wake-ups (TRIBUTARY_REDIS_URL)',
+      'Redis shared by several processes: pub/sub, the endpoint rate limit, worker wake-ups and timers (TRIBUTARY_REDIS_URL)',
       undefined,
     )
     .option(
@@ -182,7 +182,12 @@ function engineOptions(
     delivery: deliveryOptions(config),
     // Without Redis, one process: its own buckets and in-process fan-out.
     ...(redis
-      ? { pubsub: redis.pubsub, endpointLimiter: redis.endpointLimiter, dispatch: redis.dispatch }
+      ? {
+          pubsub: redis.pubsub,
+          endpointLimiter: redis.endpointLimiter,
+          dispatch: redis.dispatch,
+          timerJobs: redis.timerJobs,
+        }
       : {
           endpointLimiter: new MemoryRateLimiter({
             limit: { ratePerSecond: config.endpointRatePerS, burst: config.endpointBurst },
@@ -203,7 +208,7 @@ async function openRedis(
     log,
   });
   log(
-    `Redis ${redactRedisUrl(url)} (prefix ${config.redisPrefix}) carries pub/sub, the endpoint rate limit and worker wake-ups`,
+    `Redis ${redactRedisUrl(url)} (prefix ${config.redisPrefix}) carries pub/sub, the endpoint rate limit, worker wake-ups and timers`,
   );
   return ports;
 }

@@ -1,26 +1,35 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
+import { parse as parseYaml } from 'yaml';
+
+/** A `.yaml` / `.yml` file is YAML; any other name is JSON. Both hold the same object. */
+export function isYamlFile(file: string): boolean {
+  return /\.ya?ml$/i.test(file);
+}
 
 /**
- * Reads a workflow file (JSON, docs/workflows.md): each step's `file` is read, relative to the
- * workflow file, into `code`, so the server (or the local run) gets one self-contained workflow.
+ * Reads a workflow file (JSON or YAML, docs/workflows.md): each step's `file` is read, relative
+ * to the workflow file, into `code`, so the server (or the local run) gets one self-contained
+ * workflow.
  */
 export function readWorkflowFile(file: string): Record<string, unknown> {
   const absolute = path.resolve(file);
   if (!existsSync(absolute)) throw new AppError('FILE_NOT_FOUND', `workflow file ${file} does not exist`, { file });
+  const format = isYamlFile(file) ? 'YAML' : 'JSON';
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(absolute, 'utf8'));
+    const text = readFileSync(absolute, 'utf8');
+    parsed = format === 'YAML' ? (parseYaml(text) as unknown) : JSON.parse(text);
   } catch (error) {
     throw new AppError(
       'VALIDATION_FAILED',
-      `${file} is not JSON: ${error instanceof Error ? error.message : String(error)} (the workflow file format is JSON, see docs/workflows.md)`,
+      `${file} is not ${format}: ${error instanceof Error ? error.message : String(error)} (a workflow file is JSON, or YAML when named .yaml or .yml; see docs/workflows.md)`,
       { file },
     );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new AppError('VALIDATION_FAILED', `${file}: a workflow file holds one JSON object`, { file });
+    throw new AppError('VALIDATION_FAILED', `${file}: a workflow file holds one ${format} object`, { file });
   const workflow = parsed as Record<string, unknown>;
   const steps = workflow['steps'];
   if (!Array.isArray(steps)) return workflow;

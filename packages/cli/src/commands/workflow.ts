@@ -25,6 +25,7 @@ export function registerWorkflowCommands(program: Command, output: Output, setEx
 Examples:
   $ tributary workflow run signup.workflow.json --event '{"body":{"email":"ada@example.com"}}'
   $ tributary workflow deploy signup.workflow.json
+  $ tributary workflow deploy signup.workflow.yaml
   $ tributary workflow list
   $ tributary workflow describe wf_AbC123xyz
   $ tributary workflow runs wf_AbC123xyz
@@ -35,7 +36,7 @@ Examples:
   workflow
     .command('run')
     .description('Run a whole workflow once on this machine, offline (the trigger becomes RUN NOW with --event)')
-    .argument('<file>', 'workflow file (JSON, docs/workflows.md)')
+    .argument('<file>', 'workflow file (JSON, or YAML named .yaml/.yml; docs/workflows.md)')
     .option('--event <JSON>', 'the trigger event, steps.trigger.event (default null)')
     .option('--json', 'print the run as JSON, the shape of GET /v1/workflow-runs/{id}')
     .addHelpText(
@@ -69,7 +70,7 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     workflow
       .command('deploy')
       .description('Save a workflow file on the server: a new workflow, or a new version of the one with its name')
-      .argument('<file>', 'workflow file (JSON, docs/workflows.md)'),
+      .argument('<file>', 'workflow file (JSON, or YAML named .yaml/.yml; docs/workflows.md)'),
   )
     .addHelpText('after', '\nExamples:\n  $ tributary workflow deploy signup.workflow.json --json')
     .action(async (file: string, flags: RemoteCommandFlags) =>

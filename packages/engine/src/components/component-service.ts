@@ -26,6 +26,14 @@ export interface ComponentServiceOptions {
   readonly now: () => number;
 }
 
+/** Validated code not stored yet (`row` as it will be), or a component stored already. */
+export interface PendingComponent {
+  readonly row: ComponentRow;
+  store(): Promise<ComponentRow>;
+}
+
+const stored = (row: ComponentRow): PendingComponent => ({ row, store: () => Promise.resolve(row) });
+
 export const MAX_CODE_BYTES = 5 * 1024 * 1024;
 const REGISTRY_KEY = /^[a-z0-9][a-z0-9_-]{0,127}$/;
 
@@ -48,6 +56,18 @@ export class ComponentService {
     /** Runs after validation and before anything is stored; throwing refuses the save. */
     accept?: (candidate: { readonly info: ComponentInfo; readonly codeHash: string }) => Promise<void>,
   ): Promise<ComponentRow> {
+    return (await this.check(source, purpose, accept)).store();
+  }
+
+  /**
+   * Validates code as `save` does and stores nothing: `store()` saves it (once per code) when the
+   * caller's other checks have passed, so a request refused later leaves no component behind.
+   */
+  async check(
+    source: ComponentSource,
+    purpose: ValidationPurpose = 'deploy',
+    accept?: (candidate: { readonly info: ComponentInfo; readonly codeHash: string }) => Promise<void>,
+  ): Promise<PendingComponent> {
     const code =
       source.code ??
       (source.url
@@ -69,18 +89,14 @@ export class ComponentService {
         .selectAll()
         .where('code_hash', '=', codeHash)
         .executeTakeFirst();
-      if (known) return known;
+      if (known) return stored(known);
     }
     const { prepared, info } = await this.validate(code, codeHash, purpose).catch((error: unknown) => {
       throw source.code === undefined ? withoutFetchedContent(error) : error;
     });
     if (accept) await accept({ info, codeHash });
-    const existing = await this.options.db
-      .selectFrom('components')
-      .selectAll()
-      .where('code_hash', '=', codeHash)
-      .executeTakeFirst();
-    if (existing) return existing;
+    const existing = await this.byHash(codeHash);
+    if (existing) return stored(existing);
     const now = this.options.now();
     const row: ComponentRow = {
       id: newId('sc'),
@@ -97,8 +113,20 @@ export class ComponentService {
       created_at: now,
       updated_at: now,
     };
-    await this.options.db.insertInto('components').values(row).execute();
-    return row;
+    return {
+      row,
+      store: async () => {
+        // The same code may have been saved meanwhile: that row is the one.
+        const again = await this.byHash(codeHash);
+        if (again) return again;
+        await this.options.db.insertInto('components').values(row).execute();
+        return row;
+      },
+    };
+  }
+
+  private async byHash(codeHash: string): Promise<ComponentRow | undefined> {
+    return this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
   }
 
   /** A saved component by `sc_` id, or by key (the registry entry first, then the newest saved). */

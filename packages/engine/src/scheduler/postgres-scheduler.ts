@@ -21,7 +21,8 @@ export class PostgresScheduler extends TimerScheduler {
   }
 }
 
-function queueTicks(db: Kysely<Database>, ticks: readonly DueTick[]): Promise<string[]> {
+/** Queues ticks on PostgreSQL, each with the conditional move of its source's fire time. */
+export function queueTicks(db: Kysely<Database>, ticks: readonly DueTick[]): Promise<string[]> {
   const ordered = [...ticks].sort((a, b) => (a.invocation.sourceId < b.invocation.sourceId ? -1 : 1));
   return db.transaction().execute(async (trx) => {
     const queued: string[] = [];

@@ -9,7 +9,9 @@ import { SqliteInvocationQueue } from '../invocations/sqlite-invocation-queue.js
 import type { InvocationQueue, RetryPolicy } from '../ports/invocation-queue.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { Store } from '../ports/store.js';
-import { PostgresScheduler } from '../scheduler/postgres-scheduler.js';
+import { PostgresScheduler, queueTicks as queuePostgresTicks } from '../scheduler/postgres-scheduler.js';
+import type { DueTick } from '../scheduler/timer-scheduler.js';
+import { settle } from './settle.js';
 import { SqliteScheduler } from '../scheduler/sqlite-scheduler.js';
 import { EVENT_BIN_SIZE, LOG_SIZE } from '../sources/event-store.js';
 import { describeDatabaseUrl } from './database-url.js';
@@ -48,6 +50,11 @@ export interface StorageBackend {
   /** Workflows, their versions and runs. */
   readonly workflows: WorkflowStore;
   scheduler(wiring: SchedulerWiring): Scheduler;
+  /**
+   * Queues timer ticks, each with the move of its source's fire time, in one transaction (what the
+   * scheduler's check does; BullMQ's job schedulers use it for the ticks they fire).
+   */
+  queueTicks(ticks: readonly DueTick[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -81,6 +88,7 @@ async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBa
       ...(options.retry ? { retry: options.retry } : {}),
     }),
     scheduler: (wiring) => new SqliteScheduler({ db, writes, now: options.now, ...wiring }),
+    queueTicks: (ticks) => settle(() => writes.queueTicks(ticks)),
     async close() {
       await db.destroy();
       if (raw.open) raw.close();
@@ -105,6 +113,7 @@ async function openPostgresBackend(options: OpenBackendOptions, url: string): Pr
     workflows: new PostgresWorkflowStore(db),
     queue,
     scheduler: (wiring) => new PostgresScheduler({ db, now: options.now, ...wiring }),
+    queueTicks: (ticks) => queuePostgresTicks(db, ticks),
     async close() {
       await queue.close();
       await db.destroy();

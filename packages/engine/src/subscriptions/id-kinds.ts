@@ -11,7 +11,7 @@ export interface ListenerKind {
 }
 
 /**
- * Kinds of ids by prefix (`dc_` sources; workflows add `p_`): subscriptions accept and reach
+ * Kinds of ids by prefix (`dc_` sources; workflows add `wf_`): subscriptions accept and reach
  * whatever kinds are registered, so a new kind of emitter or listener needs no change here.
  */
 export class IdKinds<T> {
@@ -26,7 +26,7 @@ export class IdKinds<T> {
     return undefined;
   }
 
-  /** The registered prefixes, for error messages: `dc_…, p_…`. */
+  /** The registered prefixes, for error messages: `dc_…, wf_…`. */
   describe(): string {
     return [...this.kinds.keys()].map((prefix) => `${prefix}…`).join(', ');
   }

@@ -58,12 +58,12 @@ export class SubscriptionService {
     this.handOff = new EventHandOff({ ...options, listeners: this.listeners });
   }
 
-  /** Adds a kind of emitter (workflows: `p_`), whose `$.send.emit` reach `fanOut`. */
+  /** Adds a kind of emitter (workflows: `wf_`), whose `$.send.emit` reach `fanOut`. */
   registerEmitter(prefix: string, kind: EmitterKind): void {
     this.emitters.register(prefix, kind);
   }
 
-  /** Adds a kind of listener (workflows: `p_`, triggered by the events they subscribe to). */
+  /** Adds a kind of listener (workflows: `wf_`, triggered by the events they subscribe to). */
   registerListener(prefix: string, kind: ListenerKind): void {
     this.listeners.register(prefix, kind);
   }

@@ -1,3 +1,4 @@
+import type { SendRecord } from '@tributary/runtime';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
@@ -32,6 +33,10 @@ export interface WorkflowPartsOptions {
   readonly deliver?: Deliver;
   /** The runner: a run was queued (or its delay ran out) under this key. */
   readonly notify: (queueKey: string) => void;
+  /** A workflow was deleted (its subscriptions are removed). */
+  readonly onDeleted?: (id: string) => Promise<void>;
+  /** The delivery service's destination check, run on code steps' literal destinations at save time. */
+  readonly checkSends?: (sends: readonly SendRecord[]) => void;
 }
 
 /** The workflow pieces on a workflow store, wired to the shared queue, runner and sandbox pool. */
@@ -72,6 +77,8 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     now: options.now,
     notify: options.notify,
     testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
+    ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
+    ...(options.checkSends ? { checkSends: options.checkSends } : {}),
   });
   const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
   return {

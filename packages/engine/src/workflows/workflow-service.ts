@@ -1,5 +1,13 @@
-import { AppError, type StepRunT, type WorkflowRunT, type WorkflowSpecT, type WorkflowT } from '@tributary/contracts';
-import { nextTimerFire, timerEvent } from '@tributary/runtime';
+import {
+  AppError,
+  isAppError,
+  type StepRunT,
+  type WorkflowRunT,
+  type WorkflowSpecT,
+  type WorkflowStepT,
+  type WorkflowT,
+} from '@tributary/contracts';
+import { nextTimerFire, timerEvent, type SendRecord } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
@@ -11,6 +19,7 @@ import { planSteps } from './plan-steps.js';
 import { queueKeyFor } from './queue-keys.js';
 import { describeRun, toStepRun } from './run-view.js';
 import { redactSpec, sealSteps } from './secret-steps.js';
+import { literalSends } from './static-sends.js';
 import { scheduleOf } from './timer-schedule.js';
 import type {
   NewRun,
@@ -41,6 +50,10 @@ export interface WorkflowServiceOptions {
     step: PlanStep,
     steps: Record<string, unknown>,
   ) => Promise<{ status: 'succeeded' | 'failed'; record: StepResult }>;
+  /** A workflow was deleted: its subscriptions go with it. */
+  readonly onDeleted?: (id: string) => Promise<void>;
+  /** Throws `DESTINATION_INVALID` for a send that can never be delivered here (the delivery service's check). */
+  readonly checkSends?: (sends: readonly SendRecord[]) => void;
 }
 
 /**
@@ -70,6 +83,21 @@ export class WorkflowService {
 
   async delete(id: string): Promise<void> {
     if (!(await this.options.store.deleteWorkflow(id))) throw notFound(id);
+    await this.options.onDeleted?.(id);
+  }
+
+  /** Whether a workflow of this id exists (subscriptions check their emitters and listeners). */
+  async exists(id: string): Promise<boolean> {
+    return (await this.options.store.getWorkflow(id)) !== null;
+  }
+
+  /**
+   * An event of an emitter this workflow subscribed to (`POST /v1/subscriptions`): an `emit` run,
+   * queued durably; an inactive workflow starts none, as for its own trigger.
+   */
+  async listen(id: string, event: unknown): Promise<void> {
+    const row = await this.options.store.getWorkflow(id);
+    if (row?.active) await this.startRun(row, row.version, 'emit', event);
   }
 
   async setActive(id: string, active: boolean): Promise<WorkflowT> {
@@ -245,8 +273,7 @@ export class WorkflowService {
     // Everything that can refuse the workflow runs before anything is stored.
     const spec = checkWorkflow(input);
     const planned = await planSteps(spec.steps, this.options.components, this.options.accounts);
-    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
-    const steps = sealSteps(planned, previous?.steps ?? [], this.options.box);
+    this.checkLiteralSends(spec.steps);
     const trigger = spec.trigger;
     let sourceId: string | null = null;
     if (trigger.type === 'source') {
@@ -282,6 +309,9 @@ export class WorkflowService {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    // Every check passed: the code steps' components are stored, then the version.
+    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
+    const steps = sealSteps(await planned.store(), previous?.steps ?? [], this.options.box);
     // The stored spec is what the API shows: secret values are redacted there, sealed in the plan.
     const shown = redactSpec(spec, steps);
     await this.options.store.saveWorkflow(row, {
@@ -292,6 +322,26 @@ export class WorkflowService {
       createdAt: now,
     });
     return this.describe(row, shown);
+  }
+
+  /** Destinations written as literals in code steps are checked now, not at their first run. */
+  private checkLiteralSends(steps: readonly WorkflowStepT[]): void {
+    const check = this.options.checkSends;
+    if (!check) return;
+    steps.forEach((step, index) => {
+      if (step.code === undefined) return;
+      try {
+        check(literalSends(step.code));
+      } catch (error) {
+        if (!isAppError(error)) throw error;
+        const field = typeof error.details['field'] === 'string' ? `.${error.details['field']}` : '';
+        throw new AppError(error.code, `steps[${index}] "${step.name}": ${error.message}`, {
+          ...error.details,
+          step: step.name,
+          field: `steps.${index}${field}`,
+        });
+      }
+    });
   }
 
   /**

@@ -1,0 +1,145 @@
+import type { TimerSchedule } from '@tributary/runtime';
+import { Queue, Worker, type Job, type JobSchedulerJson } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+export interface BullmqTimerJobsOptions {
+  /**
+   * A connection with `maxRetriesPerRequest: null`, closed with the jobs; the worker opens its
+   * blocking twin from it.
+   */
+  readonly redis: Redis;
+  /** BullMQ's key prefix (e.g. `tributary:bull`): processes sharing it share the timers. */
+  readonly prefix: string;
+  readonly log: (message: string) => void;
+}
+
+/** One timer source's wanted job scheduler. */
+export interface WantedTimer {
+  readonly sourceId: string;
+  readonly schedule: TimerSchedule;
+}
+
+/** A fired job: its source and the slot it was scheduled for. */
+export interface FiredTimer {
+  readonly sourceId: string;
+  readonly scheduledAt: number;
+}
+
+/** One job scheduler: its source, its schedule and its next slot. */
+export interface ScheduledTimer {
+  readonly sourceId: string;
+  readonly every?: number;
+  readonly pattern?: string;
+  readonly tz?: string;
+  readonly next?: number;
+}
+
+interface TimerJob {
+  readonly sourceId: string;
+}
+
+const QUEUE = 'timer-ticks';
+const SCHEDULER_PREFIX = 'timer:';
+
+/**
+ * Timer sources' schedules as BullMQ job schedulers on the queue `timer-ticks`, one per source
+ * (`timer:<source id>`, `every` or `pattern` + `tz`). BullMQ adds each slot's job once however
+ * many processes share the prefix and hands it to one worker. The schedule itself stays in the
+ * store (`sources.timer`); `sync` makes the job schedulers follow it.
+ */
+export class BullmqTimerJobs {
+  private readonly queue: Queue<TimerJob>;
+  private worker: Worker<TimerJob> | undefined;
+
+  constructor(private readonly options: BullmqTimerJobsOptions) {
+    this.queue = new Queue<TimerJob>(QUEUE, { connection: options.redis, prefix: options.prefix });
+    this.queue.on('error', (error) => options.log(`BullMQ timer queue: ${error.message}`));
+  }
+
+  /**
+   * Makes the job schedulers those of `wanted`: missing or changed ones are upserted, others
+   * removed. An unchanged one is left alone, so its slots keep their times across restarts.
+   */
+  async sync(wanted: readonly WantedTimer[]): Promise<void> {
+    const pending = new Map(wanted.map((timer) => [SCHEDULER_PREFIX + timer.sourceId, timer]));
+    for (const existing of await this.queue.getJobSchedulers(0, -1)) {
+      const id = existing.key;
+      const want = pending.get(id);
+      if (want && sameSchedule(existing, want.schedule)) pending.delete(id);
+      else if (!want) await this.queue.removeJobScheduler(id);
+    }
+    for (const [id, timer] of pending) {
+      await this.queue.upsertJobScheduler(id, repeatOf(timer.schedule), {
+        name: 'tick',
+        data: { sourceId: timer.sourceId },
+        // A failed fire (the database is away) is tried again; the store keeps it once-only.
+        opts: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 100 },
+      });
+    }
+  }
+
+  /** The job schedulers as BullMQ holds them, by source id. */
+  async scheduled(): Promise<ScheduledTimer[]> {
+    const all = await this.queue.getJobSchedulers(0, -1);
+    return all
+      .map((scheduler) => ({
+        sourceId: scheduler.key.slice(SCHEDULER_PREFIX.length),
+        ...(scheduler.every !== undefined ? { every: Number(scheduler.every) } : {}),
+        ...(scheduler.pattern ? { pattern: scheduler.pattern } : {}),
+        ...(scheduler.tz ? { tz: scheduler.tz } : {}),
+        ...(scheduler.next !== undefined ? { next: Number(scheduler.next) } : {}),
+      }))
+      .sort((a, b) => (a.sourceId < b.sourceId ? -1 : 1));
+  }
+
+  /** Runs `onFired` for each fired job, on this process's share of them. */
+  async listen(onFired: (fired: FiredTimer) => Promise<void>): Promise<void> {
+    if (this.worker) return;
+    this.worker = new Worker<TimerJob>(QUEUE, (job) => onFired(firedOf(job)), {
+      connection: this.options.redis,
+      prefix: this.options.prefix,
+      concurrency: 16,
+    });
+    this.worker.on('error', (error) => this.options.log(`BullMQ timer worker: ${error.message}`));
+    this.worker.on('failed', (job, error) =>
+      this.options.log(`a timer tick of ${job?.data.sourceId ?? '?'} failed (tried again): ${error.message}`),
+    );
+    await this.worker.waitUntilReady();
+  }
+
+  /** Stops taking jobs; a job in progress finishes first. */
+  async stopListening(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.close();
+  }
+
+  async close(): Promise<void> {
+    await this.stopListening();
+    await this.queue.close();
+    await this.options.redis.quit().catch(() => this.options.redis.disconnect());
+  }
+}
+
+function firedOf(job: Job<TimerJob>): FiredTimer {
+  // The slot the job scheduler made the job for, whenever a worker got to it.
+  return { sourceId: job.data.sourceId, scheduledAt: job.opts.prevMillis ?? job.timestamp + (job.delay ?? 0) };
+}
+
+function repeatOf(schedule: TimerSchedule): { every: number } | { pattern: string; tz: string } {
+  switch (schedule.kind) {
+    case 'interval':
+      return { every: schedule.intervalSeconds * 1000 };
+    case 'cron':
+      return { pattern: schedule.cron, tz: schedule.timezone };
+  }
+}
+
+function sameSchedule(existing: JobSchedulerJson, schedule: TimerSchedule): boolean {
+  switch (schedule.kind) {
+    case 'interval':
+      return Number(existing.every) === schedule.intervalSeconds * 1000 && !existing.pattern;
+    case 'cron':
+      return existing.pattern === schedule.cron && existing.tz === schedule.timezone;
+  }
+}
