@@ -207,6 +207,18 @@ export class ComponentService {
           },
         );
       }
+      const owner = await this.options.db
+        .selectFrom('registry')
+        .select('package')
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (owner?.package) {
+        throw new AppError(
+          'REGISTRY_KEY_TAKEN',
+          `"${key}" is published by the npm package ${owner.package}; upgrade or remove that package instead`,
+          { field: 'key', owner: owner.package },
+        );
+      }
       const published = await this.findPublished(key);
       if (published && published.code_hash !== codeHash && published.version === info.version) {
         throw new AppError(
@@ -232,7 +244,14 @@ export class ComponentService {
     }
     await this.options.db
       .insertInto('registry')
-      .values({ key, component_id: row.id, version: row.version ?? '', created_at: now, updated_at: now })
+      .values({
+        key,
+        component_id: row.id,
+        version: row.version ?? '',
+        package: null,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     return { row, created: true };
   }
@@ -241,6 +260,19 @@ export class ComponentService {
     assertRegistryKey(key);
     const result = await this.options.db.deleteFrom('registry').where('key', '=', key).executeTakeFirst();
     if (Number(result.numDeletedRows) === 0) throw new AppError('NOT_FOUND', `nothing is published under "${key}"`);
+  }
+
+  /**
+   * Validates code for `purpose` in a sandbox worker without storing anything: what a caller that
+   * stores many components in one transaction (a package import) checks first.
+   */
+  async check(
+    code: string,
+    purpose: ValidationPurpose,
+  ): Promise<{ readonly info: ComponentInfo; readonly lock: PreparedComponent['lock']; readonly codeHash: string }> {
+    const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
+    const { prepared, info } = await this.validate(code, codeHash, purpose);
+    return { info, lock: prepared.lock, codeHash };
   }
 
   /** The component bundled and its packages installed (once per code, then from memory). */
