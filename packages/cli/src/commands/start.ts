@@ -123,6 +123,16 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     });
     const base = publicUrl;
     await engine.start();
+    // The curated components go into the registry in the background: the API answers meanwhile.
+    void engine.publishCuratedComponents().then(
+      (report) => {
+        if (report)
+          log(
+            `registry: ${report.published.length} curated component(s) of ${report.package}@${report.version} published`,
+          );
+      },
+      (error: unknown) => log(`registry: publishing the curated components failed: ${String(error)}`),
+    );
     const data =
       engine.storage.kind === 'postgres' ? `${config.dataDir}, state in ${engine.storage.location}` : config.dataDir;
     output.out(
