@@ -59,7 +59,8 @@ function printReport(report: ImportReportT, output: Output): void {
   for (const entry of report.unchanged) output.out(`  unchanged ${entry.key}@${entry.version ?? '-'}`);
   for (const key of report.removed) output.out(`  removed   ${key}`);
   for (const entry of report.skipped) {
-    const rule = entry.rule ? ` rule ${entry.rule}` : '';
-    output.out(`  ${output.style('red', 'skipped')}   ${entry.file}: ${entry.code}${rule}: ${entry.message}`);
+    // A broken rule's message starts with its id (`C2: …`); other messages get it added.
+    const rule = entry.rule && !entry.message.startsWith(entry.rule) ? ` (rule ${entry.rule})` : '';
+    output.out(`  ${output.style('red', 'skipped')}   ${entry.file}: ${entry.code}: ${entry.message}${rule}`);
   }
 }
