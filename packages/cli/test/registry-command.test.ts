@@ -51,7 +51,9 @@ describe('tributary registry', () => {
     expect(result.stdout).toContain('@fixtures/acme-components@1.0.0');
     expect(result.stdout).toContain('3 published, 0 unchanged, 1 skipped');
     expect(result.stdout).toContain('published acme-create-card@0.1.0');
-    expect(result.stdout).toContain('skipped   actions/broken/broken.mjs: COMPONENT_INVALID: C2: "type" must be "source" or "action", got "trigger"');
+    expect(result.stdout).toContain(
+      'skipped   actions/broken/broken.mjs: COMPONENT_INVALID: C2: "type" must be "source" or "action", got "trigger"',
+    );
     expect(result.code).toBe(1);
   });
 

@@ -273,7 +273,7 @@ export class Engine {
       new RegistryService({
         db,
         fetch,
-        importer: new PackageImporter({ db, components, now, ...fetch }),
+        importer: new PackageImporter({ db, components, sandbox, now, ...fetch }),
       }),
       new ImportJobs(now),
     );

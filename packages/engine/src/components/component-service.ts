@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
 import type { ValidationPurpose } from '@tributary/runtime';
-import type { ComponentInfo, PreparedComponent, Sandbox } from '@tributary/sandbox';
+import type { ComponentInfo, InstalledPackages, PreparedComponent, Sandbox } from '@tributary/sandbox';
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../ids.js';
 import type { Database } from '../store/schema.js';
@@ -269,17 +269,19 @@ export class ComponentService {
   async check(
     code: string,
     purpose: ValidationPurpose,
+    /** npm packages installed for several components at once (a package import), used when they fit. */
+    shared?: InstalledPackages,
   ): Promise<{ readonly info: ComponentInfo; readonly lock: PreparedComponent['lock']; readonly codeHash: string }> {
     const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
-    const { prepared, info } = await this.validate(code, codeHash, purpose);
+    const { prepared, info } = await this.validate(code, codeHash, purpose, shared);
     return { info, lock: prepared.lock, codeHash };
   }
 
   /** The component bundled and its packages installed (once per code, then from memory). */
-  prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>): Promise<PreparedComponent> {
+  prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>, shared?: InstalledPackages): Promise<PreparedComponent> {
     let prepared = this.prepared.get(row.code_hash);
     if (!prepared) {
-      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash));
+      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash), shared ? { shared } : {});
       prepared.catch(() => this.prepared.delete(row.code_hash));
       this.prepared.set(row.code_hash, prepared);
     }
@@ -290,8 +292,9 @@ export class ComponentService {
     code: string,
     codeHash: string,
     purpose: ValidationPurpose,
+    shared?: InstalledPackages,
   ): Promise<{ prepared: PreparedComponent; info: ComponentInfo }> {
-    const prepared = await this.prepare({ code, code_hash: codeHash });
+    const prepared = await this.prepare({ code, code_hash: codeHash }, shared);
     const handle = await this.options.sandbox.open(prepared, { key: `validate:${purpose}`, purpose });
     handle.close();
     const issues = handle.loaded.issues;

@@ -35,6 +35,7 @@ export type ImportProgress =
   | { readonly phase: 'resolving'; readonly spec: string }
   | { readonly phase: 'fetched'; readonly package: string; readonly version: string }
   | { readonly phase: 'found'; readonly count: number }
+  | { readonly phase: 'installing'; readonly packages: readonly string[] }
   | { readonly phase: 'component'; readonly file: string; readonly index: number; readonly count: number }
   | { readonly phase: 'skipped'; readonly file: string; readonly code: string; readonly message: string }
   | { readonly phase: 'committing'; readonly count: number }
@@ -49,6 +50,8 @@ export function describeProgress(progress: ImportProgress): string {
       return `fetched ${progress.package}@${progress.version}`;
     case 'found':
       return `found ${progress.count} component(s)`;
+    case 'installing':
+      return `installing ${progress.packages.join(', ')}`;
     case 'component':
       return `[${progress.index}/${progress.count}] ${progress.file}`;
     case 'skipped':

@@ -2,7 +2,8 @@ import { AppError } from '@tributary/contracts';
 import type { Kysely } from 'kysely';
 import type { ComponentService } from '../components/component-service.js';
 import type { Database } from '../store/schema.js';
-import { bundlePackageComponent } from './bundle-package-component.js';
+import type { InstalledPackages, Sandbox } from '@tributary/sandbox';
+import { bundlePackageComponent, type PackageComponentBundle } from './bundle-package-component.js';
 import { commitImport, type ImportedPackage, type ValidatedComponent } from './commit-import.js';
 import { fetchPackage, resolvePackage, type FetchOptions } from './fetch-package.js';
 import { findComponentFiles } from './find-components.js';
@@ -11,6 +12,7 @@ import type { ImportProgress, ImportReport, PublishedComponent, SkippedComponent
 export interface PackageImporterOptions extends FetchOptions {
   readonly db: Kysely<Database>;
   readonly components: ComponentService;
+  readonly sandbox: Sandbox;
   readonly now: () => number;
   /** Components bundled and validated at once (their npm installs overlap; default 4). */
   readonly concurrency?: number;
@@ -55,6 +57,17 @@ export class PackageImporter {
       );
     }
     onProgress({ phase: 'found', count: files.length });
+    const bundles = await Promise.all(
+      files.map((file) =>
+        bundlePackageComponent({
+          packageDir: dir,
+          file,
+          dependencies: pkg.dependencies,
+          banner: `${pkg.name}@${pkg.version}: ${file}`,
+        }).catch((error: unknown) => error),
+      ),
+    );
+    const shared = await this.installShared(pkg, bundles, onProgress);
     const validated: (ValidatedComponent | null)[] = new Array<ValidatedComponent | null>(files.length).fill(null);
     const skipped: (SkippedComponent | null)[] = new Array<SkippedComponent | null>(files.length).fill(null);
     let next = 0;
@@ -64,7 +77,7 @@ export class PackageImporter {
         const file = files[index] as string;
         onProgress({ phase: 'component', file, index: index + 1, count: files.length });
         try {
-          validated[index] = await this.validate(dir, file, pkg);
+          validated[index] = await this.validate(file, bundles[index], shared);
         } catch (error) {
           const entry = skippedEntry(file, error);
           skipped[index] = entry;
@@ -101,19 +114,53 @@ export class PackageImporter {
     return report;
   }
 
-  private async validate(dir: string, file: string, pkg: ImportedPackage): Promise<ValidatedComponent> {
-    const bundle = await bundlePackageComponent({
-      packageDir: dir,
-      file,
-      dependencies: pkg.dependencies,
-      banner: `${pkg.name}@${pkg.version}: ${file}`,
-    });
-    const { info, lock, codeHash } = await this.options.components.check(bundle.code, 'publish');
+  private async validate(
+    file: string,
+    bundle: PackageComponentBundle | unknown,
+    shared: InstalledPackages | null,
+  ): Promise<ValidatedComponent> {
+    if (!isBundle(bundle)) throw bundle;
+    const { info, lock, codeHash } = await this.options.components.check(bundle.code, 'publish', shared ?? undefined);
     if (!info.key)
       throw new AppError('VALIDATION_FAILED', 'the component has no key; a registry component needs one', {
         field: 'key',
       });
     return { file, code: bundle.code, codeHash, info, lock };
+  }
+
+  /**
+   * One npm install for every package the components import (at the ranges the package declares),
+   * instead of one per combination of imports. When it fails (a declared package that does not
+   * exist), each component installs its own and reports its own error.
+   */
+  private async installShared(
+    pkg: ImportedPackage,
+    bundles: readonly (PackageComponentBundle | unknown)[],
+    onProgress: OnProgress,
+  ): Promise<InstalledPackages | null> {
+    const ranges = new Map<string, string | null>();
+    const conflicting = new Set<string>();
+    for (const bundle of bundles) {
+      if (!isBundle(bundle)) continue;
+      for (const [name, range] of Object.entries(bundle.imports)) {
+        if (ranges.has(name) && ranges.get(name) !== range) conflicting.add(name);
+        ranges.set(name, range);
+      }
+    }
+    const dependencies = [...ranges.entries()]
+      .filter(([name]) => !conflicting.has(name))
+      .map(([name, range]) => ({ name, range }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    if (dependencies.length === 0) return null;
+    onProgress({ phase: 'installing', packages: dependencies.map((d) => `${d.name}@${d.range ?? 'latest'}`) });
+    try {
+      return await this.options.sandbox.installShared(
+        `${pkg.name}@${pkg.version}\n${JSON.stringify(dependencies)}`,
+        dependencies,
+      );
+    } catch {
+      return null;
+    }
   }
 
   /** The same version is in the registry already: nothing to fetch, validate or store. */
@@ -148,4 +195,8 @@ function skippedEntry(file: string, error: unknown): SkippedComponent {
     rule: null,
     message: error instanceof Error ? error.message : String(error),
   };
+}
+
+function isBundle(value: unknown): value is PackageComponentBundle {
+  return typeof value === 'object' && value !== null && 'code' in value && 'imports' in value;
 }
