@@ -810,7 +810,8 @@ describe('web app', { timeout: 90_000 }, () => {
     const packs = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-packages-'));
     try {
       const tarball = packFixturePackage('acme-components', packs);
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Registry' }).click();
+      await signIn();
+      await page.goto(`${server.base}/registry`);
       await page.getByLabel('npm package').fill(tarball);
       await page.getByRole('button', { name: 'Import', exact: true }).click();
       const report = page.getByRole('status').filter({ hasText: '@fixtures/acme-components@1.0.0' });
