@@ -5,7 +5,8 @@
 //      node bench/run-all.mjs --only server-ingest,server-end-to-end   (a subset, then the summary)
 // server-timer-drift-distinct (`node bench/server-timer-drift.mjs --distinct-code`: 1,000 distinct
 // components, issue 13's targets) is not run here, as it takes minutes; its figures join the
-// summary when its JSON file exists.
+// summary when its JSON file exists. So is registry-import (`node bench/registry-import.mjs`),
+// which needs the npm registry and takes minutes.
 import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,7 @@ const BENCHMARKS = [
   'server-timer-drift',
 ];
 /** Summarized when present, never run by this script. */
-const EXTRA_RESULTS = ['server-timer-drift-distinct'];
+const EXTRA_RESULTS = ['server-timer-drift-distinct', 'registry-import'];
 const summaryOnly = process.argv.includes('--summary');
 const onlyIndex = process.argv.indexOf('--only');
 const selected = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? '').split(',').filter(Boolean) : BENCHMARKS;
@@ -303,6 +304,19 @@ function rowsOf(name, result) {
       }
       return rows;
     }
+    case 'registry-import':
+      return Object.entries(r).flatMap(([spec, entry]) => [
+        [
+          `import ${spec}, cold (${entry.published} published, ${entry.skipped.length} skipped)`,
+          entry.coldSeconds,
+          entry.npmInstallColdSeconds,
+          entry.ratioCold,
+          `≤ ${result.target.max}× npm install`,
+          entry.pass,
+          's',
+        ],
+        [`import ${spec}, warm`, entry.warmSeconds, entry.npmInstallWarmSeconds, entry.ratioWarm, undefined, undefined, 's'],
+      ]);
     default:
       return [];
   }
@@ -315,6 +329,7 @@ const BASELINES = {
   'server-timer-drift':
     'the same number of `setTimeout` timers at 15 s in a bare node process, same phases and re-arm rule (next = max(now, scheduled) + 15 s)',
   'server-timer-drift-distinct': 'as server-timer-drift',
+  'registry-import': '`npm install <spec> --ignore-scripts` in an empty folder, empty npm cache (cold) and the same cache again (warm)',
   'sandbox-warm-invocation': 'in-process `resolveProps` + `invokeComponent` (N=2000, 100 warm-up)',
   'sandbox-cold-start': 'spawn bare `node -e "process.send(\'ready\')"` with IPC (30 samples)',
   'sandbox-cached-prepare': "esbuild alone: `bundleComponent({ packages: 'external' })` (50 samples)",
