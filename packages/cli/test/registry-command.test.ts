@@ -57,6 +57,34 @@ describe('tributary registry', () => {
     expect(result.code).toBe(1);
   });
 
+  it("answers a propDefinition's options from the package's app file (options --remote)", async () => {
+    const account = await server.api<{ data: { id: string } }>('POST', '/v1/accounts', {
+      app: 'acme',
+      fields: { api_key: 'k-123456' },
+    });
+    expect(account.status).toBe(201);
+    const result = await tributary([
+      'options',
+      '--remote',
+      'acme-create-card',
+      'board',
+      '--prop',
+      `acme=${account.body.data.id}`,
+      '--json',
+      '--api-url',
+      server.base,
+      '--api-key',
+      KEY,
+    ]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      options: [
+        { label: 'Roadmap', value: 'b1' },
+        { label: 'Support', value: 'b2' },
+      ],
+    });
+  });
+
   it('reports a re-import as unchanged and exits 0', async () => {
     const result = await cli('add', tarball);
     expect(result.stdout).toContain('0 published, 3 unchanged, 0 skipped');

@@ -86,6 +86,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
+      ...(config.npmRegistry ? { npmRegistry: config.npmRegistry } : {}),
       delivery: deliveryOptions(config),
       // Without Redis, one process: its own buckets and in-process fan-out.
       ...(redis

@@ -68,6 +68,8 @@ function pacoteOptions(options: FetchOptions): pacote.Options {
     // Install scripts of the package itself never run: its files are only read and bundled.
     ignoreScripts: true,
     fullMetadata: false,
+    // outdated and a range resolve against what the registry has now, not a packument cached minutes ago.
+    preferOnline: true,
   } as pacote.Options;
 }
 
