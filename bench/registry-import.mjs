@@ -95,7 +95,13 @@ try {
         pass: specPass,
         unit: 's',
       },
-      { metric: `${spec} warm`, ours: warm.seconds, baseline: npmWarm, ratio: ratioOf(warm.seconds, npmWarm), unit: 's' },
+      {
+        metric: `${spec} warm`,
+        ours: warm.seconds,
+        baseline: npmWarm,
+        ratio: ratioOf(warm.seconds, npmWarm),
+        unit: 's',
+      },
     );
     results[spec] = {
       package: `${cold.report.package}@${cold.report.version}`,
@@ -114,7 +120,8 @@ try {
   printTable(`${NAME}`, rows);
   writeResult(NAME, {
     what: 'engine.registry.add(spec) into an empty registry; cold = empty Tributary and npm caches, warm = caches of the cold run',
-    baseline: 'npm install <spec> --ignore-scripts in an empty folder; cold = empty npm cache, warm = the same cache again',
+    baseline:
+      'npm install <spec> --ignore-scripts in an empty folder; cold = empty npm cache, warm = the same cache again',
     results,
     target: { metric: 'cold import / cold npm install', max: TARGET_RATIO },
     pass,

@@ -315,7 +315,15 @@ function rowsOf(name, result) {
           entry.pass,
           's',
         ],
-        [`import ${spec}, warm`, entry.warmSeconds, entry.npmInstallWarmSeconds, entry.ratioWarm, undefined, undefined, 's'],
+        [
+          `import ${spec}, warm`,
+          entry.warmSeconds,
+          entry.npmInstallWarmSeconds,
+          entry.ratioWarm,
+          undefined,
+          undefined,
+          's',
+        ],
       ]);
     default:
       return [];
@@ -329,7 +337,8 @@ const BASELINES = {
   'server-timer-drift':
     'the same number of `setTimeout` timers at 15 s in a bare node process, same phases and re-arm rule (next = max(now, scheduled) + 15 s)',
   'server-timer-drift-distinct': 'as server-timer-drift',
-  'registry-import': '`npm install <spec> --ignore-scripts` in an empty folder, empty npm cache (cold) and the same cache again (warm)',
+  'registry-import':
+    '`npm install <spec> --ignore-scripts` in an empty folder, empty npm cache (cold) and the same cache again (warm)',
   'sandbox-warm-invocation': 'in-process `resolveProps` + `invokeComponent` (N=2000, 100 warm-up)',
   'sandbox-cold-start': 'spawn bare `node -e "process.send(\'ready\')"` with IPC (30 samples)',
   'sandbox-cached-prepare': "esbuild alone: `bundleComponent({ packages: 'external' })` (50 samples)",

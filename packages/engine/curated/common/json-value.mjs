@@ -4,6 +4,6 @@ export function parseJson(value, propName) {
   try {
     return JSON.parse(value);
   } catch (error) {
-    throw new Error(`${propName} is not valid JSON: ${error.message}`);
+    throw new Error(`${propName} is not valid JSON: ${error.message}`, { cause: error });
   }
 }

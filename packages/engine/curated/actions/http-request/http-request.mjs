@@ -1,3 +1,4 @@
+/* global fetch -- Node 20 has it; components run on Node. */
 import { parseJson } from '../../common/json-value.mjs';
 
 export default {
