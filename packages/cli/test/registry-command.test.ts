@@ -44,6 +44,47 @@ describe('tributary registry', () => {
     expect(published.body.data.map((row) => row.key)).toContain('tributary-schedule');
   });
 
+  it('runs the curated components: the webhook source answers and emits, the actions return', async () => {
+    const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
+      component_key: 'tributary-http-webhook',
+      name: 'inbox',
+      configured_props: { responseStatus: 202 },
+    });
+    expect(deployed.status).toBe(200);
+    const answer = await fetch(`${deployed.body.data.endpoint_url}/hooks?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ order: 7 }),
+    });
+    expect(answer.status).toBe(202);
+    expect(await answer.json()).toEqual({ ok: true });
+    // The reply goes out before the invocation commits its event: wait for the event bin.
+    let events = { body: { data: [] as { event: { body: unknown; method: string } }[] } };
+    for (let attempt = 0; attempt < 100 && events.body.data.length === 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      events = await server.api('GET', `/v1/sources/${deployed.body.data.id}/event_summaries?expand=event`);
+    }
+    const logs = await server.api('GET', `/v1/sources/${deployed.body.data.id}/logs`);
+    expect(events.body.data[0]?.event, JSON.stringify(logs.body)).toMatchObject({ method: 'POST', body: { order: 7 } });
+
+    const picked = await server.api<{ data: { return_value: unknown } }>('POST', '/v1/actions/run', {
+      id: 'tributary-pick-fields',
+      configured_props: {
+        data: '{"user":{"email":"a@b.c","name":"A"},"items":[{"id":3}]}',
+        paths: ['user.email', 'items.0.id', 'nope'],
+      },
+    });
+    expect(picked.body.data.return_value).toEqual({ 'user.email': 'a@b.c', 'items.0.id': 3 });
+
+    // The HTTP request action calls the server's own health check.
+    const requested = await server.api<{ data: { return_value: { status: number; body: unknown } } }>(
+      'POST',
+      '/v1/actions/run',
+      { id: 'tributary-http-request', configured_props: { url: `${server.base}/healthz` } },
+    );
+    expect(requested.body.data.return_value.status).toBe(200);
+  });
+
   it('imports a package with progress on stderr and a report on stdout; a skipped component exits 1', async () => {
     const result = await cli('add', tarball);
     expect(result.stderr).toContain('fetched @fixtures/acme-components@1.0.0');

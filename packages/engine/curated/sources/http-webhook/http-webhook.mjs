@@ -4,7 +4,6 @@ export default {
   description: 'Emits every HTTP request sent to its endpoint: method, path, query, headers and body.',
   version: '1.0.0',
   type: 'source',
-  dedupe: 'unique',
   props: {
     http: { type: '$.interface.http', customResponse: true },
     responseStatus: {
