@@ -126,8 +126,11 @@ describe('tributary registry', () => {
     });
   });
 
-  it('reports a re-import as unchanged and exits 0', async () => {
-    const result = await cli('add', tarball);
+  it('reports a re-import as unchanged and exits 0; a tarball path is relative to the CLI', async () => {
+    const result = await tributary(
+      ['registry', 'add', `./${path.basename(tarball)}`, '--api-url', server.base, '--api-key', KEY],
+      { cwd: packs },
+    );
     expect(result.stdout).toContain('0 published, 3 unchanged, 0 skipped');
     expect(result.code).toBe(0);
   });

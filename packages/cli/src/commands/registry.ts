@@ -1,4 +1,6 @@
 import { ImportJob, list, OutdatedPackage, RegistryPackage, RemovedPackage, single } from '@tributary/contracts';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { followImport, printReports } from '../remote/follow-import.js';
 import { REMOTE_EXIT_OK } from '../remote/remote-exit.js';
@@ -48,7 +50,7 @@ ${IMPORT_EXIT}`,
     .action(async (spec: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const started = await client.post('/v1/registry/packages', { spec }, single(ImportJob));
+          const started = await client.post('/v1/registry/packages', { spec: localPath(spec) }, single(ImportJob));
           const job = await followImport(client, started.data, output, flags.json === true);
           return printReports(job.reports, output, flags.json === true);
         }),
@@ -169,4 +171,12 @@ ${IMPORT_EXIT}`,
         }),
       ),
     );
+}
+
+/**
+ * A tarball given by a path relative to here means this folder; the server resolves specs from its
+ * own working directory, so an existing local file is sent as an absolute path.
+ */
+function localPath(spec: string): string {
+  return /^\.{0,2}\/|\.tgz$/.test(spec) && existsSync(spec) ? path.resolve(spec) : spec;
 }

@@ -44,7 +44,11 @@ export class ImportJobs {
       finished_at: null,
     };
     this.jobs.set(job.id, job);
-    while (this.jobs.size > KEEP) this.jobs.delete(this.jobs.keys().next().value as string);
+    // The oldest finished jobs go first; a running one stays until it ends.
+    for (const [id, old] of this.jobs) {
+      if (this.jobs.size <= KEEP) break;
+      if (old.status !== 'running') this.jobs.delete(id);
+    }
     run((step) => {
       job.steps.push(step);
       job.progress.push(describeProgress(step));
