@@ -6,7 +6,8 @@
 // server-timer-drift-distinct (`node bench/server-timer-drift.mjs --distinct-code`: 1,000 distinct
 // components, issue 13's targets) is not run here, as it takes minutes; its figures join the
 // summary when its JSON file exists, as do those of server-scale and reliability (PostgreSQL and
-// Redis, several processes; bench/README.md).
+// Redis, several processes; bench/README.md). So is registry-import (`node bench/registry-import.mjs`),
+// which needs the npm registry and takes minutes.
 import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ const BENCHMARKS = [
   'server-timer-drift',
 ];
 /** Summarized when present, never run by this script. */
-const EXTRA_RESULTS = ['server-timer-drift-distinct', 'server-scale', 'reliability'];
+const EXTRA_RESULTS = ['server-timer-drift-distinct', 'server-scale', 'reliability', 'registry-import'];
 const summaryOnly = process.argv.includes('--summary');
 const onlyIndex = process.argv.indexOf('--only');
 const selected = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? '').split(',').filter(Boolean) : BENCHMARKS;
@@ -364,6 +365,27 @@ function rowsOf(name, result) {
       }
       return rows;
     }
+    case 'registry-import':
+      return Object.entries(r).flatMap(([spec, entry]) => [
+        [
+          `import ${spec}, cold (${entry.published} published, ${entry.skipped.length} skipped)`,
+          entry.coldSeconds,
+          entry.npmInstallColdSeconds,
+          entry.ratioCold,
+          `≤ ${result.target.max}× npm install`,
+          entry.pass,
+          's',
+        ],
+        [
+          `import ${spec}, warm`,
+          entry.warmSeconds,
+          entry.npmInstallWarmSeconds,
+          entry.ratioWarm,
+          undefined,
+          undefined,
+          's',
+        ],
+      ]);
     default:
       return [];
   }
@@ -379,6 +401,8 @@ const BASELINES = {
   'server-scale':
     'the same topology and load with one worker process: an `api` process and `worker` processes on PostgreSQL and Redis, four sources, one load generator each',
   reliability: 'none: counts of what went wrong, each to be 0',
+  'registry-import':
+    '`npm install <spec> --ignore-scripts` in an empty folder, empty npm cache (cold) and the same cache again (warm)',
   'sandbox-warm-invocation': 'in-process `resolveProps` + `invokeComponent` (N=2000, 100 warm-up)',
   'sandbox-cold-start': 'spawn bare `node -e "process.send(\'ready\')"` with IPC (30 samples)',
   'sandbox-cached-prepare': "esbuild alone: `bundleComponent({ packages: 'external' })` (50 samples)",

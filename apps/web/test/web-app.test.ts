@@ -4,13 +4,15 @@
  * on the Configuration tab, run an action and read its exports, open docs pages by their anchors.
  * Each screen is saved to test-results/screenshots/ (docs/screenshots/ with UPDATE_SCREENSHOTS=1).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packFixturePackage } from '../../../tools/test-support/pack-fixture-package.js';
 import {
   ensureWebBuilt,
   launchBrowser,
@@ -802,6 +804,33 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'Deploy' }).click();
     await page.waitForURL(/\/sources\/new\?key=web-test-greeter/);
     await page.getByLabel('Greeting').waitFor();
+  });
+
+  it('imports an npm package of components from the Registry screen, with progress and the report', async () => {
+    const packs = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-packages-'));
+    try {
+      const tarball = packFixturePackage('acme-components', packs);
+      await signIn();
+      await page.goto(`${server.base}/registry`);
+      await page.getByLabel('npm package').fill(tarball);
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      const report = page.getByRole('status').filter({ hasText: '@fixtures/acme-components@1.0.0' });
+      await report.waitFor({ timeout: 60_000 });
+      expect(await report.textContent()).toContain('3 published, 0 unchanged, 1 skipped');
+      const skipped = page.getByRole('table', { name: 'Skipped components' });
+      expect(await skipped.textContent()).toContain('actions/broken/broken.mjs');
+      expect(await skipped.textContent()).toContain('COMPONENT_INVALID rule C2');
+      expect(await page.getByRole('log', { name: 'Import progress' }).textContent()).toContain('found 4 component(s)');
+      // The registry below lists the new components without a reload.
+      await page.getByRole('link', { name: 'Create Card' }).waitFor();
+      await shot('registry-import');
+      // A package that does not exist: the error, and nothing else changes.
+      await page.getByLabel('npm package').fill(path.join(packs, 'missing-1.0.0.tgz'));
+      await page.getByRole('button', { name: 'Import', exact: true }).click();
+      await page.getByRole('alert').filter({ hasText: 'PACKAGE_NOT_FOUND' }).waitFor({ timeout: 30_000 });
+    } finally {
+      rmSync(packs, { recursive: true, force: true });
+    }
   });
 
   it('creates and revokes an API key under Settings', async () => {

@@ -183,6 +183,17 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The request has no API key, or one that is not valid.',
   },
+  PACKAGE_HAS_NO_COMPONENTS: {
+    status: 400,
+    category: 'user',
+    description: 'An npm package given to the registry import holds no action or source component.',
+  },
+  REGISTRY_KEY_TAKEN: {
+    status: 409,
+    category: 'user',
+    description:
+      'A registry key is already published by another npm package (or on its own); the message names the owner.',
+  },
   NOT_FOUND: {
     status: 404,
     category: 'user',

@@ -80,3 +80,14 @@ export {
   WorkflowTrigger,
 } from './api/workflow-schemas.js';
 export type * from './api/workflow-schemas.js';
+export {
+  ImportJob,
+  ImportPackageBody,
+  ImportReport,
+  OutdatedPackage,
+  RegistryPackage,
+  RemovedPackage,
+  SkippedComponent,
+  UpgradePackagesBody,
+} from './api/registry-schemas.js';
+export type { ImportJobT, ImportReportT, OutdatedPackageT, RegistryPackageT } from './api/registry-schemas.js';

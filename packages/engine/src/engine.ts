@@ -24,6 +24,10 @@ import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
 import { OWNER_ID, SourceService } from './sources/source-service.js';
+import { ImportJobs } from './registry-import/import-jobs.js';
+import { PackageImporter } from './registry-import/package-importer.js';
+import { CURATED_PACKAGE_DIR } from './registry-import/curated.js';
+import { RegistryService } from './registry-import/registry-service.js';
 import { openBackend } from './store/open-backend.js';
 import type { BullmqTimerJobs } from './redis/bullmq-timer-jobs.js';
 import { BullmqScheduler } from './scheduler/bullmq-scheduler.js';
@@ -75,6 +79,8 @@ export interface EngineOptions {
   readonly workflowKeepRuns?: number;
   /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
   readonly deliver?: Deliver;
+  /** npm registry URL for `registry add` (default: the npm CLI's default registry). */
+  readonly npmRegistry?: string;
 }
 
 /** What a process of several sharing one database does (`tributary start --role`). */
@@ -111,6 +117,8 @@ export class Engine {
     readonly subscriptions: SubscriptionService,
     readonly workflows: WorkflowService,
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
+    readonly registry: RegistryService,
+    readonly imports: ImportJobs,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -264,6 +272,11 @@ export class Engine {
       accounts,
       onDeleted: (sourceId) => subscriptions.forget(sourceId),
     });
+    // npm packages imported into the registry are unpacked and cached beside the installed ones.
+    const fetch = {
+      cacheDir: options.cacheDir,
+      ...(options.npmRegistry ? { registry: options.npmRegistry } : {}),
+    };
     const calls = new ComponentCalls({
       components,
       executor,
@@ -295,6 +308,12 @@ export class Engine {
       subscriptions,
       workflowParts.service,
       workflowParts.timers,
+      new RegistryService({
+        db,
+        fetch,
+        importer: new PackageImporter({ db, components, sandbox, now, ...fetch }),
+      }),
+      new ImportJobs(now),
     );
   }
 
@@ -348,6 +367,14 @@ export class Engine {
       this.options.dispatch?.close(),
       this.options.timerJobs?.close(),
     ]);
+  }
+
+  /**
+   * Publishes the components Tributary ships (docs/registry.md) unless this version of them is in
+   * the registry already; `tributary start` calls it, so a new server's registry is not empty.
+   */
+  publishCuratedComponents(): ReturnType<RegistryService['publishBundled']> {
+    return this.registry.publishBundled(CURATED_PACKAGE_DIR);
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */

@@ -100,3 +100,7 @@ export type { WorkflowService } from './workflows/workflow-service.js';
 export type { Deliver } from './workflows/run-executor.js';
 export { DEFAULT_KEEP_RUNS } from './workflows/compose-workflows.js';
 export { checkWorkflow } from './workflows/check-workflow.js';
+export type { ImportJob as ImportJobState } from './registry-import/import-jobs.js';
+export type { RegistryPackage as RegistryPackageState, OutdatedPackage } from './registry-import/registry-service.js';
+export type { ImportProgress, ImportReport } from './registry-import/import-report.js';
+export { describeProgress } from './registry-import/import-report.js';

@@ -158,3 +158,25 @@ describe('the cache', () => {
     expect(readdirSync(path.join(cacheDir, 'deps')).some((name) => name.startsWith('.tmp-'))).toBe(false);
   });
 });
+
+describe('a package set shared by several components (registry imports)', () => {
+  it('lets a component adopt one install when its ranges fit, and installs its own otherwise', async () => {
+    const shared = await sandbox.installShared('test shared set', [{ name: 'ms', range: '2.1.3' }]);
+    expect(shared?.lock).toEqual({ ms: '2.1.3' });
+    progress.length = 0;
+    const fits = await sandbox.prepare(fixture('packages/shared-ms-caret.mjs'), shared ? { shared } : {});
+    expect(fits.packageDir).toBe(shared?.dir);
+    expect(fits.lock).toEqual({ ms: '2.1.3' });
+    expect(progress.map((event) => event.phase)).toEqual([]);
+    const result = await invoke(await sandbox.open(fits, { key: 'shared-caret', purpose: 'run' }));
+    expect(result.returnValue).toBe(7_200_000);
+    // The same set asked for again installs nothing: its versions were recorded under its key.
+    const again = await sandbox.installShared('test shared set', [{ name: 'ms', range: '2.1.3' }]);
+    expect(again?.dir).toBe(shared?.dir);
+    expect(progress.map((event) => event.phase)).toEqual(['cached']);
+
+    const old = await sandbox.prepare(fixture('packages/shared-ms-old.mjs'), shared ? { shared } : {});
+    expect(old.lock).toEqual({ ms: '2.0.0' });
+    expect(old.packageDir).not.toBe(shared?.dir);
+  });
+});

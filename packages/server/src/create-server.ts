@@ -13,6 +13,7 @@ import { apiKeyRoutes } from './routes/api-keys.routes.js';
 import { appRoutes } from './routes/apps.routes.js';
 import { callRoutes } from './routes/calls.routes.js';
 import { componentRoutes } from './routes/components.routes.js';
+import { registryRoutes } from './routes/registry.routes.js';
 import { deadLetterRoutes } from './routes/dead-letters.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
@@ -59,6 +60,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
   const routes = [
     ...componentRoutes(engine),
+    ...registryRoutes(engine),
     ...callRoutes(engine),
     ...sourceRoutes(engine),
     ...appRoutes(engine),

@@ -12,6 +12,8 @@ import {
   DeletedAccount,
   DeployedSource,
   EventSummary,
+  ImportJob,
+  RegistryPackage,
   Invocation,
   list,
   LogEntry,
@@ -43,6 +45,8 @@ export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
 export type ConfigureResultT = z.infer<typeof ConfigureComponentResult>;
 export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
 export type RunReportT = z.infer<typeof RunReport>;
+export type ImportJobT = z.infer<typeof ImportJob>;
+export type RegistryPackageT = z.infer<typeof RegistryPackage>;
 export type ConfiguredProps = Record<string, unknown>;
 export type WorkflowT = z.infer<typeof Workflow>;
 export type WorkflowSpecT = WorkflowT['spec'];
@@ -145,6 +149,14 @@ export function createApi(http: Http) {
       }).then((r) => r.data),
     listRegistry: () =>
       http({ method: 'GET', path: '/v1/components/registry', query: { limit: 100 }, schema: list(SavedComponent) }),
+    /** Starts an import of an npm package of components; the job is polled with getImportJob. */
+    importPackage: (spec: string) =>
+      http({ method: 'POST', path: '/v1/registry/packages', body: { spec }, schema: single(ImportJob) }).then(
+        (r) => r.data,
+      ),
+    getImportJob: (id: string) =>
+      http({ method: 'GET', path: `/v1/registry/imports/${enc(id)}`, schema: single(ImportJob) }).then((r) => r.data),
+    listRegistryPackages: () => http({ method: 'GET', path: '/v1/registry/packages', schema: list(RegistryPackage) }),
     listSavedComponents: () =>
       http({ method: 'GET', path: '/v1/users/me/components', query: { limit: 100 }, schema: list(SavedComponent) }),
     configureProp: (body: {

@@ -46,6 +46,7 @@ const GROUPS: readonly { readonly title: string; readonly slugs: readonly string
       'destinations',
       'accounts',
       'npm-packages',
+      'registry',
       'lifecycle',
       'server',
       'deployment',

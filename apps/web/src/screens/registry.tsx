@@ -7,6 +7,7 @@ import { Markdown } from '../components/markdown.js';
 import { Empty, QueryView } from '../components/states.js';
 import { labelOf, toFormProps } from '../props/prop-types.js';
 import { useTitle } from '../components/use-title.js';
+import { ImportFromNpm } from './registry-import.js';
 
 export function RegistryScreen() {
   useTitle('Registry');
@@ -18,6 +19,7 @@ export function RegistryScreen() {
       <div className="page-head">
         <h1>Registry</h1>
       </div>
+      <ImportFromNpm />
       <div className="field search-field">
         <label className="field-label" htmlFor="registry-search">
           Search components
@@ -40,8 +42,9 @@ export function RegistryScreen() {
             return (
               <Empty title="Nothing published yet">
                 <p>
-                  Publish a component with <code>tributary publish my-source.mjs</code> (it needs a <code>key</code> and
-                  a semver <code>version</code>); it then appears here for anyone on this server to deploy.
+                  Import an npm package of components above, or publish one with{' '}
+                  <code>tributary publish my-source.mjs</code> (it needs a <code>key</code> and a semver{' '}
+                  <code>version</code>); it then appears here for anyone on this server to deploy.
                 </p>
               </Empty>
             );

@@ -118,6 +118,17 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     });
     const base = publicUrl;
     await engine.start(config.role);
+    // The curated components go into the registry in the background: the API answers meanwhile.
+    // Worker and scheduler processes (runBackground) leave it to the processes that serve the API.
+    void engine.publishCuratedComponents().then(
+      (report) => {
+        if (report)
+          log(
+            `registry: ${report.published.length} curated component(s) of ${report.package}@${report.version} published`,
+          );
+      },
+      (error: unknown) => log(`registry: publishing the curated components failed: ${String(error)}`),
+    );
     const data =
       engine.storage.kind === 'postgres' ? `${config.dataDir}, state in ${engine.storage.location}` : config.dataDir;
     const role = config.role === 'all' ? '' : `, role ${config.role}`;
@@ -179,6 +190,7 @@ function engineOptions(
     sourceTimeoutMs: config.sourceTimeoutMs,
     log,
     ...(config.appsFile ? { appsFile: config.appsFile } : {}),
+    ...(config.npmRegistry ? { npmRegistry: config.npmRegistry } : {}),
     delivery: deliveryOptions(config),
     // Without Redis, one process: its own buckets and in-process fan-out.
     ...(redis

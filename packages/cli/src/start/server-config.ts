@@ -34,6 +34,10 @@ export const ServerConfig = z.object({
     .min(1)
     .nullable()
     .describe('JSON file of app catalog entries (docs/accounts.md), stored at each start'),
+  npmRegistry: z
+    .url()
+    .nullable()
+    .describe('npm registry `registry add` and `outdated` ask (null = https://registry.npmjs.org/)'),
   webDir: z.string().min(1).describe('Folder of the built web app served at /'),
   endpointRatePerS: z.coerce
     .number()
@@ -161,6 +165,7 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     concurrency: env['TRIBUTARY_CONCURRENCY'] ?? '4',
     sourceTimeoutMs: env['TRIBUTARY_SOURCE_TIMEOUT_MS'] ?? '300000',
     appsFile: flags.appsFile ?? env['TRIBUTARY_APPS_FILE'] ?? null,
+    npmRegistry: env['TRIBUTARY_NPM_REGISTRY'] || null,
     webDir: path.resolve(env['TRIBUTARY_WEB_DIR'] ?? DEFAULT_WEB_DIR),
     endpointRatePerS:
       flags.endpointRatePerS ??

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
 import type { ValidationPurpose } from '@tributary/runtime';
-import type { ComponentInfo, PreparedComponent, Sandbox } from '@tributary/sandbox';
+import type { ComponentInfo, InstalledPackages, PreparedComponent, Sandbox } from '@tributary/sandbox';
 import type { Kysely, Selectable } from 'kysely';
 import { newId } from '../ids.js';
 import type { Database } from '../store/schema.js';
@@ -235,6 +235,18 @@ export class ComponentService {
           },
         );
       }
+      const owner = await this.options.db
+        .selectFrom('registry')
+        .select('package')
+        .where('key', '=', key)
+        .executeTakeFirst();
+      if (owner?.package) {
+        throw new AppError(
+          'REGISTRY_KEY_TAKEN',
+          `"${key}" is published by the npm package ${owner.package}; upgrade or remove that package instead`,
+          { field: 'key', owner: owner.package },
+        );
+      }
       const published = await this.findPublished(key);
       if (published && published.code_hash !== codeHash && published.version === info.version) {
         throw new AppError(
@@ -260,7 +272,14 @@ export class ComponentService {
     }
     await this.options.db
       .insertInto('registry')
-      .values({ key, component_id: row.id, version: row.version ?? '', created_at: now, updated_at: now })
+      .values({
+        key,
+        component_id: row.id,
+        version: row.version ?? '',
+        package: null,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     return { row, created: true };
   }
@@ -271,11 +290,26 @@ export class ComponentService {
     if (Number(result.numDeletedRows) === 0) throw new AppError('NOT_FOUND', `nothing is published under "${key}"`);
   }
 
+  /**
+   * Validates code for `purpose` in a sandbox worker without storing anything: what a caller that
+   * stores many components in one transaction (a package import) checks first.
+   */
+  async checkCode(
+    code: string,
+    purpose: ValidationPurpose,
+    /** npm packages installed for several components at once (a package import), used when they fit. */
+    shared?: InstalledPackages,
+  ): Promise<{ readonly info: ComponentInfo; readonly lock: PreparedComponent['lock']; readonly codeHash: string }> {
+    const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
+    const { prepared, info } = await this.validate(code, codeHash, purpose, shared);
+    return { info, lock: prepared.lock, codeHash };
+  }
+
   /** The component bundled and its packages installed (once per code, then from memory). */
-  prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>): Promise<PreparedComponent> {
+  prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>, shared?: InstalledPackages): Promise<PreparedComponent> {
     let prepared = this.prepared.get(row.code_hash);
     if (!prepared) {
-      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash));
+      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash), shared ? { shared } : {});
       prepared.catch(() => this.prepared.delete(row.code_hash));
       this.prepared.set(row.code_hash, prepared);
     }
@@ -286,8 +320,9 @@ export class ComponentService {
     code: string,
     codeHash: string,
     purpose: ValidationPurpose,
+    shared?: InstalledPackages,
   ): Promise<{ prepared: PreparedComponent; info: ComponentInfo }> {
-    const prepared = await this.prepare({ code, code_hash: codeHash });
+    const prepared = await this.prepare({ code, code_hash: codeHash }, shared);
     const handle = await this.options.sandbox.open(prepared, { key: `validate:${purpose}`, purpose });
     handle.close();
     const issues = handle.loaded.issues;

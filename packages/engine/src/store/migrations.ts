@@ -350,6 +350,24 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Issue 11: components imported from npm packages. A registry key belongs to the package that
+    // published it (null: published on its own), so a second package cannot take it over.
+    '0007-registry-packages': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema.alterTable('registry').addColumn('package', types.text).execute();
+        await db.schema
+          .createTable('registry_packages')
+          .addColumn('name', types.text, (col) => col.primaryKey())
+          .addColumn('version', types.text, (col) => col.notNull())
+          .addColumn('spec', types.text, (col) => col.notNull())
+          .addColumn('dependencies', types.text, (col) => col.notNull())
+          .addColumn('keys', types.text, (col) => col.notNull())
+          .addColumn('skipped', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -30,6 +30,23 @@ export interface Database {
     key: string;
     component_id: string;
     version: string;
+    /** The npm package whose import published this key; null when it was published on its own. */
+    package: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  /** npm packages imported into the registry (issue 11). */
+  registry_packages: {
+    name: string;
+    version: string;
+    /** What the import was asked for (`@pipedream/x@^1`), kept for `upgrade`. */
+    spec: string;
+    /** JSON: the package.json `dependencies` ranges its components' imports are pinned to. */
+    dependencies: string;
+    /** JSON: the registry keys this package publishes. */
+    keys: string;
+    /** JSON: the components skipped at the last import, with their error. */
+    skipped: string;
     created_at: number;
     updated_at: number;
   };

@@ -3,8 +3,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
 import { bundleComponent, writeBundle, type PackageImport, type ValidationPurpose } from '@tributary/runtime';
-import { planDependencies } from '../packages/dependency-plan.js';
-import { PackageInstaller, type InstallProgress, type PackageLock } from '../packages/package-installer.js';
+import { planDependencies, type Dependency } from '../packages/dependency-plan.js';
+import {
+  PackageInstaller,
+  type InstalledPackages,
+  type InstallProgress,
+  type PackageLock,
+} from '../packages/package-installer.js';
 import { ComponentHandle, type LoadedComponent } from './component-handle.js';
 import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
@@ -105,12 +110,13 @@ export class Sandbox {
    * Bundles the file, installs the npm packages it imports (newest versions the first time, then
    * exactly the recorded ones until the code changes) and writes the bundle where a worker reads it.
    */
-  async prepare(file: string): Promise<PreparedComponent> {
+  async prepare(file: string, options: { readonly shared?: InstalledPackages } = {}): Promise<PreparedComponent> {
     const scan = await bundleComponent({ file, packages: 'external' });
     const dependencies = planDependencies(scan.imports);
     const lockFile = path.join(this.options.cacheDir, 'locks', `${hashOf(scan.code)}.json`);
     const recorded = readLock(lockFile);
-    const installed = await this.installer.ensure(dependencies, recorded);
+    const adopted = !recorded && options.shared ? this.installer.adopt(dependencies, options.shared) : null;
+    const installed = adopted ?? (await this.installer.ensure(dependencies, recorded));
     if (installed && JSON.stringify(installed.lock) !== JSON.stringify(recorded)) writeLock(lockFile, installed.lock);
     const bundle = installed ? await bundleComponent({ file, packageDir: installed.dir }) : scan;
     const bundleDir = path.join(this.options.cacheDir, 'bundles', hashOf(bundle.code).slice(0, 32));
@@ -124,6 +130,19 @@ export class Sandbox {
       lock: installed?.lock ?? {},
       packageDir: installed?.dir ?? null,
     };
+  }
+
+  /**
+   * Installs one set of packages for several components to share (`prepare`'s `shared`): the
+   * npm dependencies of a package of components. `key` names the set; its exact versions are
+   * recorded under it, so the same key installs nothing the next time.
+   */
+  async installShared(key: string, dependencies: readonly Dependency[]): Promise<InstalledPackages | null> {
+    const lockFile = path.join(this.options.cacheDir, 'locks', `shared-${hashOf(key)}.json`);
+    const recorded = readLock(lockFile);
+    const installed = await this.installer.ensure(dependencies, recorded);
+    if (installed && JSON.stringify(installed.lock) !== JSON.stringify(recorded)) writeLock(lockFile, installed.lock);
+    return installed;
   }
 
   /**

@@ -1,8 +1,18 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
+import semver from 'semver';
 import type { Dependency } from './dependency-plan.js';
 
 /** Exact versions a component was prepared with, by package name. */
@@ -45,10 +55,42 @@ export class PackageInstaller {
       const dir = this.dirFor(locked, dependencies);
       if (existsSync(path.join(dir, 'node_modules'))) {
         this.options.onProgress?.({ phase: 'cached', packages: describe(dependencies, locked) });
-        return { dir, lock: pick(locked, dependencies) };
+        // A set adopted from a larger one is a link to it (see `adopt`): workers get the real folder.
+        return { dir: realpathSync(dir), lock: pick(locked, dependencies) };
       }
     }
     return this.install(dependencies, locked);
+  }
+
+  /**
+   * Uses an installed larger set for these dependencies when it holds every one at a version
+   * their ranges accept: the components of one npm package share one install instead of one per
+   * combination of imports. The smaller set's cache folder becomes a link to the larger one, so a
+   * later `ensure` with the recorded lock finds it. Null when the set does not cover them.
+   */
+  adopt(dependencies: readonly Dependency[], shared: InstalledPackages): InstalledPackages | null {
+    if (dependencies.length === 0) return null;
+    for (const dependency of dependencies) {
+      const version = shared.lock[dependency.name];
+      if (version === undefined) return null;
+      if (
+        dependency.range !== null &&
+        semver.validRange(dependency.range) &&
+        !semver.satisfies(version, dependency.range)
+      )
+        return null;
+    }
+    const lock = pick(shared.lock, dependencies);
+    const dir = this.dirFor(lock, dependencies);
+    if (!existsSync(dir)) {
+      try {
+        symlinkSync(shared.dir, dir, 'dir');
+      } catch (error) {
+        // Another process linked or installed the same set first; either is as good.
+        if (!existsSync(dir)) throw error;
+      }
+    }
+    return { dir: realpathSync(shared.dir), lock };
   }
 
   private async install(dependencies: readonly Dependency[], locked: PackageLock | null): Promise<InstalledPackages> {
