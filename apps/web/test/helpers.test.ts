@@ -306,10 +306,14 @@ describe('run now', () => {
 describe('API client', () => {
   let server: Server;
   let base = '';
-  const seen: { url: string; auth: string | undefined }[] = [];
+  const seen: { url: string; auth: string | undefined; client?: string | string[] | undefined }[] = [];
   beforeAll(async () => {
     server = createServer((request, response) => {
-      seen.push({ url: request.url ?? '', auth: request.headers.authorization });
+      seen.push({
+        url: request.url ?? '',
+        auth: request.headers.authorization,
+        client: request.headers['x-tributary-client'],
+      });
       response.setHeader('content-type', 'application/json');
       if (request.url?.startsWith('/v1/bad')) {
         response.statusCode = 400;
@@ -334,7 +338,7 @@ describe('API client', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('sends the key as a Bearer header and encodes the query', async () => {
+  it('sends a given key as a Bearer header, the CSRF header always, and encodes the query', async () => {
     const http = createHttp({ baseUrl: base, getToken: () => 'trb_k' });
     await http({
       method: 'GET',
@@ -342,7 +346,7 @@ describe('API client', () => {
       query: { limit: 5, app: undefined, q: 'a b' },
       schema: z.object({ data: z.object({ ok: z.boolean() }) }),
     });
-    expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k' });
+    expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k', client: 'web' });
     expect(buildUrl('', '/sources/dc_1/sse', { token: 'trb_k' })).toBe('/sources/dc_1/sse?token=trb_k');
   });
 

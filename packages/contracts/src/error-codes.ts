@@ -183,6 +183,12 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The request has no API key, or one that is not valid.',
   },
+  CSRF_HEADER_MISSING: {
+    status: 403,
+    category: 'user',
+    description:
+      'A state-changing request signed in with the browser session cookie did not send the X-Tributary-Client header (CSRF defence).',
+  },
   NOT_FOUND: {
     status: 404,
     category: 'user',

@@ -4,6 +4,7 @@ import { AccountService } from './accounts/account-service.js';
 import { ComponentCalls } from './actions/component-calls.js';
 import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
+import { BrowserSessions } from './auth/browser-sessions.js';
 import { ComponentService } from './components/component-service.js';
 import { DeliveryService, type DeliverySettings } from './delivery/delivery-service.js';
 import { SqlDeliveryJobs } from './delivery/sql-delivery-jobs.js';
@@ -94,6 +95,7 @@ export class Engine {
     readonly subscriptions: SubscriptionService,
     readonly workflows: WorkflowService,
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
+    readonly browserSessions: BrowserSessions,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -235,11 +237,12 @@ export class Engine {
       deliveries,
       owner: OWNER_ID,
     });
+    const apiKeys = new ApiKeys(db, now);
     return new Engine(
       store,
       () => backend.close(),
       sandbox,
-      new ApiKeys(db, now),
+      apiKeys,
       components,
       sources,
       runner,
@@ -257,6 +260,7 @@ export class Engine {
       subscriptions,
       workflowParts.service,
       workflowParts.timers,
+      new BrowserSessions({ db, apiKeys, now }),
     );
   }
 

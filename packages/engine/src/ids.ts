@@ -5,7 +5,7 @@ const shortToken = customAlphabet(ALPHABET, 10);
 const longToken = customAlphabet(ALPHABET, 24);
 
 /** Ids of the API: a prefix naming the kind (`sc_`, `dc_`, `inv_`…) and a random token. */
-export function newId(prefix: 'sc' | 'dc' | 'inv' | 'key' | 'apn' | 'wf' | 'wfr'): string {
+export function newId(prefix: 'sc' | 'dc' | 'inv' | 'key' | 'apn' | 'wf' | 'wfr' | 'ses'): string {
   return `${prefix}_${shortToken()}`;
 }
 

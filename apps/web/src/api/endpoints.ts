@@ -6,6 +6,7 @@ import {
   Account,
   ApiKey,
   App,
+  BrowserSessionInfo,
   ConfigureComponentResult,
   CreatedApiKey,
   DeadLetter,
@@ -65,6 +66,14 @@ const enc = encodeURIComponent;
 export function createApi(http: Http) {
   return {
     me: () => http({ method: 'GET', path: '/v1/users/me', schema: single(User) }).then((r) => r.data),
+
+    // Browser session (an HttpOnly cookie)
+    session: () => http({ method: 'GET', path: '/v1/session', schema: single(BrowserSessionInfo) }).then((r) => r.data),
+    signIn: (apiKey: string) =>
+      http({ method: 'POST', path: '/v1/session', body: { api_key: apiKey }, schema: single(BrowserSessionInfo) }).then(
+        (r) => r.data,
+      ),
+    signOut: () => http({ method: 'DELETE', path: '/v1/session', schema: Empty }),
 
     // Sources
     listSources: () =>

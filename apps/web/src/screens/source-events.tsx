@@ -26,7 +26,7 @@ export function summaryOf(event: EventSummaryT): string {
 
 export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
   const api = useApi();
-  const { token } = useSession();
+  const { signedIn } = useSession();
   const queryClient = useQueryClient();
   const key = ['events', source.id];
   const events = useQuery({ queryKey: key, queryFn: () => api.listEvents(source.id) });
@@ -42,7 +42,7 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
   });
   const status = useEventStream<EventSummaryT>({
     path: `/sources/${encodeURIComponent(source.id)}/sse`,
-    token,
+    enabled: signedIn,
     onMessage: (record) => {
       queryClient.setQueryData<EventPage>(key, (page) => {
         if (!page || page.data.some((event) => event.id === record.id)) return page;
