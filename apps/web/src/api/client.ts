@@ -19,6 +19,23 @@ export class ApiError extends Error {
     this.details = details;
   }
 
+  /**
+   * Every prop the server found invalid, each with its message: `details.errors` when it lists
+   * them (prop validation reports all at once), else the one prop or field it named.
+   */
+  get fieldErrors(): { readonly field: string; readonly message: string }[] {
+    const listed = this.details['errors'];
+    if (Array.isArray(listed)) {
+      const entries = listed.flatMap((entry: unknown) => {
+        if (typeof entry !== 'object' || entry === null) return [];
+        const { prop, message } = entry as { prop?: unknown; message?: unknown };
+        return typeof prop === 'string' && typeof message === 'string' ? [{ field: prop, message }] : [];
+      });
+      if (entries.length > 0) return entries;
+    }
+    return this.field ? [{ field: this.field, message: this.message }] : [];
+  }
+
   /** The prop or field the server blamed, when it named one. */
   get field(): string | null {
     const { prop, field } = this.details;

@@ -16,7 +16,7 @@ export interface PropsFormState {
   readonly reloading: boolean;
   readonly reloadErrors: readonly string[];
   setValue(name: string, value: unknown): void;
-  /** Puts an API error on its field; returns false when it names none (show it at the top). */
+  /** Puts an API error on each field it names; returns false when it names none of the form's (show it at the top). */
   showError(error: unknown): boolean;
   clearErrors(): void;
   /** Everything to send on create / run. */
@@ -88,11 +88,12 @@ export function usePropsForm(input: {
 
   const showError = useCallback(
     (error: unknown) => {
-      if (error instanceof ApiError && error.field && props.some((prop) => prop.name === error.field)) {
-        setErrors({ [error.field]: error.message });
-        return true;
-      }
-      return false;
+      if (!(error instanceof ApiError)) return false;
+      const names = new Set(props.map((prop) => prop.name));
+      const onFields = error.fieldErrors.filter((entry) => names.has(entry.field));
+      if (onFields.length === 0) return false;
+      setErrors(Object.fromEntries(onFields.map((entry) => [entry.field, entry.message])));
+      return true;
     },
     [props],
   );

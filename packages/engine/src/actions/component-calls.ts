@@ -1,5 +1,5 @@
 import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } from '@tributary/contracts';
-import type { InvocationResult } from '@tributary/runtime';
+import { propProblemsOf, type InvocationResult } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -80,9 +80,11 @@ export class ComponentCalls {
       return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
     } catch (error) {
       if (!(error instanceof AppError) || !['PROP_REQUIRED', 'PROP_INVALID'].includes(error.code)) throw error;
+      const problems = propProblemsOf(error);
       return {
         dynamic_props: { configurable_props: describedProps(component) as unknown as Record<string, unknown>[] },
-        errors: [error.message],
+        // One line per prop that failed, so the form can show each.
+        errors: problems.length > 0 ? problems.map((problem) => problem.message) : [error.message],
         observations: [],
       };
     }
