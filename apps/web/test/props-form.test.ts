@@ -109,5 +109,50 @@ for (const viewport of [
       await page.keyboard.press('Enter');
       await page.waitForURL(/\/sources\/dc_[^/]+/);
     });
+
+    it('reloads the form after a code edit on the Configuration tab: new fields before saving, values kept', async () => {
+      const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+        component_code: code('web-required.mjs'),
+        name: `config reload ${viewport.width}`,
+        configured_props: { channel: '#ops', limit: 3, prefix: 'old' },
+      });
+      expect(deployed.status).toBe(200);
+      const id = deployed.body.data.id;
+      await page.goto(`${server.base}/sources/${id}/configuration`);
+      await page.getByLabel('Limit').waitFor();
+      await tabUntil(page, 'the Code toggle', `el?.tagName === 'SUMMARY'`);
+      await page.keyboard.press('Enter');
+      await page.locator('.code-box[data-ready="true"]').waitFor();
+      await tabUntil(page, 'the code editor', `el?.classList.contains('cm-content')`);
+      // The edit adds a required prop and drops "prefix".
+      const edited = code('web-required.mjs').replace(
+        'prefix: { type: "string", label: "Prefix", optional: true },',
+        'topic: { type: "string", label: "Topic", description: "Added by the edit." },',
+      );
+      expect(edited).not.toBe(code('web-required.mjs'));
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText(edited);
+      await page.getByLabel('Topic').waitFor();
+      expect(await page.getByRole('status').filter({ hasText: 'Props reloaded' }).count()).toBe(1);
+      expect(await page.getByLabel('Prefix').count()).toBe(0);
+      expect(await page.getByLabel('Channel').inputValue()).toBe('#ops');
+      expect(await page.getByLabel('Limit').inputValue()).toBe('3');
+      expect(await noSidewaysScroll(page)).toBe(true);
+      if (viewport.width === 1280) await page.screenshot({ path: screenshotPath('configuration-code-reload') });
+      await page.keyboard.press('Shift+Tab');
+      await tabToLabel(page, 'Topic');
+      await page.keyboard.type('alerts');
+      await tabToButton(page, 'Save');
+      await page.keyboard.press('Enter');
+      await expect
+        .poll(async () => {
+          const source = await server.api<{ data: { configured_props: Record<string, unknown> } }>(
+            'GET',
+            `/v1/sources/${id}`,
+          );
+          return source.body.data.configured_props;
+        })
+        .toEqual({ http: { endpoint_url: expect.any(String) }, channel: '#ops', limit: 3, topic: 'alerts' });
+    });
   });
 }

@@ -168,6 +168,43 @@ describe('POST /v1/components/props', () => {
   });
 });
 
+describe('POST /v1/components/props with component_code', () => {
+  it('reads the props of code not saved yet, keeps values that still apply, and stores nothing', async () => {
+    const before = await snapshot(h);
+    const edited = fixture('f21-dynamic.mjs').replace(
+      'props: {',
+      'props: {\n    region: { type: "string", label: "Region" },',
+    );
+    expect(edited).not.toBe(fixture('f21-dynamic.mjs'));
+    const response = await h.request('POST', '/v1/components/props', {
+      // "gone" is a prop of the old code: it no longer applies, so it is left out, not refused.
+      body: { component_code: edited, configured_props: { mode: 'detailed', gone: 1 } },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.errors).toEqual([]);
+    expect(response.body.dynamic_props.configurable_props.map((prop: { name: string }) => prop.name)).toEqual([
+      'region',
+      'mode',
+      'depth',
+    ]);
+    expect(await snapshot(h)).toEqual(before);
+  });
+
+  it('refuses code that does not parse with its position, and a body with both or neither of id and code', async () => {
+    const broken = await h.request('POST', '/v1/components/props', {
+      body: { component_code: 'export default { props: {', configured_props: {} },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.code).toBe('COMPONENT_SYNTAX_ERROR');
+    for (const body of [{ id: 'fx-dynamic', component_code: 'x' }, { configured_props: {} }]) {
+      const refused = await h.request('POST', '/v1/components/props', { body });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+      expect(refused.text).toContain('give exactly one of id and component_code');
+    }
+  });
+});
+
 describe('POST /v1/actions/run', () => {
   it('answers exactly the object the local run --json prints', async () => {
     const response = await h.request('POST', '/v1/actions/run', {

@@ -151,7 +151,8 @@ export function createApi(http: Http) {
       prev_context?: Record<string, unknown>;
       query?: string;
     }) => http({ method: 'POST', path: '/v1/components/configure', body, schema: ConfigureComponentResult }),
-    reloadProps: (body: { id: string; configured_props: ConfiguredProps }) =>
+    /** The props after additionalProps(), of a saved component (`id`) or of code not saved yet (`component_code`). */
+    reloadProps: (body: ({ id: string } | { component_code: string }) & { configured_props: ConfiguredProps }) =>
       http({ method: 'POST', path: '/v1/components/props', body, schema: ReloadPropsResult }),
     runAction: (body: { id: string; configured_props: ConfiguredProps; timeout_seconds?: number }) =>
       http({ method: 'POST', path: '/v1/actions/run', body, schema: single(RunReport) }).then((r) => r.data),

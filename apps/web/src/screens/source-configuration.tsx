@@ -1,9 +1,10 @@
 /**
  * The Configuration tab: name, props (the same form as New source) and code; Save sends one
- * update (contract §5.3: deactivate, apply, activate, same id) with only what changed.
+ * update (contract §5.3: deactivate, apply, activate, same id) with only what changed. A code
+ * edit reloads the props form from the edited code before saving, so new props can be filled in.
  */
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { CodeEditor } from '../components/code-editor.js';
@@ -58,6 +59,7 @@ function ConfigurationForm({
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
+  const codeProps = useCodeProps(form, code, component.code);
   const toast = useToast();
   const save = useMutation({
     mutationFn: () =>
@@ -119,6 +121,11 @@ function ConfigurationForm({
             if (!save.isPending && !form.reloading) save.mutate();
           }}
         />
+        <p className={codeProps.error ? 'field-error' : 'muted small'} role="status">
+          {codeProps.error
+            ? `The props could not be read from this code: ${codeProps.error instanceof Error ? codeProps.error.message : String(codeProps.error)}`
+            : codeProps.note}
+        </p>
       </details>
       {topError ? <ErrorState error={topError} /> : null}
       <div className="form-actions">
@@ -132,4 +139,48 @@ function ConfigurationForm({
       </div>
     </form>
   );
+}
+
+/** How long the code must rest before its props are read: typing does not start a load per key. */
+const CODE_PROPS_DELAY_MS = 600;
+
+/**
+ * Reloads the props form from the edited code once typing pauses (and back from the saved code
+ * when an edit is undone), and says what happened: props the edit added show up before Save.
+ */
+function useCodeProps(
+  form: ReturnType<typeof usePropsForm>,
+  code: string,
+  savedCode: string,
+): { readonly note: string; readonly error: unknown } {
+  const formRef = useRef(form);
+  formRef.current = form;
+  const loadedFor = useRef(savedCode);
+  const [state, setState] = useState<{ note: string; error: unknown }>({ note: '', error: null });
+  useEffect(() => {
+    loadedFor.current = savedCode;
+    setState({ note: '', error: null });
+  }, [savedCode]);
+  useEffect(() => {
+    if (code === loadedFor.current) return;
+    const timer = setTimeout(() => {
+      setState({ note: 'Reading the props of the edited code…', error: null });
+      void formRef.current.reloadFromCode(code).then((error) => {
+        if (error) {
+          setState({ note: '', error });
+          return;
+        }
+        loadedFor.current = code;
+        setState({
+          note:
+            code === savedCode
+              ? 'Props are those of the saved code again.'
+              : 'Props reloaded from the edited code: fill in any new ones, then Save.',
+          error: null,
+        });
+      });
+    }, CODE_PROPS_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [code, savedCode]);
+  return state;
 }
