@@ -139,6 +139,32 @@ for (const viewport of [
       expect(await page.getByLabel('Limit').inputValue()).toBe('3');
       expect(await noSidewaysScroll(page)).toBe(true);
       if (viewport.width === 1280) await page.screenshot({ path: screenshotPath('configuration-code-reload') });
+      // A syntax error names the author's file and line, never the server's copy, and marks that line.
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText(edited.replace('limit: {', 'limit: {,'));
+      const problem = page.getByRole('status').filter({ hasText: 'could not be read' });
+      await problem.waitFor();
+      const text = (await problem.textContent()) ?? '';
+      const line = edited.split('\n').findIndex((row) => row.includes('limit: {')) + 1;
+      expect(text).toContain(`component.mjs:${line}:`);
+      expect(text).not.toMatch(/\/code\/|[0-9a-f]{32}/);
+      const marked = page.locator('.cm-gutter-lint .cm-gutterElement .cm-lint-marker-error');
+      await marked.waitFor();
+      expect(await page.locator('.cm-lintRange-error').count()).toBeGreaterThan(0);
+      const markerTop = (await marked.boundingBox())?.y ?? -1;
+      const lineTop =
+        (
+          await page
+            .locator('.cm-line')
+            .nth(line - 1)
+            .boundingBox()
+        )?.y ?? -2;
+      expect(Math.abs(markerTop - lineTop)).toBeLessThan(8);
+      if (viewport.width === 1280) await page.screenshot({ path: screenshotPath('configuration-code-error') });
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText(edited);
+      await page.getByRole('status').filter({ hasText: 'Props reloaded' }).waitFor();
+      expect(await page.locator('.cm-lint-marker-error').count()).toBe(0);
       await page.keyboard.press('Shift+Tab');
       await tabToLabel(page, 'Topic');
       await page.keyboard.type('alerts');

@@ -205,6 +205,33 @@ describe('POST /v1/components/props with component_code', () => {
   });
 });
 
+describe('error locations', () => {
+  it("name the author's file and line in errors, stacks and logs, never the server's copy of the code", async () => {
+    const saved = await h.request('POST', '/v1/components', {
+      body: { component_code: fixture('server/stack-line.mjs') },
+    });
+    expect(saved.status).toBe(200);
+    const run = await h.request('POST', '/v1/actions/run', { body: { id: saved.body.data.id } });
+    expect(run.status).toBe(200);
+    const { error, logs } = run.body.data;
+    expect(error).toMatchObject({ code: 'COMPONENT_ERROR', message: 'thrown on line ten' });
+    expect(error.stack).toContain('at Object.run (component.mjs:10:11)');
+    expect(logs[0].message).toContain('at Object.run (component.mjs:9:19)');
+    const broken = await h.request('POST', '/v1/components', {
+      body: { component_code: 'export default {\n  key: "x",\n  props: {,\n};\n' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatchObject({
+      code: 'COMPONENT_SYNTAX_ERROR',
+      message: expect.stringMatching(/^component\.mjs:3:11: /),
+      details: { file: 'component.mjs', line: 3, column: 11 },
+    });
+    const everything = JSON.stringify([run.body, broken.body]);
+    expect(everything).not.toContain(h.dataDir);
+    expect(everything).not.toMatch(/[0-9a-f]{32}\.mjs/);
+  });
+});
+
 describe('POST /v1/actions/run', () => {
   it('answers exactly the object the local run --json prints', async () => {
     const response = await h.request('POST', '/v1/actions/run', {

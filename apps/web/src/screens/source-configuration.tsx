@@ -4,10 +4,11 @@
  * edit reloads the props form from the edited code before saving, so new props can be filled in.
  */
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
-import { CodeEditor } from '../components/code-editor.js';
+import { ApiError } from '../api/client.js';
+import { CodeEditor, type CodeMarker } from '../components/code-editor.js';
 import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
@@ -60,6 +61,7 @@ function ConfigurationForm({
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
   const codeProps = useCodeProps(form, code, component.code);
+  const marker = useMemo(() => markerOf(codeProps.error ?? topError), [codeProps.error, topError]);
   const toast = useToast();
   const save = useMutation({
     mutationFn: () =>
@@ -120,6 +122,7 @@ function ConfigurationForm({
           onSave={() => {
             if (!save.isPending && !form.reloading) save.mutate();
           }}
+          marker={marker}
         />
         <p className={codeProps.error ? 'field-error' : 'muted small'} role="status">
           {codeProps.error
@@ -166,11 +169,12 @@ function useCodeProps(
     const timer = setTimeout(() => {
       setState({ note: 'Reading the props of the edited code…', error: null });
       void formRef.current.reloadFromCode(code).then((error) => {
+        // Even a failed attempt counts: going back to the last good code reloads it and clears the error.
+        loadedFor.current = code;
         if (error) {
           setState({ note: '', error });
           return;
         }
-        loadedFor.current = code;
         setState({
           note:
             code === savedCode
@@ -183,4 +187,12 @@ function useCodeProps(
     return () => clearTimeout(timer);
   }, [code, savedCode]);
   return state;
+}
+
+/** The line an error of this code points at (a syntax error, a load failure), to mark in the editor. */
+function markerOf(error: unknown): CodeMarker | null {
+  if (!(error instanceof ApiError)) return null;
+  const { line, column } = error.details;
+  if (typeof line !== 'number') return null;
+  return { line, ...(typeof column === 'number' ? { column } : {}), message: error.message };
 }

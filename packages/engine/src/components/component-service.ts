@@ -284,7 +284,9 @@ export class ComponentService {
   prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>): Promise<PreparedComponent> {
     let prepared = this.prepared.get(row.code_hash);
     if (!prepared) {
-      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash));
+      // Errors and stacks name the code as its author knows it, not by the hashed copy kept here.
+      const file = this.writeCode(row.code, row.code_hash);
+      prepared = this.options.sandbox.prepare(file, { label: `component${path.extname(file)}` });
       prepared.catch(() => this.prepared.delete(row.code_hash));
       this.prepared.set(row.code_hash, prepared);
     }
