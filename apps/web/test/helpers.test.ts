@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SavedComponent } from '@tributary/contracts';
 import { z } from 'zod';
 import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
+import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
 import { docGroups, DOC_PAGES, searchDocs } from '../src/docs/pages.js';
@@ -372,5 +373,36 @@ describe('API client', () => {
     await expect(http({ method: 'GET', path: '/v1/x', schema: z.unknown() })).rejects.toMatchObject({
       code: 'NETWORK_ERROR',
     });
+  });
+});
+
+describe('saved components in the picker', () => {
+  const saved = (id: string, name: string, version: string | null, extra: Record<string, unknown> = {}) =>
+    SavedComponent.parse({
+      id,
+      key: null,
+      name,
+      version,
+      description: null,
+      component_type: 'source',
+      code: '',
+      code_hash: id,
+      configurable_props: [],
+      created_at: 1,
+      updated_at: 1,
+      ...extra,
+    });
+
+  it('shows the newest save of each component once, not every save of it', () => {
+    const list = [
+      saved('sc_3', 'Greeter', '0.2.0'),
+      saved('sc_2', 'Greeter', '0.2.0'),
+      saved('sc_1', 'Greeter', '0.1.0'),
+      saved('sc_0', 'Greeter', '0.2.0'),
+      saved('sc_k', 'Keyed', '1.0.0', { key: 'keyed' }),
+      saved('sc_a', 'Runner', '1.0.0', { component_type: 'action' }),
+    ];
+    expect(newestSaved(list, 'source').map((component) => component.id)).toEqual(['sc_3', 'sc_1']);
+    expect(newestSaved(list, 'action').map((component) => component.id)).toEqual(['sc_a']);
   });
 });
