@@ -61,6 +61,8 @@ function refBody(ref: ComponentRef): Record<string, string> {
 }
 
 const Empty = z.object({});
+/** Beyond this many sources the list would be slow to load in one go; the rest stay out of it. */
+export const MAX_LISTED_SOURCES = 5000;
 const enc = encodeURIComponent;
 
 export function createApi(http: Http) {
@@ -76,8 +78,29 @@ export function createApi(http: Http) {
     signOut: () => http({ method: 'DELETE', path: '/v1/session', schema: Empty }),
 
     // Sources
-    listSources: () =>
-      http({ method: 'GET', path: '/v1/users/me/sources', query: { limit: 100 }, schema: list(DeployedSource) }),
+    /**
+     * Every source, page after page of 100 (the API's largest page), so search, filters and sort
+     * see them all; stops at MAX_LISTED_SOURCES.
+     */
+    listSources: async () => {
+      const page = (after: string | null) =>
+        http({
+          method: 'GET',
+          path: '/v1/users/me/sources',
+          query: { limit: 100, after },
+          schema: list(DeployedSource),
+        });
+      const first = await page(null);
+      const data = [...first.data];
+      let cursor = first.page_info.end_cursor;
+      while (cursor && data.length < Math.min(first.page_info.total_count, MAX_LISTED_SOURCES)) {
+        const next = await page(cursor);
+        if (next.data.length === 0) break;
+        data.push(...next.data);
+        cursor = next.page_info.end_cursor;
+      }
+      return { page_info: { ...first.page_info, count: data.length, end_cursor: cursor }, data };
+    },
     getSource: (id: string) =>
       http({ method: 'GET', path: `/v1/sources/${enc(id)}`, schema: single(DeployedSource) }).then((r) => r.data),
     deploySource: (input: {
