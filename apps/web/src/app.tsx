@@ -46,9 +46,10 @@ export function App() {
 }
 
 function RequireSession() {
-  const { token } = useSession();
+  const { state } = useSession();
   const location = useLocation();
-  if (!token)
+  if (state === 'checking') return <Loading />;
+  if (state === 'signed-out')
     return <Navigate to={`/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`} replace />;
   return <Outlet />;
 }
@@ -63,19 +64,19 @@ const NAV = [
 ] as const;
 
 function Shell() {
-  const { token, signOut } = useSession();
+  const { signedIn, signOut } = useSession();
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
         Skip to content
       </a>
       <header className="topbar">
-        <NavLink to={token ? '/sources' : '/docs'} className="brand">
+        <NavLink to={signedIn ? '/sources' : '/docs'} className="brand">
           Tributary
         </NavLink>
         <nav aria-label="Main">
           <ul>
-            {NAV.filter(([path]) => token || path === '/docs').map(([path, label]) => (
+            {NAV.filter(([path]) => signedIn || path === '/docs').map(([path, label]) => (
               <li key={path}>
                 <NavLink to={path}>{label}</NavLink>
               </li>
@@ -83,8 +84,8 @@ function Shell() {
           </ul>
         </nav>
         <div className="topbar-end">
-          {token ? (
-            <button type="button" className="button button-small" onClick={signOut}>
+          {signedIn ? (
+            <button type="button" className="button button-small" onClick={() => void signOut()}>
               Sign out
             </button>
           ) : (

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SavedComponent } from '@tributary/contracts';
 import { z } from 'zod';
 import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
+import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
 import { docGroups, DOC_PAGES, searchDocs } from '../src/docs/pages.js';
@@ -306,10 +307,14 @@ describe('run now', () => {
 describe('API client', () => {
   let server: Server;
   let base = '';
-  const seen: { url: string; auth: string | undefined }[] = [];
+  const seen: { url: string; auth: string | undefined; client?: string | string[] | undefined }[] = [];
   beforeAll(async () => {
     server = createServer((request, response) => {
-      seen.push({ url: request.url ?? '', auth: request.headers.authorization });
+      seen.push({
+        url: request.url ?? '',
+        auth: request.headers.authorization,
+        client: request.headers['x-tributary-client'],
+      });
       response.setHeader('content-type', 'application/json');
       if (request.url?.startsWith('/v1/bad')) {
         response.statusCode = 400;
@@ -334,7 +339,7 @@ describe('API client', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('sends the key as a Bearer header and encodes the query', async () => {
+  it('sends a given key as a Bearer header, the CSRF header always, and encodes the query', async () => {
     const http = createHttp({ baseUrl: base, getToken: () => 'trb_k' });
     await http({
       method: 'GET',
@@ -342,7 +347,7 @@ describe('API client', () => {
       query: { limit: 5, app: undefined, q: 'a b' },
       schema: z.object({ data: z.object({ ok: z.boolean() }) }),
     });
-    expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k' });
+    expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k', client: 'web' });
     expect(buildUrl('', '/sources/dc_1/sse', { token: 'trb_k' })).toBe('/sources/dc_1/sse?token=trb_k');
   });
 
@@ -368,5 +373,36 @@ describe('API client', () => {
     await expect(http({ method: 'GET', path: '/v1/x', schema: z.unknown() })).rejects.toMatchObject({
       code: 'NETWORK_ERROR',
     });
+  });
+});
+
+describe('saved components in the picker', () => {
+  const saved = (id: string, name: string, version: string | null, extra: Record<string, unknown> = {}) =>
+    SavedComponent.parse({
+      id,
+      key: null,
+      name,
+      version,
+      description: null,
+      component_type: 'source',
+      code: '',
+      code_hash: id,
+      configurable_props: [],
+      created_at: 1,
+      updated_at: 1,
+      ...extra,
+    });
+
+  it('shows the newest save of each component once, not every save of it', () => {
+    const list = [
+      saved('sc_3', 'Greeter', '0.2.0'),
+      saved('sc_2', 'Greeter', '0.2.0'),
+      saved('sc_1', 'Greeter', '0.1.0'),
+      saved('sc_0', 'Greeter', '0.2.0'),
+      saved('sc_k', 'Keyed', '1.0.0', { key: 'keyed' }),
+      saved('sc_a', 'Runner', '1.0.0', { component_type: 'action' }),
+    ];
+    expect(newestSaved(list, 'source').map((component) => component.id)).toEqual(['sc_3', 'sc_1']);
+    expect(newestSaved(list, 'action').map((component) => component.id)).toEqual(['sc_a']);
   });
 });

@@ -70,10 +70,18 @@ async function unlabeled(target: Page = page): Promise<string[]> {
   );
 }
 
-/** Signs the tab in unless it is, so a test run alone with -t does not depend on the sign-in test. */
+/** Signs the browser in as the sign-in form does, so a test run alone with -t does not depend on the sign-in test. */
 async function signIn(target: Page = page): Promise<void> {
-  if (!target.url().startsWith(server.base)) await target.goto(`${server.base}/sign-in`);
-  await target.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
+  if (!target.url().startsWith(server.base)) await target.goto(`${server.base}/docs`);
+  const status = await target.evaluate(async (key) => {
+    const response = await fetch('/v1/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-tributary-client': 'web' },
+      body: JSON.stringify({ api_key: key }),
+    });
+    return response.status;
+  }, server.key);
+  expect(status).toBe(201);
 }
 
 async function post(url: string, body: unknown): Promise<number> {
@@ -126,7 +134,9 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(page.url()).toBe(`${server.base}/sources`);
     expect(await page.title()).toBe('Sources · Tributary');
     expect(page.url()).not.toContain(server.key);
-    expect(await page.evaluate(() => sessionStorage.getItem('tributary.api_key'))).toBe(server.key);
+    // The key is traded for an HttpOnly session cookie: nothing of it is left in page storage.
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).not.toContain(server.key);
+    expect(await page.evaluate(() => document.cookie)).toBe('');
     await shot('sources-empty');
   });
 
@@ -328,7 +338,6 @@ describe('web app', { timeout: 90_000 }, () => {
     await toggle.click();
     await expect.poll(() => toggle.getAttribute('aria-checked')).toBe('true');
 
-    // The key lives in this tab's sessionStorage, so the phone-sized check reuses the tab.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${server.base}/sources`);
     await page.locator('tr', { hasText: 'web greeter' }).waitFor();
@@ -952,11 +961,11 @@ describe('bundle', () => {
 });
 
 describe('signing out', { timeout: 60_000 }, () => {
-  it('forgets the key, and a deep link opened signed out continues after sign-in', async () => {
+  it('ends the session, and a deep link opened signed out continues after sign-in', async () => {
     await page.goto(`${server.base}/sources`);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('tributary.api_key'))).toBeNull();
+    expect((await context.cookies()).filter((cookie) => cookie.name === 'tributary_session')).toEqual([]);
     await page.goto(`${server.base}/sources?action=create&key=web-test-greeter`);
     await page.waitForURL(/\/sign-in\?next=/);
     await page.getByLabel('API key').fill(server.key);

@@ -508,6 +508,24 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
       '--json',
     ]);
     expect(JSON.parse(badPropJson.stdout)).toMatchObject({ ok: false, error: { code: 'PROP_INVALID' } });
+    const twoBad = await cli([
+      'deploy',
+      path.join(REMOTE, 'webhook-source.mjs'),
+      '--prop',
+      'limit=99',
+      '--prop',
+      'greeting=howdy',
+      '--no-follow',
+    ]);
+    expect(twoBad.code).toBe(1);
+    expect(twoBad.stderr).toBe(
+      [
+        'error PROP_INVALID: 2 props are not valid',
+        '  - prop "greeting" must be one of "hello", "hi", got "howdy"',
+        '  - prop "limit" must be <= 10, got 99',
+        '',
+      ].join('\n'),
+    );
 
     const port = await closedPort();
     const unreachable = await cli(['list', 'sources', '--api-url', `http://127.0.0.1:${port}`]);

@@ -111,6 +111,35 @@ describe('tributary run', () => {
     expect(notJson.stderr).toContain('--auth acme is not valid JSON');
   });
 
+  it('prints every invalid prop at once, one line each, and lists them in --json', async () => {
+    const file = path.join(FIXTURES, 'f14-inputs.mjs');
+    const human = await tributary(['run', file, '--prop', 'repeat=9', '--prop', 'loud=maybe']);
+    expect(human.code).toBe(2);
+    expect(human.stderr).toBe(
+      [
+        'error PROP_REQUIRED: 4 props are not valid',
+        '  - prop "apiKey" is required (string)',
+        '  - prop "repeat" must be <= 5, got 9',
+        `  - prop "loud" must be true or false, got the string "maybe"`,
+        '  - prop "size" is required (string)',
+        '',
+      ].join('\n'),
+    );
+    const json = await tributaryJson<Report>(['run', file, '--prop', 'repeat=9', '--json']);
+    expect(json.code).toBe(2);
+    expect(json.json.error).toMatchObject({
+      code: 'PROP_REQUIRED',
+      details: {
+        prop: 'apiKey',
+        errors: [
+          { prop: 'apiKey', code: 'PROP_REQUIRED' },
+          { prop: 'repeat', code: 'PROP_INVALID' },
+          { prop: 'size', code: 'PROP_REQUIRED' },
+        ],
+      },
+    });
+  });
+
   it('keeps db and dedupe state in --state, running the deploy hook only the first time', async () => {
     const state = path.join(scratch, 'counter');
     const first = await tributaryJson<Report>(['run', fixture('counter.mjs'), '--state', state, '--json']);

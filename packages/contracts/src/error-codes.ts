@@ -194,6 +194,12 @@ export const ERROR_CODES = {
     description:
       'A registry key is already published by another npm package (or on its own); the message names the owner.',
   },
+  CSRF_HEADER_MISSING: {
+    status: 403,
+    category: 'user',
+    description:
+      'A state-changing request signed in with the browser session cookie did not send the X-Tributary-Client header (CSRF defence).',
+  },
   NOT_FOUND: {
     status: 404,
     category: 'user',

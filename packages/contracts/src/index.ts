@@ -91,3 +91,4 @@ export {
   UpgradePackagesBody,
 } from './api/registry-schemas.js';
 export type { ImportJobT, ImportReportT, OutdatedPackageT, RegistryPackageT } from './api/registry-schemas.js';
+export { BrowserSessionInfo, CreateSessionBody } from './api/session-schemas.js';

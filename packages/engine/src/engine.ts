@@ -4,6 +4,7 @@ import { AccountService } from './accounts/account-service.js';
 import { ComponentCalls } from './actions/component-calls.js';
 import { AppCatalog } from './apps/app-catalog.js';
 import { ApiKeys } from './auth/api-keys.js';
+import { BrowserSessions } from './auth/browser-sessions.js';
 import { ComponentService } from './components/component-service.js';
 import { DeliveryService, type DeliverySettings } from './delivery/delivery-service.js';
 import { SqlDeliveryJobs } from './delivery/sql-delivery-jobs.js';
@@ -119,6 +120,7 @@ export class Engine {
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
     readonly registry: RegistryService,
     readonly imports: ImportJobs,
+    readonly browserSessions: BrowserSessions,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -286,11 +288,12 @@ export class Engine {
       deliveries,
       owner: OWNER_ID,
     });
+    const apiKeys = new ApiKeys(db, now);
     return new Engine(
       store,
       () => backend.close(),
       sandbox,
-      new ApiKeys(db, now),
+      apiKeys,
       components,
       sources,
       runner,
@@ -314,6 +317,7 @@ export class Engine {
         importer: new PackageImporter({ db, components, sandbox, now, ...fetch }),
       }),
       new ImportJobs(now),
+      new BrowserSessions({ db, apiKeys, now }),
     );
   }
 

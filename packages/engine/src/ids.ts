@@ -5,7 +5,7 @@ const shortToken = customAlphabet(ALPHABET, 10);
 const longToken = customAlphabet(ALPHABET, 24);
 
 /** Ids of the API: a prefix naming the kind (`sc_`, `dc_`, `inv_`…) and a random token. */
-export function newId(prefix: 'sc' | 'dc' | 'inv' | 'key' | 'apn' | 'wf' | 'wfr' | 'imp'): string {
+export function newId(prefix: 'sc' | 'dc' | 'inv' | 'key' | 'apn' | 'wf' | 'wfr' | 'imp' | 'ses'): string {
   return `${prefix}_${shortToken()}`;
 }
 

@@ -14,6 +14,8 @@ export type { BullmqTimerJobsOptions } from './redis/bullmq-timer-jobs.js';
 export { describeDatabaseUrl, isPostgresUrl } from './store/database-url.js';
 export { API_KEY_PREFIX } from './auth/api-keys.js';
 export type { ApiKeyRecord } from './auth/api-keys.js';
+export { BROWSER_SESSION_TTL_MS } from './auth/browser-sessions.js';
+export type { BrowserSession } from './auth/browser-sessions.js';
 export type { ComponentRow, ComponentSource } from './components/component-service.js';
 export { isPrivateAddress } from './components/fetch-component-url.js';
 export type { Trigger } from './invocations/invocation-runner.js';

@@ -19,6 +19,8 @@ export { coercePropValue } from './props/coerce-value.js';
 export { describeProps } from './props/describe-props.js';
 export type { ConfigurableProp } from './props/describe-props.js';
 export { resolveProps, MAX_PROP_VALUE_BYTES } from './props/resolve-props.js';
+export { propProblemsError, propProblemsOf } from './props/prop-problems.js';
+export type { PropProblem } from './props/prop-problems.js';
 export type { Accounts, ResolvedApp, ResolvedProps, ResolvePropsInput } from './props/resolve-props.js';
 export { parsePropType, propKind, PROP_TYPE_NAMES } from './props/prop-catalogue.js';
 export type { PropKind } from './props/prop-catalogue.js';

@@ -1,4 +1,5 @@
 import type { Engine } from '@tributary/engine';
+import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyInstance } from 'fastify';
 import {
   clientErrorHandler,
@@ -17,6 +18,7 @@ import { registryRoutes } from './routes/registry.routes.js';
 import { deadLetterRoutes } from './routes/dead-letters.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
+import { sessionRoutes } from './routes/session.routes.js';
 import { sourceRoutes } from './routes/sources.routes.js';
 import { subscriptionRoutes } from './routes/subscriptions.routes.js';
 import { registerChannelSse } from './sse/channel-sse.routes.js';
@@ -55,6 +57,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   });
   installErrorHandler(app, options.log);
   installJsonParser(app);
+  // Browser sessions ride on a cookie (docs/rest-api.md#browser-sessions).
+  await app.register(fastifyCookie);
   registerRequestLog(app);
   app.get('/healthz', () => ({ status: 'ok' }));
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
@@ -66,6 +70,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...appRoutes(engine),
     ...accountRoutes(engine),
     ...apiKeyRoutes(engine),
+    ...sessionRoutes(engine),
     ...deadLetterRoutes(engine),
     ...subscriptionRoutes(engine),
     ...workflowRoutes(engine),

@@ -87,10 +87,19 @@ describe('API keys', () => {
   it('refuses every /v1 route of the OpenAPI document without a key, with a wrong key, or with the key in the query', async () => {
     const openapi = await h.request('GET', '/v1/openapi.json');
     expect(openapi.status).toBe(200);
-    const paths = openapi.body.paths as Record<string, Record<string, unknown>>;
-    const routes = Object.entries(paths)
+    const paths = openapi.body.paths as Record<string, Record<string, { security: unknown[] }>>;
+    const all = Object.entries(paths)
       .filter(([route]) => route.startsWith('/v1/'))
-      .flatMap(([route, methods]) => Object.keys(methods).map((method) => [method.toUpperCase(), route] as const));
+      .flatMap(([route, methods]) =>
+        Object.entries(methods).map(([method, operation]) => [method.toUpperCase(), route, operation] as const),
+      );
+    // Signing a browser in and out is the one /v1 route without a key (it is what gets the session).
+    expect(
+      all.filter(([, , operation]) => operation.security.length === 0).map(([m, route]) => `${m} ${route}`),
+    ).toEqual(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session']);
+    const routes = all
+      .filter(([, , operation]) => operation.security.length > 0)
+      .map(([method, route]) => [method, route] as const);
     expect(routes.length).toBeGreaterThanOrEqual(16);
     routes.push(['GET', '/v1/openapi.json']);
     const fill = (route: string) =>
@@ -485,7 +494,7 @@ function withoutSavedComponents(value: unknown): unknown {
 }
 
 describe('the OpenAPI document', () => {
-  it('is generated from the request schemas: strict bodies, query parameters, bearer security', async () => {
+  it('is generated from the request schemas: strict bodies, query parameters, bearer or session security', async () => {
     const response = await h.request('GET', '/v1/openapi.json');
     expect(response.status).toBe(200);
     const doc = response.body;
@@ -523,7 +532,7 @@ describe('the OpenAPI document', () => {
     ] as const) {
       const operation = paths[route]?.[method];
       expect(operation, `${method} ${route}`).toBeDefined();
-      expect(operation?.security).toEqual([{ bearer: [] }]);
+      expect(operation?.security).toEqual([{ bearer: [] }, { session: [] }]);
       expect(operation?.responses).toHaveProperty('401');
     }
     const deploy = paths['/v1/sources']?.['post']?.requestBody?.content['application/json']?.schema as Record<

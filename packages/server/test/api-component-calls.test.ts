@@ -168,6 +168,70 @@ describe('POST /v1/components/props', () => {
   });
 });
 
+describe('POST /v1/components/props with component_code', () => {
+  it('reads the props of code not saved yet, keeps values that still apply, and stores nothing', async () => {
+    const before = await snapshot(h);
+    const edited = fixture('f21-dynamic.mjs').replace(
+      'props: {',
+      'props: {\n    region: { type: "string", label: "Region" },',
+    );
+    expect(edited).not.toBe(fixture('f21-dynamic.mjs'));
+    const response = await h.request('POST', '/v1/components/props', {
+      // "gone" is a prop of the old code: it no longer applies, so it is left out, not refused.
+      body: { component_code: edited, configured_props: { mode: 'detailed', gone: 1 } },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.errors).toEqual([]);
+    expect(response.body.dynamic_props.configurable_props.map((prop: { name: string }) => prop.name)).toEqual([
+      'region',
+      'mode',
+      'depth',
+    ]);
+    expect(await snapshot(h)).toEqual(before);
+  });
+
+  it('refuses code that does not parse with its position, and a body with both or neither of id and code', async () => {
+    const broken = await h.request('POST', '/v1/components/props', {
+      body: { component_code: 'export default { props: {', configured_props: {} },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error.code).toBe('COMPONENT_SYNTAX_ERROR');
+    for (const body of [{ id: 'fx-dynamic', component_code: 'x' }, { configured_props: {} }]) {
+      const refused = await h.request('POST', '/v1/components/props', { body });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+      expect(refused.text).toContain('give exactly one of id and component_code');
+    }
+  });
+});
+
+describe('error locations', () => {
+  it("name the author's file and line in errors, stacks and logs, never the server's copy of the code", async () => {
+    const saved = await h.request('POST', '/v1/components', {
+      body: { component_code: fixture('server/stack-line.mjs') },
+    });
+    expect(saved.status).toBe(200);
+    const run = await h.request('POST', '/v1/actions/run', { body: { id: saved.body.data.id } });
+    expect(run.status).toBe(200);
+    const { error, logs } = run.body.data;
+    expect(error).toMatchObject({ code: 'COMPONENT_ERROR', message: 'thrown on line ten' });
+    expect(error.stack).toContain('at Object.run (component.mjs:10:11)');
+    expect(logs[0].message).toContain('at Object.run (component.mjs:9:19)');
+    const broken = await h.request('POST', '/v1/components', {
+      body: { component_code: 'export default {\n  key: "x",\n  props: {,\n};\n' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body.error).toMatchObject({
+      code: 'COMPONENT_SYNTAX_ERROR',
+      message: expect.stringMatching(/^component\.mjs:3:11: /),
+      details: { file: 'component.mjs', line: 3, column: 11 },
+    });
+    const everything = JSON.stringify([run.body, broken.body]);
+    expect(everything).not.toContain(h.dataDir);
+    expect(everything).not.toMatch(/[0-9a-f]{32}\.mjs/);
+  });
+});
+
 describe('POST /v1/actions/run', () => {
   it('answers exactly the object the local run --json prints', async () => {
     const response = await h.request('POST', '/v1/actions/run', {

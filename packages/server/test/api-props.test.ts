@@ -86,6 +86,38 @@ describe('validation and coercion', () => {
     expect(await snapshot(h, { savedComponents: false })).toEqual(before);
   });
 
+  it('reports every invalid prop at once, each with its code and message, and creates no source', async () => {
+    const before = await snapshot(h, { savedComponents: false });
+    const response = await h.request('POST', '/v1/sources', {
+      body: { component_code: INPUTS, configured_props: { repeat: 9, loud: 'maybe', nope: 1 } },
+    });
+    expect(response.status).toBe(400);
+    const { error } = response.body;
+    // The first failure stays in `code` and `details.prop` for clients that read one.
+    expect(error).toMatchObject({ code: 'PROP_UNKNOWN', details: { prop: 'nope' } });
+    expect(error.details.errors).toEqual([
+      { prop: 'nope', code: 'PROP_UNKNOWN', message: expect.stringContaining('unknown prop "nope"') },
+      { prop: 'apiKey', code: 'PROP_REQUIRED', message: 'prop "apiKey" is required (string)' },
+      { prop: 'repeat', code: 'PROP_INVALID', message: 'prop "repeat" must be <= 5, got 9' },
+      { prop: 'loud', code: 'PROP_INVALID', message: expect.stringContaining('prop "loud"') },
+      { prop: 'size', code: 'PROP_REQUIRED', message: 'prop "size" is required (string)' },
+    ]);
+    expect(error.message).toMatch(/^5 props are not valid: unknown prop "nope".*; prop "size" is required \(string\)$/);
+    // An update is checked the same way, and changes nothing.
+    const deployed = await h.request('POST', '/v1/sources', {
+      body: { component_code: INPUTS, configured_props: { apiKey: 'k', size: 'l' } },
+    });
+    expect(deployed.status).toBe(200);
+    const afterDeploy = await snapshot(h, { savedComponents: false });
+    const update = await h.request('PUT', `/v1/sources/${deployed.body.data.id as string}`, {
+      body: { configured_props: { repeat: 0, size: 'm' } },
+    });
+    expect(update.status).toBe(400);
+    expect(update.body.error.details.errors.map((entry: { prop: string }) => entry.prop)).toEqual(['repeat', 'size']);
+    expect(await snapshot(h, { savedComponents: false })).toEqual(afterDeploy);
+    expect(before).not.toEqual(afterDeploy);
+  });
+
   it('coerces values the way the runtime does and fills defaults (run sees the coerced values)', async () => {
     const deployed = await h.request('POST', '/v1/sources', {
       body: {

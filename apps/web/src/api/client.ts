@@ -1,6 +1,6 @@
 /**
- * The one HTTP client of the web app. Every request goes through `request`, which adds the API
- * key, encodes the query, parses the `{ error: { code, message, details } }` body into an
+ * The one HTTP client of the web app. Every request goes through `request`, which sends the
+ * session cookie (same origin) with the CSRF header the server asks of cookie requests, encodes the query, parses the `{ error: { code, message, details } }` body into an
  * ApiError, and validates the response with the contract's zod schema.
  */
 import type { z } from 'zod';
@@ -17,6 +17,23 @@ export class ApiError extends Error {
     this.status = status;
     this.code = code;
     this.details = details;
+  }
+
+  /**
+   * Every prop the server found invalid, each with its message: `details.errors` when it lists
+   * them (prop validation reports all at once), else the one prop or field it named.
+   */
+  get fieldErrors(): { readonly field: string; readonly message: string }[] {
+    const listed = this.details['errors'];
+    if (Array.isArray(listed)) {
+      const entries = listed.flatMap((entry: unknown) => {
+        if (typeof entry !== 'object' || entry === null) return [];
+        const { prop, message } = entry as { prop?: unknown; message?: unknown };
+        return typeof prop === 'string' && typeof message === 'string' ? [{ field: prop, message }] : [];
+      });
+      if (entries.length > 0) return entries;
+    }
+    return this.field ? [{ field: this.field, message: this.message }] : [];
   }
 
   /** The prop or field the server blamed, when it named one. */
@@ -38,10 +55,14 @@ export interface RequestSpec<T extends z.ZodType> {
   readonly schema: T;
 }
 
+/** Sent on every request: the server refuses state-changing cookie requests without it (CSRF). */
+export const CLIENT_HEADER = 'x-tributary-client';
+
 export interface HttpOptions {
   /** Origin of the server; '' means the page's own origin. */
   readonly baseUrl: string;
-  readonly getToken: () => string | null;
+  /** An API key to send as a Bearer header; without one the browser's session cookie signs requests. */
+  readonly getToken?: () => string | null;
   /** Called on a 401 so the app can return to sign-in. */
   readonly onUnauthorized?: () => void;
   readonly fetchImpl?: typeof fetch;
@@ -72,8 +93,8 @@ function errorFrom(status: number, body: unknown, fallback: string): ApiError {
 export function createHttp(options: HttpOptions) {
   const doFetch = options.fetchImpl ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
   return async function request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<z.infer<T>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    const token = options.getToken();
+    const headers: Record<string, string> = { accept: 'application/json', [CLIENT_HEADER]: 'web' };
+    const token = options.getToken?.() ?? null;
     if (token) headers['authorization'] = `Bearer ${token}`;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;

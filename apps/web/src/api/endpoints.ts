@@ -6,6 +6,7 @@ import {
   Account,
   ApiKey,
   App,
+  BrowserSessionInfo,
   ConfigureComponentResult,
   CreatedApiKey,
   DeadLetter,
@@ -77,15 +78,46 @@ function refBody(ref: ComponentRef): Record<string, string> {
 }
 
 const Empty = z.object({});
+/** Beyond this many sources the list would be slow to load in one go; the rest stay out of it. */
+export const MAX_LISTED_SOURCES = 5000;
 const enc = encodeURIComponent;
 
 export function createApi(http: Http) {
   return {
     me: () => http({ method: 'GET', path: '/v1/users/me', schema: single(User) }).then((r) => r.data),
 
+    // Browser session (an HttpOnly cookie)
+    session: () => http({ method: 'GET', path: '/v1/session', schema: single(BrowserSessionInfo) }).then((r) => r.data),
+    signIn: (apiKey: string) =>
+      http({ method: 'POST', path: '/v1/session', body: { api_key: apiKey }, schema: single(BrowserSessionInfo) }).then(
+        (r) => r.data,
+      ),
+    signOut: () => http({ method: 'DELETE', path: '/v1/session', schema: Empty }),
+
     // Sources
-    listSources: () =>
-      http({ method: 'GET', path: '/v1/users/me/sources', query: { limit: 100 }, schema: list(DeployedSource) }),
+    /**
+     * Every source, page after page of 100 (the API's largest page), so search, filters and sort
+     * see them all; stops at MAX_LISTED_SOURCES.
+     */
+    listSources: async () => {
+      const page = (after: string | null) =>
+        http({
+          method: 'GET',
+          path: '/v1/users/me/sources',
+          query: { limit: 100, after },
+          schema: list(DeployedSource),
+        });
+      const first = await page(null);
+      const data = [...first.data];
+      let cursor = first.page_info.end_cursor;
+      while (cursor && data.length < Math.min(first.page_info.total_count, MAX_LISTED_SOURCES)) {
+        const next = await page(cursor);
+        if (next.data.length === 0) break;
+        data.push(...next.data);
+        cursor = next.page_info.end_cursor;
+      }
+      return { page_info: { ...first.page_info, count: data.length, end_cursor: cursor }, data };
+    },
     getSource: (id: string) =>
       http({ method: 'GET', path: `/v1/sources/${enc(id)}`, schema: single(DeployedSource) }).then((r) => r.data),
     deploySource: (input: {
@@ -167,7 +199,8 @@ export function createApi(http: Http) {
       prev_context?: Record<string, unknown>;
       query?: string;
     }) => http({ method: 'POST', path: '/v1/components/configure', body, schema: ConfigureComponentResult }),
-    reloadProps: (body: { id: string; configured_props: ConfiguredProps }) =>
+    /** The props after additionalProps(), of a saved component (`id`) or of code not saved yet (`component_code`). */
+    reloadProps: (body: ({ id: string } | { component_code: string }) & { configured_props: ConfiguredProps }) =>
       http({ method: 'POST', path: '/v1/components/props', body, schema: ReloadPropsResult }),
     runAction: (body: { id: string; configured_props: ConfiguredProps; timeout_seconds?: number }) =>
       http({ method: 'POST', path: '/v1/actions/run', body, schema: single(RunReport) }).then((r) => r.data),

@@ -4,7 +4,9 @@
  * the same size, label and shortcut, so nothing moves and nothing is lost either way.
  */
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
-import type { CodeView } from './code-view.js';
+import type { CodeMarker, CodeView } from './code-view.js';
+
+export type { CodeMarker };
 
 export function CodeEditor({
   id,
@@ -14,6 +16,7 @@ export function CodeEditor({
   onSave,
   rows,
   placeholder,
+  marker = null,
 }: {
   /** The textarea's id, for the label's `htmlFor` while it stands in. */
   readonly id: string;
@@ -24,6 +27,8 @@ export function CodeEditor({
   readonly onSave?: () => void;
   readonly rows: number;
   readonly placeholder?: string;
+  /** An error the server reported at a line of this code, marked in the editor. */
+  readonly marker?: CodeMarker | null;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<CodeView | null>(null);
@@ -58,6 +63,7 @@ export function CodeEditor({
 
   // A value set from outside (a reset, a loaded component) reaches the editor too.
   useEffect(() => view.current?.setDoc(value), [value]);
+  useEffect(() => view.current?.setMarker(marker), [marker, ready]);
 
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if ((event.ctrlKey || event.metaKey) && event.key === 's' && onSave) {

@@ -5,6 +5,7 @@
  */
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { javascript } from '@codemirror/lang-javascript';
+import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { EditorState } from '@codemirror/state';
 import {
@@ -17,8 +18,17 @@ import {
 } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 
+/** Where the server said the code is wrong: 1-based line and column, as in its messages. */
+export interface CodeMarker {
+  readonly line: number;
+  readonly column?: number;
+  readonly message: string;
+}
+
 export interface CodeView {
   readonly setDoc: (text: string) => void;
+  /** Marks the line (gutter and text) with the error, or clears the mark with null. */
+  readonly setMarker: (marker: CodeMarker | null) => void;
   readonly destroy: () => void;
 }
 
@@ -59,6 +69,7 @@ export function createCodeView(options: {
       doc: options.doc,
       extensions: [
         lineNumbers(),
+        lintGutter(),
         highlightActiveLineGutter(),
         highlightActiveLine(),
         history(),
@@ -85,6 +96,18 @@ export function createCodeView(options: {
     setDoc: (text) => {
       if (text !== view.state.doc.toString())
         view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+    },
+    setMarker: (marker) => {
+      const { doc } = view.state;
+      if (!marker || marker.line < 1 || marker.line > doc.lines) {
+        view.dispatch(setDiagnostics(view.state, []));
+        return;
+      }
+      const line = doc.line(marker.line);
+      const at = line.from + Math.min(line.length, Math.max(0, (marker.column ?? 1) - 1));
+      // From the column to the end of the line; at the very end, the whole line, so the mark shows.
+      const from = at < line.to ? at : line.from;
+      view.dispatch(setDiagnostics(view.state, [{ from, to: line.to, severity: 'error', message: marker.message }]));
     },
     destroy: () => view.destroy(),
   };

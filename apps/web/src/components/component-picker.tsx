@@ -8,6 +8,7 @@ import type { SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ErrorState } from './states.js';
 import { CodeEditor } from './code-editor.js';
+import { newestSaved } from './saved-choices.js';
 
 export type PickMode = 'registry' | 'code' | 'url';
 
@@ -46,9 +47,10 @@ export function ComponentPicker({
     ...(registry.data?.data ?? [])
       .filter((c) => c.component_type === type)
       .map((c) => ({ value: c.key ?? c.id, label: `${c.name ?? c.key} — ${c.key}@${c.version ?? '?'} (registry)` })),
-    ...(saved.data?.data ?? [])
-      .filter((c) => c.component_type === type && !c.key)
-      .map((c) => ({ value: c.id, label: `${c.name ?? c.id} — ${c.id} (saved)` })),
+    ...newestSaved(saved.data?.data ?? [], type).map((c) => ({
+      value: c.id,
+      label: `${c.name ?? c.id} — ${c.id} (saved)`,
+    })),
   ];
   const modes: [PickMode, string][] = [
     ['registry', type === 'source' ? 'Registry or saved' : 'Saved or registry'],

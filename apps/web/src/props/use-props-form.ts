@@ -3,7 +3,7 @@
  * through `POST /v1/components/props`), which props the user touched, and the server's errors
  * keyed by the prop they name.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { useApi } from '../auth/session.js';
 import { initialValues, toFormProps, wireValues, type FormProp } from './prop-types.js';
@@ -16,9 +16,15 @@ export interface PropsFormState {
   readonly reloading: boolean;
   readonly reloadErrors: readonly string[];
   setValue(name: string, value: unknown): void;
-  /** Puts an API error on its field; returns false when it names none (show it at the top). */
+  /** Puts an API error on each field it names; returns false when it names none of the form's (show it at the top). */
   showError(error: unknown): boolean;
   clearErrors(): void;
+  /**
+   * Reloads the props from code that is not saved yet (an edit on the Configuration tab): values
+   * of props the code still has are kept, new props appear with their defaults. Resolves with the
+   * error when the code cannot be loaded (the form then stays as it was), else null.
+   */
+  reloadFromCode(code: string): Promise<unknown>;
   /** Everything to send on create / run. */
   wire(): Record<string, unknown>;
   /** Only what the user changed, for an update (the server merges it over the stored props). */
@@ -71,6 +77,32 @@ export function usePropsForm(input: {
     [api, componentId],
   );
 
+  // Only the answer for the newest code counts; an older one may arrive after it.
+  const codeReloads = useRef(0);
+  const reloadFromCode = useCallback(
+    async (code: string): Promise<unknown> => {
+      // Save stays available meanwhile: the server checks the code and props of an update itself.
+      const ticket = ++codeReloads.current;
+      try {
+        const result = await api.reloadProps({ component_code: code, configured_props: wireValues(props, values) });
+        if (ticket !== codeReloads.current) return null;
+        const reloaded = toFormProps(result.dynamic_props.configurable_props);
+        const names = new Set(reloaded.map((prop) => prop.name));
+        const stillApply = <T>(record: Record<string, T>) =>
+          Object.fromEntries(Object.entries(record).filter(([name]) => names.has(name)));
+        setReloadErrors(result.errors);
+        setProps(reloaded);
+        setValues((previous) => ({ ...initialValues(reloaded, configured), ...stillApply(previous) }));
+        setTouched((previous) => new Set([...previous].filter((name) => names.has(name))));
+        setErrors((previous) => stillApply(previous));
+        return null;
+      } catch (error) {
+        return ticket === codeReloads.current ? error : null;
+      }
+    },
+    [api, configured, props, values],
+  );
+
   const setValue = useCallback(
     (name: string, value: unknown) => {
       const next = { ...values, [name]: value };
@@ -88,11 +120,12 @@ export function usePropsForm(input: {
 
   const showError = useCallback(
     (error: unknown) => {
-      if (error instanceof ApiError && error.field && props.some((prop) => prop.name === error.field)) {
-        setErrors({ [error.field]: error.message });
-        return true;
-      }
-      return false;
+      if (!(error instanceof ApiError)) return false;
+      const names = new Set(props.map((prop) => prop.name));
+      const onFields = error.fieldErrors.filter((entry) => names.has(entry.field));
+      if (onFields.length === 0) return false;
+      setErrors(Object.fromEntries(onFields.map((entry) => [entry.field, entry.message])));
+      return true;
     },
     [props],
   );
@@ -107,6 +140,7 @@ export function usePropsForm(input: {
     setValue,
     showError,
     clearErrors: () => setErrors({}),
+    reloadFromCode,
     wire: () => wireValues(props, values),
     wireTouched: () => wireValues(props, values, touched),
   };

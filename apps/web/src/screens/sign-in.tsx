@@ -1,21 +1,19 @@
-/** Sign in with an API key; the key is checked with GET /v1/users/me before it is kept. */
+/** Sign in with an API key: the server checks it and answers with the session cookie (POST /v1/session). */
 import { useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
-import { createHttp } from '../api/client.js';
-import { createApi } from '../api/endpoints.js';
 import { useSession } from '../auth/session.js';
 import { useTitle } from '../components/use-title.js';
 
 export function SignInScreen() {
   useTitle('Sign in');
-  const { token, signIn } = useSession();
+  const { signedIn, signIn } = useSession();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const next = safeNext(params.get('next'));
-  if (token && !busy) return <Navigate to={next} replace />;
+  if (signedIn && !busy) return <Navigate to={next} replace />;
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -23,8 +21,7 @@ export function SignInScreen() {
     setError(null);
     const candidate = key.trim();
     try {
-      await createApi(createHttp({ baseUrl: '', getToken: () => candidate })).me();
-      signIn(candidate);
+      await signIn(candidate);
       navigate(next, { replace: true });
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
@@ -37,7 +34,8 @@ export function SignInScreen() {
       <h1>Sign in</h1>
       <p className="muted">
         Use an API key of this server: the admin key <code>tributary start</code> printed on first start (or{' '}
-        <code>TRIBUTARY_ADMIN_KEY</code>), or one made under Settings. It is kept in this tab only.
+        <code>TRIBUTARY_ADMIN_KEY</code>), or one made under Settings. This browser then stays signed in, in every tab,
+        for 7 days or until you sign out; the key itself is not stored in it.
       </p>
       <form onSubmit={(event) => void submit(event)} className="card form">
         <div className="field">

@@ -1,12 +1,14 @@
 /**
  * The Configuration tab: name, props (the same form as New source) and code; Save sends one
- * update (contract §5.3: deactivate, apply, activate, same id) with only what changed.
+ * update (contract §5.3: deactivate, apply, activate, same id) with only what changed. A code
+ * edit reloads the props form from the edited code before saving, so new props can be filled in.
  */
 import { keepPreviousData, useMutation, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { DeployedSourceT, SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
-import { CodeEditor } from '../components/code-editor.js';
+import { ApiError } from '../api/client.js';
+import { CodeEditor, type CodeMarker } from '../components/code-editor.js';
 import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
@@ -58,6 +60,8 @@ function ConfigurationForm({
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
+  const codeProps = useCodeProps(form, code, component.code);
+  const marker = useMemo(() => markerOf(codeProps.error ?? topError), [codeProps.error, topError]);
   const toast = useToast();
   const save = useMutation({
     mutationFn: () =>
@@ -118,7 +122,13 @@ function ConfigurationForm({
           onSave={() => {
             if (!save.isPending && !form.reloading) save.mutate();
           }}
+          marker={marker}
         />
+        <p className={codeProps.error ? 'field-error' : 'muted small'} role="status">
+          {codeProps.error
+            ? `The props could not be read from this code: ${codeProps.error instanceof Error ? codeProps.error.message : String(codeProps.error)}`
+            : codeProps.note}
+        </p>
       </details>
       {topError ? <ErrorState error={topError} /> : null}
       <div className="form-actions">
@@ -132,4 +142,57 @@ function ConfigurationForm({
       </div>
     </form>
   );
+}
+
+/** How long the code must rest before its props are read: typing does not start a load per key. */
+const CODE_PROPS_DELAY_MS = 600;
+
+/**
+ * Reloads the props form from the edited code once typing pauses (and back from the saved code
+ * when an edit is undone), and says what happened: props the edit added show up before Save.
+ */
+function useCodeProps(
+  form: ReturnType<typeof usePropsForm>,
+  code: string,
+  savedCode: string,
+): { readonly note: string; readonly error: unknown } {
+  const formRef = useRef(form);
+  formRef.current = form;
+  const loadedFor = useRef(savedCode);
+  const [state, setState] = useState<{ note: string; error: unknown }>({ note: '', error: null });
+  useEffect(() => {
+    loadedFor.current = savedCode;
+    setState({ note: '', error: null });
+  }, [savedCode]);
+  useEffect(() => {
+    if (code === loadedFor.current) return;
+    const timer = setTimeout(() => {
+      setState({ note: 'Reading the props of the edited code…', error: null });
+      void formRef.current.reloadFromCode(code).then((error) => {
+        // Even a failed attempt counts: going back to the last good code reloads it and clears the error.
+        loadedFor.current = code;
+        if (error) {
+          setState({ note: '', error });
+          return;
+        }
+        setState({
+          note:
+            code === savedCode
+              ? 'Props are those of the saved code again.'
+              : 'Props reloaded from the edited code: fill in any new ones, then Save.',
+          error: null,
+        });
+      });
+    }, CODE_PROPS_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [code, savedCode]);
+  return state;
+}
+
+/** The line an error of this code points at (a syntax error, a load failure), to mark in the editor. */
+function markerOf(error: unknown): CodeMarker | null {
+  if (!(error instanceof ApiError)) return null;
+  const { line, column } = error.details;
+  if (typeof line !== 'number') return null;
+  return { line, ...(typeof column === 'number' ? { column } : {}), message: error.message };
 }

@@ -13,6 +13,7 @@ import { JsonViewer } from '../components/json-viewer.js';
 import { StreamBadge } from '../components/stream-status.js';
 import { Empty, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
+import { ReplayButton } from './event-replay.js';
 
 type EventPage = Awaited<ReturnType<ReturnType<typeof useApi>['listEvents']>>;
 const BIN_SIZE = 100;
@@ -26,7 +27,7 @@ export function summaryOf(event: EventSummaryT): string {
 
 export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
   const api = useApi();
-  const { token } = useSession();
+  const { signedIn } = useSession();
   const queryClient = useQueryClient();
   const key = ['events', source.id];
   const events = useQuery({ queryKey: key, queryFn: () => api.listEvents(source.id) });
@@ -42,7 +43,7 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
   });
   const status = useEventStream<EventSummaryT>({
     path: `/sources/${encodeURIComponent(source.id)}/sse`,
-    token,
+    enabled: signedIn,
     onMessage: (record) => {
       queryClient.setQueryData<EventPage>(key, (page) => {
         if (!page || page.data.some((event) => event.id === record.id)) return page;
@@ -127,11 +128,14 @@ export function EventsTab({ source }: { readonly source: DeployedSourceT }) {
                   <p className="muted small">{new Date(selected.indexed_at_ms).toISOString()}</p>
                   <div className="detail-head">
                     <h4>Payload</h4>
-                    <JsonActions
-                      value={selected.event}
-                      fileName={`event-${selected.id}`}
-                      what={`event ${selected.id}`}
-                    />
+                    <div className="detail-actions">
+                      <JsonActions
+                        value={selected.event}
+                        fileName={`event-${selected.id}`}
+                        what={`event ${selected.id}`}
+                      />
+                      <ReplayButton source={source} event={selected} />
+                    </div>
                   </div>
                   <JsonViewer value={selected.event} label="Event payload" />
                   <h4>Metadata</h4>

@@ -37,7 +37,7 @@ export function groupLogs(entries: readonly LogEntryT[]): Group[] {
 
 export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
   const api = useApi();
-  const { token } = useSession();
+  const { signedIn } = useSession();
   const queryClient = useQueryClient();
   const key = ['logs', source.id];
   const logs = useQuery({ queryKey: key, queryFn: () => api.listLogs(source.id) });
@@ -49,7 +49,7 @@ export function LogsTab({ source }: { readonly source: DeployedSourceT }) {
   }, [arrived, target]);
   const status = useEventStream<LogEntryT>({
     path: `/sources/${encodeURIComponent(source.id)}/logs/sse`,
-    token,
+    enabled: signedIn,
     onMessage: (record) =>
       queryClient.setQueryData<LogPage>(key, (page) =>
         !page || page.data.some((entry) => entry.id === record.id)

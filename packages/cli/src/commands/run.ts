@@ -15,6 +15,7 @@ import { addPropOptions, parseSeconds } from './common-options.js';
 import { DEFAULT_DEV_PORT } from './dev.js';
 import { runRemoteAction } from './run-remote.js';
 import type { RemoteFlags } from '../remote/connection.js';
+import { errorLines } from '../ui/error-lines.js';
 
 export interface RunCommandOptions extends PropFlags, RemoteFlags {
   readonly remote?: boolean;
@@ -138,7 +139,7 @@ export function printReport(output: Output, report: RunReport, name: string): vo
     output.out(`  send     $.send.${send.kind} ${compact(send.config)} (${sendOutcome(send)})`);
   if (report.type === 'action' && report.exit === null) output.out(`  return   ${compact(report.return_value)}`);
   if (report.error) {
-    output.err(`${output.style('red', 'error')} ${report.error.code}: ${report.error.message}`);
+    for (const line of errorLines(output, report.error)) output.err(line);
   }
 }
 

@@ -1,4 +1,5 @@
 import { AppError, isAppError } from '@tributary/contracts';
+import { errorLines } from '../ui/error-lines.js';
 import type { Output } from '../ui/output.js';
 
 /**
@@ -35,7 +36,7 @@ export function reportRemoteFailure(output: Output, error: unknown, json: boolea
   } else {
     const rule = appError.details.rule;
     const ruleNote = typeof rule === 'string' && !appError.message.startsWith(rule) ? ` (rule ${rule})` : '';
-    output.err(`${output.style('red', 'error')} ${appError.code}: ${appError.message}${ruleNote}`);
+    for (const line of errorLines(output, appError, ruleNote)) output.err(line);
     const issues = appError.details['issues'];
     if (Array.isArray(issues))
       for (const issue of issues) output.err(`  ${typeof issue === 'string' ? issue : JSON.stringify(issue)}`);

@@ -1,8 +1,9 @@
 import { AppError, isAppError, type ErrorCode } from '@tributary/contracts';
 import { exitCodeFor } from '../exit-codes.js';
+import { errorLines } from './error-lines.js';
 import type { Output } from './output.js';
 
-/** Turns anything thrown while a command ran into one line on stderr (or JSON) and an exit code. */
+/** Turns anything thrown while a command ran into its line (one per failing prop) on stderr (or JSON) and an exit code. */
 export function reportFailure(
   output: Output,
   error: unknown,
@@ -14,7 +15,7 @@ export function reportFailure(
   if (options.json) {
     output.json(options.jsonShape ? options.jsonShape(appError) : { ok: false, error: appError.toJSON() });
   } else {
-    output.err(`${output.style('red', 'error')} ${appError.code}: ${appError.message}`);
+    for (const line of errorLines(output, appError)) output.err(line);
     if (appError.code === 'INTERNAL' && error instanceof Error && error.stack) output.err(error.stack);
   }
   return exitCodeFor(appError.code as ErrorCode);

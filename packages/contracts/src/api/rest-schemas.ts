@@ -292,10 +292,20 @@ export const ConfigureComponentResult = z.object({
   observations: z.array(Observation),
 });
 
-export const ReloadPropsBody = z.strictObject({
-  id: z.string().min(1).describe('sc_ id or registry key'),
-  configured_props: configuredProps.optional(),
-});
+export const ReloadPropsBody = z
+  .strictObject({
+    id: z.string().min(1).optional().describe('sc_ id or registry key'),
+    component_code: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('code not saved yet (an edit before saving), validated as a deploy would, in place of id'),
+    configured_props: configuredProps.optional(),
+  })
+  .refine((body) => (body.id === undefined) !== (body.component_code === undefined), {
+    message: 'give exactly one of id and component_code',
+    path: ['id'],
+  });
 
 export const ReloadPropsResult = z.object({
   dynamic_props: z.object({ configurable_props: z.array(z.record(z.string(), z.unknown())) }),

@@ -1,6 +1,6 @@
 import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } from '@tributary/contracts';
+import { propProblemsOf, type InvocationResult } from '@tributary/runtime';
 import { OWNER_ID } from '../sources/owner.js';
-import type { InvocationResult } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -66,24 +66,27 @@ export class ComponentCalls {
    * no error). A value that stops it is reported in `errors` with the declared props.
    */
   async props(input: {
-    readonly id: string;
+    /** A saved component's id or key, or code that is not saved yet (an edit before Save). */
+    readonly component: { readonly id: string } | { readonly code: string };
     readonly configured: Readonly<Record<string, unknown>>;
   }): Promise<ReloadPropsResultT> {
-    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const { component, accounts } = await this.prepare(input.component, input.configured);
     const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     try {
       const info = await propsForForm({
         handle,
-        configured: input.configured,
+        configured: 'code' in input.component ? keptValues(component, input.configured) : input.configured,
         accounts,
         timeoutMs: this.options.configureTimeoutMs,
       });
       return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
     } catch (error) {
       if (!(error instanceof AppError) || !['PROP_REQUIRED', 'PROP_INVALID'].includes(error.code)) throw error;
+      const problems = propProblemsOf(error);
       return {
         dynamic_props: { configurable_props: describedProps(component) as unknown as Record<string, unknown>[] },
-        errors: [error.message],
+        // One line per prop that failed, so the form can show each.
+        errors: problems.length > 0 ? problems.map((problem) => problem.message) : [error.message],
         observations: [],
       };
     }
@@ -143,11 +146,28 @@ export class ComponentCalls {
   }
 
   private async prepare(
-    id: string,
+    ref: string | { readonly id: string } | { readonly code: string },
     configured: Readonly<Record<string, unknown>>,
   ): Promise<{ component: ComponentRow; accounts: Awaited<ReturnType<AccountService['credentialsFor']>> }> {
-    const component = await this.options.components.get(id);
+    const component =
+      typeof ref === 'string'
+        ? await this.options.components.get(ref)
+        : 'code' in ref
+          ? await this.options.components.unsaved(ref.code)
+          : await this.options.components.get(ref.id);
     await this.options.accounts.check(configured, describedProps(component));
     return { component, accounts: await this.options.accounts.credentialsFor(configured) };
   }
+}
+
+/**
+ * The values of an unsaved edit's form that still apply: those of props the new code declares.
+ * A prop the edit removed would be PROP_UNKNOWN; the form keeps its own copy by name.
+ */
+function keptValues(
+  component: ComponentRow,
+  configured: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  const declared = new Set(describedProps(component).map((prop) => prop.name));
+  return Object.fromEntries(Object.entries(configured).filter(([name]) => declared.has(name)));
 }

@@ -1,4 +1,5 @@
-import { isAppError, type AppError } from '@tributary/contracts';
+import { isAppError } from '@tributary/contracts';
+import { propProblemsOf, type PropProblem } from '@tributary/runtime';
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
 
 type Accounts = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -38,31 +39,32 @@ export async function propsForForm(input: {
     try {
       return await input.handle.configure(configured, accounts, input.timeoutMs);
     } catch (error) {
-      const prop = isAppError(error) ? error.details['prop'] : undefined;
-      if (attempt >= MAX_ATTEMPTS || !isAppError(error) || typeof prop !== 'string' || prop in input.configured)
-        throw error;
-      if (!standIn(error, prop, configured, accounts, tried)) throw error;
+      if (attempt >= MAX_ATTEMPTS || !isAppError(error)) throw error;
+      // Every prop that failed is listed; the caller's own values are never replaced.
+      const problems = propProblemsOf(error);
+      if (problems.length === 0 || problems.some((problem) => problem.prop in input.configured)) throw error;
+      for (const problem of problems) if (!standIn(problem, configured, accounts, tried)) throw error;
     }
   }
 }
 
 function standIn(
-  error: AppError,
-  prop: string,
+  problem: PropProblem,
   configured: Record<string, unknown>,
   accounts: Record<string, Readonly<Record<string, unknown>>>,
   tried: Map<string, number>,
 ): boolean {
-  if (error.code === 'PROP_REQUIRED' && error.message.startsWith(`app prop "${prop}"`)) {
+  const { prop, code, message } = problem;
+  if (code === 'PROP_REQUIRED' && message.startsWith(`app prop "${prop}"`)) {
     if (prop in accounts) return false;
     accounts[prop] = {};
     return true;
   }
-  if (error.code !== 'PROP_REQUIRED' && error.code !== 'PROP_INVALID') return false;
+  if (code !== 'PROP_REQUIRED' && code !== 'PROP_INVALID') return false;
   // The runtime names the type in its message: `prop "depth" is required (integer)`.
   const type =
-    error.code === 'PROP_REQUIRED'
-      ? /\(([^)]+)\)$/.exec(error.message)?.[1]
+    code === 'PROP_REQUIRED'
+      ? /\(([^)]+)\)$/.exec(message)?.[1]
       : typeof configured[prop] === 'string'
         ? 'string'
         : typeOfTried(configured[prop]);

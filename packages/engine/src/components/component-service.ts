@@ -129,6 +129,43 @@ export class ComponentService {
     return this.options.db.selectFrom('components').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
   }
 
+  /**
+   * Code validated as `save` validates it, without storing it: the props of an edit that is not
+   * saved yet (the Configuration tab reloads its form from them). Known code is its saved row.
+   */
+  async unsaved(code: string): Promise<ComponentRow> {
+    if (Buffer.byteLength(code) > MAX_CODE_BYTES) {
+      throw new AppError('VALIDATION_FAILED', `component_code is larger than ${MAX_CODE_BYTES / 1048576} MB`, {
+        field: 'component_code',
+      });
+    }
+    const codeHash = createHash('sha256').update(code, 'utf8').digest('hex');
+    const known = await this.options.db
+      .selectFrom('components')
+      .selectAll()
+      .where('code_hash', '=', codeHash)
+      .executeTakeFirst();
+    if (known) return known;
+    const { prepared, info } = await this.validate(code, codeHash, 'deploy');
+    const now = this.options.now();
+    return {
+      // Not an `sc_` id: nothing can look it up; it only names the worker that loads this code.
+      id: `unsaved_${codeHash.slice(0, 24)}`,
+      key: info.key,
+      name: info.name,
+      version: info.version,
+      description: info.description,
+      component_type: info.type,
+      code,
+      code_hash: codeHash,
+      source_url: null,
+      configurable_props: JSON.stringify(info.props),
+      lock: JSON.stringify(prepared.lock),
+      created_at: now,
+      updated_at: now,
+    };
+  }
+
   /** A saved component by `sc_` id, or by key (the registry entry first, then the newest saved). */
   async find(idOrKey: string): Promise<ComponentRow | null> {
     const db = this.options.db;
@@ -309,7 +346,12 @@ export class ComponentService {
   prepare(row: Pick<ComponentRow, 'code' | 'code_hash'>, shared?: InstalledPackages): Promise<PreparedComponent> {
     let prepared = this.prepared.get(row.code_hash);
     if (!prepared) {
-      prepared = this.options.sandbox.prepare(this.writeCode(row.code, row.code_hash), shared ? { shared } : {});
+      // Errors and stacks name the code as its author knows it, not by the hashed copy kept here.
+      const file = this.writeCode(row.code, row.code_hash);
+      prepared = this.options.sandbox.prepare(file, {
+        label: `component${path.extname(file)}`,
+        ...(shared ? { shared } : {}),
+      });
       prepared.catch(() => this.prepared.delete(row.code_hash));
       this.prepared.set(row.code_hash, prepared);
     }

@@ -368,6 +368,21 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Issue 15: browser sign-in sessions (an HttpOnly cookie), stored as SHA-256 hashes of their tokens.
+    '0010-browser-sessions': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('browser_sessions')
+          .addColumn('id', types.text, (col) => col.primaryKey())
+          .addColumn('token_hash', types.text, (col) => col.notNull().unique())
+          .addColumn('api_key_id', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('expires_at', types.time, (col) => col.notNull())
+          .addColumn('revoked_at', types.time)
+          .execute();
+        await db.schema.createIndex('browser_sessions_key').on('browser_sessions').column('api_key_id').execute();
+      },
+    },
   };
 }
 

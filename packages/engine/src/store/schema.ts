@@ -11,6 +11,15 @@ export interface Database {
     last_used_at: number | null;
     revoked_at: number | null;
   };
+  /** Browser sign-in sessions: each stands for the API key it was issued for, until it expires or is revoked. */
+  browser_sessions: {
+    id: string;
+    token_hash: string;
+    api_key_id: string;
+    created_at: number;
+    expires_at: number;
+    revoked_at: number | null;
+  };
   components: {
     id: string;
     key: string | null;

@@ -2,9 +2,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AppError, isAppError, type SerializedError } from '@tributary/contracts';
 
-// Frames from Tributary's own packages (the folder holding this runtime and its siblings) and from
-// Node's internals say nothing to an author about their code.
-const RUNTIME_DIR = `${path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..')}${path.sep}`;
+// Frames from Tributary's own code and from Node's internals say nothing to an author about their
+// code. Run from the packages, that is the folder holding this runtime and its siblings; bundled
+// into the sandbox's worker file, it is that one file (the folders above it also hold the server's
+// copies of user code, whose frames must stay).
+const HERE = fileURLToPath(import.meta.url);
+const RUNTIME_DIR = /classify-error\.[cm]?[jt]s$/.test(HERE)
+  ? `${path.resolve(path.dirname(HERE), '../../..')}${path.sep}`
+  : HERE;
 
 /** The stack with the runtime's own frames removed; the message line stays. */
 export function authorStack(stack: string): string {

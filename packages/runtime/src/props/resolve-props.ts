@@ -1,9 +1,10 @@
-import { AppError } from '@tributary/contracts';
+import { AppError, isAppError } from '@tributary/contracts';
 import { declaredTimerValue, parseTimerValue, type TimerSchedule } from '../interfaces/timer.js';
 import type { AppDefinition, PropSpec } from '../types.js';
 import { isPlainObject, jsonByteLength } from '../util/json.js';
 import { coercePropValue } from './coerce-value.js';
 import { propKind } from './prop-catalogue.js';
+import { propProblemsError } from './prop-problems.js';
 
 export const MAX_PROP_VALUE_BYTES = 64 * 1024;
 
@@ -36,67 +37,85 @@ export interface ResolvePropsInput {
 
 /**
  * Applies defaults, coercion and every value rule to configured props (contract §2.2–§2.9, P14).
- * Throws an AppError naming the first prop that fails.
+ * Checks every prop, then throws one AppError listing each that failed (`details.errors`).
  */
 export function resolveProps(input: ResolvePropsInput): ResolvedProps {
   const known = new Set(input.specs.map((spec) => spec.name));
+  const problems: AppError[] = [];
   for (const name of Object.keys(input.configured)) {
     if (!known.has(name)) {
       const declared = [...known].join(', ') || 'none';
-      throw new AppError('PROP_UNKNOWN', `unknown prop "${name}"; the component declares: ${declared}`, { prop: name });
+      problems.push(
+        new AppError('PROP_UNKNOWN', `unknown prop "${name}"; the component declares: ${declared}`, { prop: name }),
+      );
     }
   }
-  const values: Record<string, unknown> = {};
-  const apps: Record<string, ResolvedApp> = {};
-  let timer: ResolvedProps['timer'] = null;
-  let http: ResolvedProps['http'] = null;
-  const dbProps: string[] = [];
+  const resolved: Resolved = { values: {}, apps: {}, timer: null, http: null, dbProps: [] };
   for (const spec of input.specs) {
-    const configured = input.configured[spec.name];
-    if (configured !== undefined && jsonByteLength(configured) > MAX_PROP_VALUE_BYTES) {
-      throw new AppError('PROP_TOO_LARGE', `prop "${spec.name}" is larger than 64 KB once serialized`, {
-        prop: spec.name,
-        rule: 'P14',
-      });
-    }
-    const kind = propKind(spec.type);
-    switch (kind) {
-      case 'input': {
-        const value = resolveInput(spec, configured, input.partial === true);
-        if (value !== undefined) values[spec.name] = value;
-        break;
-      }
-      case 'app': {
-        const auth = findAccount(spec, input.accounts);
-        if (auth === null && spec.raw['optional'] !== true && input.partial !== true) {
-          throw new AppError(
-            'PROP_REQUIRED',
-            `app prop "${spec.name}" needs a connected account for app "${spec.appDefinition?.app ?? ''}"`,
-            { prop: spec.name },
-          );
-        }
-        if (spec.appDefinition) apps[spec.name] = { definition: spec.appDefinition, auth: auth ?? {} };
-        break;
-      }
-      case 'interface':
-        if (spec.type === '$.interface.timer') {
-          const parsed = parseTimerValue(configured ?? declaredTimerValue(spec));
-          if (!parsed.ok)
-            throw new AppError('PROP_INVALID', `prop "${spec.name}": timer ${parsed.reason}`, { prop: spec.name });
-          timer = { prop: spec.name, schedule: parsed.schedule };
-        } else {
-          http = { prop: spec.name, customResponse: spec.raw['customResponse'] === true };
-        }
-        break;
-      case 'service':
-        dbProps.push(spec.name);
-        break;
-      case 'alert':
-      case 'unsupported':
-        break;
+    try {
+      resolveOne(spec, input, resolved);
+    } catch (error) {
+      if (!isAppError(error) || error.details.prop !== spec.name) throw error;
+      problems.push(error);
     }
   }
-  return { specs: input.specs, values, apps, timer, http, dbProps };
+  if (problems.length > 0) throw propProblemsError(problems);
+  return { specs: input.specs, ...resolved };
+}
+
+type Resolved = {
+  values: Record<string, unknown>;
+  apps: Record<string, ResolvedApp>;
+  timer: ResolvedProps['timer'];
+  http: ResolvedProps['http'];
+  dbProps: string[];
+};
+
+/** One prop's value into `out`; throws an AppError naming the prop when a rule fails. */
+function resolveOne(spec: PropSpec, input: ResolvePropsInput, out: Resolved): void {
+  const configured = input.configured[spec.name];
+  if (configured !== undefined && jsonByteLength(configured) > MAX_PROP_VALUE_BYTES) {
+    throw new AppError('PROP_TOO_LARGE', `prop "${spec.name}" is larger than 64 KB once serialized`, {
+      prop: spec.name,
+      rule: 'P14',
+    });
+  }
+  const kind = propKind(spec.type);
+  switch (kind) {
+    case 'input': {
+      const value = resolveInput(spec, configured, input.partial === true);
+      if (value !== undefined) out.values[spec.name] = value;
+      break;
+    }
+    case 'app': {
+      const auth = findAccount(spec, input.accounts);
+      if (auth === null && spec.raw['optional'] !== true && input.partial !== true) {
+        throw new AppError(
+          'PROP_REQUIRED',
+          `app prop "${spec.name}" needs a connected account for app "${spec.appDefinition?.app ?? ''}"`,
+          { prop: spec.name },
+        );
+      }
+      if (spec.appDefinition) out.apps[spec.name] = { definition: spec.appDefinition, auth: auth ?? {} };
+      break;
+    }
+    case 'interface':
+      if (spec.type === '$.interface.timer') {
+        const parsed = parseTimerValue(configured ?? declaredTimerValue(spec));
+        if (!parsed.ok)
+          throw new AppError('PROP_INVALID', `prop "${spec.name}": timer ${parsed.reason}`, { prop: spec.name });
+        out.timer = { prop: spec.name, schedule: parsed.schedule };
+      } else {
+        out.http = { prop: spec.name, customResponse: spec.raw['customResponse'] === true };
+      }
+      break;
+    case 'service':
+      out.dbProps.push(spec.name);
+      break;
+    case 'alert':
+    case 'unsupported':
+      break;
+  }
 }
 
 function resolveInput(spec: PropSpec, configured: unknown, partial: boolean): unknown {

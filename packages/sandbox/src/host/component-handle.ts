@@ -1,3 +1,4 @@
+import { keepLabels, relabelError, relabelLog, type Relabel } from './source-label.js';
 import { AppError, type SerializedError } from '@tributary/contracts';
 import {
   applyDedupe,
@@ -95,8 +96,14 @@ export class ComponentHandle {
       /** The component's name inside a worker, sent with every request. */
       readonly slot: string;
       readonly discard: () => void;
+      /** Puts the author's file name in place of where the server keeps the code (errors, stacks, logs). */
+      readonly relabel?: Relabel;
     },
   ) {}
+
+  private get relabel(): Relabel {
+    return this.settings.relabel ?? keepLabels;
+  }
 
   get info(): ComponentInfo {
     if (!this.loaded.info) throw new AppError('COMPONENT_INVALID', 'the component did not load');
@@ -154,7 +161,7 @@ export class ComponentHandle {
    */
   invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
     return this.serial(async () => {
-      const streamed = new Streamed(request.state, callbacks);
+      const streamed = new Streamed(request.state, callbacks, this.relabel);
       try {
         const reply = await this.call(
           {
@@ -176,8 +183,9 @@ export class ComponentHandle {
           },
         );
         // Log lines are not repeated in the result: they are the ones that streamed.
-        if (reply.type === 'result') return { ...fromResultMessage(reply.result), logs: streamed.logs };
-        if (reply.type === 'failed') return this.rebuild(request.kind, streamed, rebuildError(reply.error).toJSON());
+        if (reply.type === 'result') return { ...fromResultMessage(reply.result, this.relabel), logs: streamed.logs };
+        if (reply.type === 'failed')
+          return this.rebuild(request.kind, streamed, relabelError(rebuildError(reply.error), this.relabel).toJSON());
         throw unexpected(reply);
       } catch (error) {
         if (!(error instanceof WorkerGone)) throw error;
@@ -206,16 +214,16 @@ export class ComponentHandle {
       const results: InvocationResult[] = [];
       const itemCallbacks = (item: number): InvokeCallbacks =>
         callbacks.onLog ? { onLog: (entry) => callbacks.onLog?.(item, entry) } : {};
-      let streamed = new Streamed(request.state, itemCallbacks(0));
+      let streamed = new Streamed(request.state, itemCallbacks(0), this.relabel);
       const onStream = (message: StreamMessage): void => {
         if (message.item !== results.length) return;
         if (message.type !== 'item_result') {
           streamed.take(message);
           return;
         }
-        const result = { ...fromResultMessage(message.result), logs: streamed.logs };
+        const result = { ...fromResultMessage(message.result, this.relabel), logs: streamed.logs };
         results.push(result);
-        streamed = new Streamed(result.state, itemCallbacks(results.length));
+        streamed = new Streamed(result.state, itemCallbacks(results.length), this.relabel);
       };
       try {
         const reply = await this.call(
@@ -235,7 +243,10 @@ export class ComponentHandle {
         );
         if (reply.type === 'batch_done') return results;
         if (reply.type === 'failed')
-          return [...results, this.rebuild('run', streamed, rebuildError(reply.error).toJSON())];
+          return [
+            ...results,
+            this.rebuild('run', streamed, relabelError(rebuildError(reply.error), this.relabel).toJSON()),
+          ];
         throw unexpected(reply);
       } catch (error) {
         if (!(error instanceof WorkerGone)) throw error;
@@ -289,7 +300,8 @@ export class ComponentHandle {
           deadlineMs: timeoutMs + this.settings.graceMs,
           ...(onStream ? { handlers: { onStream } } : {}),
         });
-        if (reply.type === 'failed' && message.type !== 'invoke') throw rebuildError(reply.error);
+        if (reply.type === 'failed' && message.type !== 'invoke')
+          throw relabelError(rebuildError(reply.error), this.relabel);
         return reply;
       } catch (error) {
         // Queued on a worker that another invocation took down: nothing of it ran, so it may run elsewhere.
@@ -323,6 +335,7 @@ class Streamed {
   constructor(
     readonly state: InvocationState,
     private readonly callbacks: InvokeCallbacks,
+    private readonly relabel: Relabel,
   ) {
     this.db = { ...state.db };
   }
@@ -330,7 +343,8 @@ class Streamed {
   take(message: Exclude<StreamMessage, { type: 'item_result' }>): void {
     switch (message.type) {
       case 'log':
-        for (const entry of message.entries) {
+        for (const raw of message.entries) {
+          const entry = relabelLog(raw, this.relabel);
           this.logs.push(entry);
           this.callbacks.onLog?.(entry);
         }
@@ -358,7 +372,8 @@ function fromResponse(response: ResponseMessage): HttpResponse {
   };
 }
 
-function fromResultMessage(result: InvocationResultMessage): InvocationResult {
+function fromResultMessage(result: InvocationResultMessage, relabel: Relabel): InvocationResult {
+  const error = result.error as SerializedError | null;
   return {
     ...result,
     returnValue: result.returnValue as Json | undefined,
@@ -366,7 +381,7 @@ function fromResultMessage(result: InvocationResultMessage): InvocationResult {
     emits: result.emits as EmittedEvent[],
     deduped: result.deduped as InvocationResult['deduped'],
     response: result.response ? fromResponse(result.response) : null,
-    error: result.error as SerializedError | null,
+    error: error && relabel !== keepLabels ? relabelSerialized(error, relabel) : error,
     state: { db: result.state.db as Record<string, Json>, dedupe: result.state.dedupe as DedupeState | null },
   };
 }
@@ -377,4 +392,12 @@ function copyAccounts(accounts: Accounts): Record<string, Record<string, unknown
 
 function unexpected(reply: { type: string }): AppError {
   return new AppError('INTERNAL', `the sandbox worker answered with an unexpected "${reply.type}" message`);
+}
+
+function relabelSerialized(error: SerializedError, relabel: Relabel): SerializedError {
+  return {
+    ...error,
+    message: relabel(error.message),
+    ...(error.stack !== undefined ? { stack: relabel(error.stack) } : {}),
+  };
 }

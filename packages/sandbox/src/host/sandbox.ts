@@ -16,6 +16,7 @@ import { detectIsolation, type IsolationOptions, type IsolationReport } from './
 import { buildLaunchCommand } from './launch-command.js';
 import { WorkerPool } from './worker-pool.js';
 import { rebuildError, WorkerProcess } from './worker-process.js';
+import { relabeler, relabelError, type Relabel } from './source-label.js';
 
 /**
  * Where components run: `shared` (default) loads the components of one group (an owner) into a
@@ -58,6 +59,8 @@ export interface PreparedComponent {
   /** Exact versions of the npm packages, kept until the code changes. */
   readonly lock: PackageLock;
   readonly packageDir: string | null;
+  /** Rewrites the entry's path in errors, stacks and logs to the name given to `prepare` (or keeps it). */
+  readonly relabel: Relabel;
 }
 
 /**
@@ -110,12 +113,28 @@ export class Sandbox {
    * Bundles the file, installs the npm packages it imports (newest versions the first time, then
    * exactly the recorded ones until the code changes) and writes the bundle where a worker reads it.
    */
-  async prepare(file: string, options: { readonly shared?: InstalledPackages } = {}): Promise<PreparedComponent> {
+  async prepare(
+    file: string,
+    options: { readonly label?: string; readonly shared?: InstalledPackages } = {},
+  ): Promise<PreparedComponent> {
+    const relabel = relabeler(path.resolve(file), options.label);
+    try {
+      return await this.bundleAndInstall(file, relabel, options.shared);
+    } catch (error) {
+      throw error instanceof AppError ? relabelError(error, relabel) : error;
+    }
+  }
+
+  private async bundleAndInstall(
+    file: string,
+    relabel: Relabel,
+    shared: InstalledPackages | undefined,
+  ): Promise<PreparedComponent> {
     const scan = await bundleComponent({ file, packages: 'external' });
     const dependencies = planDependencies(scan.imports);
     const lockFile = path.join(this.options.cacheDir, 'locks', `${hashOf(scan.code)}.json`);
     const recorded = readLock(lockFile);
-    const adopted = !recorded && options.shared ? this.installer.adopt(dependencies, options.shared) : null;
+    const adopted = !recorded && shared ? this.installer.adopt(dependencies, shared) : null;
     const installed = adopted ?? (await this.installer.ensure(dependencies, recorded));
     if (installed && JSON.stringify(installed.lock) !== JSON.stringify(recorded)) writeLock(lockFile, installed.lock);
     const bundle = installed ? await bundleComponent({ file, packageDir: installed.dir }) : scan;
@@ -129,6 +148,7 @@ export class Sandbox {
       imports: scan.imports,
       lock: installed?.lock ?? {},
       packageDir: installed?.dir ?? null,
+      relabel,
     };
   }
 
@@ -168,6 +188,7 @@ export class Sandbox {
     return new ComponentHandle(lease.loaded, source, {
       graceMs: this.options.graceMs ?? 2000,
       slot,
+      relabel: prepared.relabel,
       discard: () => {
         // A shared worker serves other components: it stays, and forgets nothing it may need again.
         if (this.placement === 'dedicated') this.pool.dropGroup(group);
@@ -234,7 +255,7 @@ export class Sandbox {
       },
       { deadlineMs: 60_000 },
     );
-    if (reply.type === 'failed') throw rebuildError(reply.error);
+    if (reply.type === 'failed') throw relabelError(rebuildError(reply.error), prepared.relabel);
     if (reply.type !== 'loaded')
       throw new AppError('INTERNAL', `the sandbox worker answered "load" with "${reply.type}"`);
     return { info: reply.info, issues: reply.issues };

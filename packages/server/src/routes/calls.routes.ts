@@ -35,10 +35,15 @@ export function callRoutes(engine: Engine): RouteSpec[] {
       method: 'POST',
       url: '/v1/components/props',
       tag: 'components',
-      summary: 'The props of a component once additionalProps() ran with these configured props (reloadProps)',
+      summary:
+        'The props of a component (or of component_code not saved yet) once additionalProps() ran with these configured props (reloadProps)',
       body: ReloadPropsBody,
       response: ReloadPropsResult,
-      handler: ({ body }) => calls.props({ id: body.id, configured: body.configured_props ?? {} }),
+      handler: ({ body }) =>
+        calls.props({
+          component: body.component_code !== undefined ? { code: body.component_code } : { id: body.id ?? '' },
+          configured: body.configured_props ?? {},
+        }),
     }),
     route({
       method: 'POST',

@@ -39,7 +39,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
     paths[path][spec.method.toLowerCase()] = {
       summary: spec.summary,
       tags: [spec.tag],
-      security: [{ bearer: [] }],
+      security: spec.public ? [] : [{ bearer: [] }, { session: [] }],
       parameters: [...pathParams, ...queryParams],
       ...(spec.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body) } } } }
@@ -59,7 +59,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
     get: {
       summary: "Server-sent events of a source's new events (id = event id; Last-Event-ID resumes from the event bin)",
       tags: ['sse'],
-      security: [{ bearer: [] }, { token: [] }],
+      security: [{ bearer: [] }, { token: [] }, { session: [] }],
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { '200': { description: 'text/event-stream' }, '401': error, '404': error },
     },
@@ -68,7 +68,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
     get: {
       summary: "Server-sent events of a source's log entries",
       tags: ['sse'],
-      security: [{ bearer: [] }, { token: [] }],
+      security: [{ bearer: [] }, { token: [] }, { session: [] }],
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { '200': { description: 'text/event-stream' }, '401': error, '404': error },
     },
@@ -78,7 +78,7 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
       summary:
         'Server-sent events of a $.send.sse channel (event: <channel>; the last 100 messages replayed on connect)',
       tags: ['sse'],
-      security: [{ bearer: [] }, { token: [] }],
+      security: [{ bearer: [] }, { token: [] }, { session: [] }],
       parameters: [{ name: 'channel', in: 'path', required: true, schema: { type: 'string' } }],
       responses: { '200': { description: 'text/event-stream' }, '400': error, '401': error },
     },
@@ -106,7 +106,18 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'An API key' },
-        token: { type: 'apiKey', in: 'query', name: 'token', description: 'The API key, for SSE from browsers' },
+        token: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'token',
+          description: 'The API key, for SSE from clients without headers',
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'tributary_session',
+          description: 'A browser session (POST /v1/session); state-changing requests also send X-Tributary-Client',
+        },
       },
     },
     paths,

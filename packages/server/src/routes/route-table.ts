@@ -16,6 +16,8 @@ export interface RouteSpec<B extends z.ZodType = z.ZodType, Q extends z.ZodType 
   readonly query?: Q;
   readonly response: z.ZodType;
   readonly status?: number;
+  /** Open without an API key (signing a browser in and out); such a route checks what it needs itself. */
+  readonly public?: boolean;
   readonly handler: (input: {
     readonly params: Record<string, string>;
     readonly body: B extends z.ZodType ? z.infer<B> : undefined;
@@ -30,14 +32,14 @@ export function route<B extends z.ZodType, Q extends z.ZodType>(spec: RouteSpec<
   return spec as unknown as RouteSpec;
 }
 
-/** Registers API routes: every one needs an API key, then its body and query are validated. */
+/** Registers API routes: every one but the public ones needs an API key or a session, then its body and query are validated. */
 export function registerRoutes(app: FastifyInstance, engine: Engine, routes: readonly RouteSpec[]): void {
   for (const spec of routes) {
     app.route({
       method: spec.method,
       url: spec.url,
       handler: async (request, reply) => {
-        await authenticate(engine, request, { allowQueryToken: false });
+        if (!spec.public) await authenticate(engine, request, { allowQueryToken: false });
         if (spec.body) assertJsonDepth(request.body, 'body');
         const body = spec.body ? parseWith(spec.body, request.body, 'body') : undefined;
         const query = spec.query ? parseWith(spec.query, request.query, 'query') : undefined;
