@@ -244,6 +244,20 @@ describe('two tributary start processes on one PostgreSQL database', () => {
     await database?.drop();
   });
 
+  it('deploys one component many times at once on both processes, each under a slug of its own', async () => {
+    const deploys = await Promise.all(
+      Array.from({ length: 8 }, (_, index) =>
+        (index % 2 === 0 ? first : second)!.api<{ data: { name_slug: string } }>('POST', '/v1/sources', {
+          component_code: COUNTER,
+          name: 'Same name',
+        }),
+      ),
+    );
+    expect(deploys.map((deployed) => deployed.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    const slugs = deploys.map((deployed) => deployed.body.data.name_slug).sort();
+    expect(slugs).toEqual(['same-name', ...Array.from({ length: 7 }, (_, index) => `same-name-${index + 2}`)].sort());
+  }, 60_000);
+
   it('runs one source in the order its requests were acknowledged, whichever process took them', async () => {
     const deployed = await first!.api<{ data: Deployed }>('POST', '/v1/sources', {
       component_code: COUNTER,

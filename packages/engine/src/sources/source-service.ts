@@ -20,11 +20,15 @@ import type { ComponentRow, ComponentService } from '../components/component-ser
 import { newId, newSecretToken } from '../ids.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
-import type { Store } from '../ports/store.js';
+import type { SourceCommit, Store } from '../ports/store.js';
 import { echoProps, mergeProps, openProps, sealProps, type PropDescription } from './configured-props.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 import { slugify } from './slug.js';
+import { isSlugTaken } from './slug-taken.js';
 import type { SourceExecutor, SourceRow } from './source-executor.js';
+
+/** Deploys of one name at once each take the next free slug; this many tries is far beyond any race. */
+const MAX_SLUG_ATTEMPTS = 50;
 
 /** Where the code of a deploy or update comes from (precedence id > code > key > url, contract §9.2). */
 export interface ComponentRef {
@@ -143,10 +147,10 @@ export class SourceService {
         results: outcome.commit.results,
         state: outcome.commit.state,
       });
-      const logIds = await this.options.store.insertSource(row, built.commit);
-      this.options.executor.publish(id, this.options.executor.committed(built, logIds));
+      const inserted = await this.insertWithFreeSlug(row, built.commit);
+      this.options.executor.publish(id, this.options.executor.committed(built, inserted.logIds));
       this.options.onSchedulesChanged();
-      return row;
+      return inserted.row;
     });
   }
 
@@ -374,6 +378,25 @@ export class SourceService {
       );
     }
     return component;
+  }
+
+  /**
+   * Inserts the source; when a deploy of the same name took its slug since `uniqueSlug` looked (on
+   * another process, or this one), takes the next free one and tries again.
+   */
+  private async insertWithFreeSlug(
+    first: SourceRow,
+    commit: SourceCommit,
+  ): Promise<{ row: SourceRow; logIds: number[] }> {
+    let row = first;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return { row, logIds: await this.options.store.insertSource(row, commit) };
+      } catch (error) {
+        if (!isSlugTaken(error) || attempt >= MAX_SLUG_ATTEMPTS) throw error;
+        row = { ...row, name_slug: await this.uniqueSlug(row.name, null) };
+      }
+    }
   }
 
   private async uniqueSlug(name: string, exceptId: string | null): Promise<string> {
