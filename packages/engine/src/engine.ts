@@ -24,6 +24,10 @@ import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
 import { OWNER_ID, SourceService } from './sources/source-service.js';
 import { openBackend } from './store/open-backend.js';
+import { earliestFireAt, oldestDueSince, pingDatabase } from './health/readiness-queries.js';
+import { Readiness, type ReadinessThresholds } from './health/readiness.js';
+import { readQueueDepths } from './metrics/queue-depths.js';
+import { NO_METRICS, type Metrics } from './ports/metrics.js';
 import { composeWorkflows } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
@@ -62,6 +66,10 @@ export interface EngineOptions {
   readonly workflowKeepRuns?: number;
   /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
   readonly deliver?: Deliver;
+  /** Where the engine reports what it does (`PrometheusMetrics` for `/metrics`; default: nowhere). */
+  readonly metrics?: Metrics;
+  /** When `/readyz` calls the runner stuck or the scheduler behind (docs/operations.md). */
+  readonly readiness?: Partial<ReadinessThresholds>;
 }
 
 /**
@@ -94,6 +102,10 @@ export class Engine {
     readonly subscriptions: SubscriptionService,
     readonly workflows: WorkflowService,
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
+    readonly metrics: Metrics,
+    readonly readiness: Readiness,
+    /** When this engine was made (its process's uptime starts about then). */
+    readonly startedAt: number,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -107,7 +119,11 @@ export class Engine {
     });
     const { db, store, queue } = backend;
     const box = SecretBox.fromKeyFile(path.join(options.dataDir, 'master.key'));
-    const sandbox = new Sandbox({ cacheDir: options.cacheDir });
+    const metrics = options.metrics ?? NO_METRICS;
+    const sandbox = new Sandbox({
+      cacheDir: options.cacheDir,
+      workerEvents: { started: () => metrics.workerStarted(), exited: (reason) => metrics.workerExited(reason) },
+    });
     for (const layer of sandbox.isolation.layers)
       if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = options.pubsub ?? new MemoryPubSub({ log: options.log });
@@ -207,9 +223,11 @@ export class Engine {
       now,
       log: options.log,
       pubsub,
+      metrics,
     });
     const scheduler = backend.scheduler({
       onQueued: (sourceIds) => runner.notify(sourceIds),
+      onTickLate: (lateMs) => metrics.timerDrift(lateMs / 1000),
       log: options.log,
       ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
     });
@@ -235,6 +253,20 @@ export class Engine {
       deliveries,
       owner: OWNER_ID,
     });
+    metrics.bind({ queue: () => readQueueDepths(db, now()), pool: () => sandbox.poolStats() });
+    const readiness = new Readiness({
+      thresholds: {
+        // An invocation may legitimately hold its source's lane for its whole timeout.
+        runnerStallMs: options.readiness?.runnerStallMs ?? Math.max(60_000, options.sourceTimeoutMs + 30_000),
+        schedulerLagMs: options.readiness?.schedulerLagMs ?? 30_000,
+        databaseTimeoutMs: options.readiness?.databaseTimeoutMs ?? 2000,
+      },
+      now,
+      ping: (timeoutMs) => pingDatabase(db, timeoutMs),
+      oldestDueSince: (at) => oldestDueSince(db, at),
+      earliestFireAt: () => earliestFireAt(db),
+      runner: () => runner.progress(),
+    });
     return new Engine(
       store,
       () => backend.close(),
@@ -257,6 +289,9 @@ export class Engine {
       subscriptions,
       workflowParts.service,
       workflowParts.timers,
+      metrics,
+      readiness,
+      now(),
     );
   }
 

@@ -95,3 +95,16 @@ export type { WorkflowService } from './workflows/workflow-service.js';
 export type { Deliver } from './workflows/run-executor.js';
 export { DEFAULT_KEEP_RUNS } from './workflows/compose-workflows.js';
 export { checkWorkflow } from './workflows/check-workflow.js';
+export { NO_METRICS } from './ports/metrics.js';
+export type {
+  InvocationOutcome,
+  MetricSources,
+  Metrics,
+  PoolStats,
+  QueueDepth,
+  QueueKind,
+  WorkerExitReason,
+} from './ports/metrics.js';
+export { PrometheusMetrics } from './metrics/prometheus-metrics.js';
+export { Readiness } from './health/readiness.js';
+export type { ReadinessCheck, ReadinessFailure, ReadinessReport, ReadinessThresholds } from './health/readiness.js';

@@ -7,6 +7,8 @@ import {
   installJsonParser,
 } from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
+import { registerOpsRoutes } from './routes/ops.routes.js';
 import { registerIngress } from './ingress/ingress.routes.js';
 import { accountRoutes } from './routes/accounts.routes.js';
 import { apiKeyRoutes } from './routes/api-keys.routes.js';
@@ -38,9 +40,11 @@ export interface ServerOptions {
   readonly logStream?: NodeJS.WritableStream;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
+  /** `/metrics` without an API key (TRIBUTARY_METRICS_PUBLIC): for a scraper on a private network. */
+  readonly metricsPublic?: boolean;
 }
 
-/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress, `/healthz` and the web app. */
+/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress, the probes and metrics, and the web app. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
@@ -55,7 +59,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   installErrorHandler(app, options.log);
   installJsonParser(app);
   registerRequestLog(app);
-  app.get('/healthz', () => ({ status: 'ok' }));
+  registerRequestMetrics(app, engine.metrics);
+  registerOpsRoutes(app, engine, { metricsPublic: options.metricsPublic ?? false });
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
   const routes = [
     ...componentRoutes(engine),

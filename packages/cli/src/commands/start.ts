@@ -1,5 +1,12 @@
 import { mkdirSync } from 'node:fs';
-import { Engine, MemoryRateLimiter, openRedisPorts, redactRedisUrl, type RedisPorts } from '@tributary/engine';
+import {
+  Engine,
+  MemoryRateLimiter,
+  openRedisPorts,
+  PrometheusMetrics,
+  redactRedisUrl,
+  type RedisPorts,
+} from '@tributary/engine';
 import { createServer } from '@tributary/server';
 import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
@@ -87,6 +94,11 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       log,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
       delivery: deliveryOptions(config),
+      metrics: new PrometheusMetrics(),
+      readiness: {
+        schedulerLagMs: config.readySchedulerLagMs,
+        ...(config.readyRunnerStallMs !== null ? { runnerStallMs: config.readyRunnerStallMs } : {}),
+      },
       // Without Redis, one process: its own buckets and in-process fan-out.
       ...(redis
         ? { pubsub: redis.pubsub, endpointLimiter: redis.endpointLimiter }
@@ -110,6 +122,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
         log,
         webDir: config.webDir,
         logLevel: config.logLevel,
+        metricsPublic: config.metricsPublic,
       });
     });
     const stopRequested = new Promise<string>((resolve) => {

@@ -7,6 +7,8 @@ import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { PubSub } from '../pubsub/pubsub.js';
+import { outcomeOf } from '../metrics/invocation-outcome.js';
+import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -22,6 +24,8 @@ export interface RunnerOptions {
   readonly log: (message: string) => void;
   /** Carries customResponse replies to the process holding the request. */
   readonly pubsub: PubSub;
+  /** Where finished invocations are counted (default: nowhere). */
+  readonly metrics?: Metrics;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
   /**
@@ -75,12 +79,27 @@ export class InvocationRunner {
   private pauseTimer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = true;
+  /** When an invocation last finished (a result committed, or a platform failure recorded). */
+  private lastProgressAt: number;
+  private readonly metrics: Metrics;
 
-  constructor(private readonly options: RunnerOptions) {}
+  constructor(private readonly options: RunnerOptions) {
+    this.lastProgressAt = options.now();
+    this.metrics = options.metrics ?? NO_METRICS;
+  }
+
+  /**
+   * Whether the runner gets through its work: when it last finished an invocation (or started, if
+   * none yet), and how many sources it is running now. Readiness compares it with the queue.
+   */
+  progress(): { readonly lastProgressAt: number; readonly running: number; readonly stopped: boolean } {
+    return { lastProgressAt: this.lastProgressAt, running: this.running.size, stopped: this.stopped };
+  }
 
   async start(): Promise<void> {
     for (const sourceId of await this.options.queue.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
+    this.lastProgressAt = this.options.now();
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
     this.timer = setInterval(() => void this.rescan(), 5000);
     this.timer.unref();
@@ -236,7 +255,11 @@ export class InvocationRunner {
     try {
       const workflows = this.options.workflows;
       if (workflows?.owns(sourceId)) {
-        for (const row of rows) await workflows.execute(row);
+        for (const row of rows) {
+          const started = performance.now();
+          await workflows.execute(row);
+          this.finished('workflow', 'success', (performance.now() - started) / 1000);
+        }
         return;
       }
       await locks.run(sourceId, async () => {
@@ -276,6 +299,7 @@ export class InvocationRunner {
         this.notify(enqueue.map((entry) => entry.sourceId));
         executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
+        for (const result of results) this.finished('source', outcomeOf(result), result.durationMs / 1000);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
         // failure that builds up over a batch cannot take a neighbour down with it.
         if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
@@ -299,6 +323,7 @@ export class InvocationRunner {
   private async failed(row: QueuedInvocation, message: string): Promise<void> {
     this.options.log(`invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
     this.respond(row.id, null);
+    this.finished(this.options.workflows?.owns(row.sourceId) ? 'workflow' : 'source', 'platform_failure', null);
     let outcome;
     try {
       outcome = await this.options.queue.fail(row.id, message);
@@ -354,6 +379,12 @@ export class InvocationRunner {
     this.notify(enqueue.map((entry) => entry.sourceId));
     executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
+    this.finished('source', outcomeOf(result), result.durationMs / 1000);
+  }
+
+  private finished(kind: 'source' | 'workflow', outcome: InvocationOutcome, seconds: number | null): void {
+    this.lastProgressAt = this.options.now();
+    this.metrics.invocationFinished({ kind, outcome, seconds });
   }
 
   /** Queue entries of the workflow runs these committed events start (none without workflows). */
