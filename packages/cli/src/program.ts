@@ -7,6 +7,7 @@ import { registerStartCommand } from './commands/start.js';
 import { registerValidateCommand } from './commands/validate.js';
 import { registerAccountsCommand } from './commands/accounts.js';
 import { registerDeadLettersCommand } from './commands/dead-letters.js';
+import { registerStatusCommand } from './commands/status.js';
 import { registerDeployCommand } from './commands/deploy.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerListCommand } from './commands/list.js';
@@ -45,6 +46,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerSourceCommands(program, output, setExit);
   registerAccountsCommand(program, output, setExit);
   registerDeadLettersCommand(program, output, setExit);
+  registerStatusCommand(program, output, setExit);
   registerWorkflowCommands(program, output, setExit);
   registerInitCommand(program, output, setExit);
   const exitOverride = (command: Command): void => {
@@ -89,6 +91,7 @@ const REMOTE_COMMANDS = new Set([
   'run-now',
   'accounts',
   'dead-letters',
+  'status',
 ]);
 
 /**

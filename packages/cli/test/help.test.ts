@@ -23,6 +23,7 @@ const COMMANDS = [
   ['dead-letters', 'list'],
   ['dead-letters', 'retry'],
   ['dead-letters', 'delete'],
+  ['status'],
   ['workflow'],
   ['workflow', 'run'],
   ['workflow', 'deploy'],

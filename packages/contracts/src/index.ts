@@ -79,3 +79,4 @@ export {
   WorkflowTrigger,
 } from './api/workflow-schemas.js';
 export type * from './api/workflow-schemas.js';
+export { ServerStatus } from './api/status-schema.js';

@@ -26,6 +26,8 @@ import { OWNER_ID, SourceService } from './sources/source-service.js';
 import { openBackend } from './store/open-backend.js';
 import { earliestFireAt, oldestDueSince, pingDatabase } from './health/readiness-queries.js';
 import { Readiness, type ReadinessThresholds } from './health/readiness.js';
+import { RecentFailures } from './health/recent-failures.js';
+import { StatusService } from './health/status-service.js';
 import { readQueueDepths } from './metrics/queue-depths.js';
 import { NO_METRICS, type Metrics } from './ports/metrics.js';
 import { composeWorkflows } from './workflows/compose-workflows.js';
@@ -104,8 +106,8 @@ export class Engine {
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
     readonly metrics: Metrics,
     readonly readiness: Readiness,
-    /** When this engine was made (its process's uptime starts about then). */
-    readonly startedAt: number,
+    /** Version-free health at a glance: uptime, queue, pool, readiness, recent failures. */
+    readonly status: StatusService,
   ) {}
 
   static async create(options: EngineOptions): Promise<Engine> {
@@ -212,6 +214,7 @@ export class Engine {
         }),
       notify: (key) => runner.notify([key]),
     });
+    const recentFailures = new RecentFailures();
     const runner = new InvocationRunner({
       workflows: workflowParts.queueHandler,
       store,
@@ -224,6 +227,7 @@ export class Engine {
       log: options.log,
       pubsub,
       metrics,
+      onFailed: (failure) => recentFailures.record(failure),
     });
     const scheduler = backend.scheduler({
       onQueued: (sourceIds) => runner.notify(sourceIds),
@@ -267,6 +271,16 @@ export class Engine {
       earliestFireAt: () => earliestFireAt(db),
       runner: () => runner.progress(),
     });
+    const status = new StatusService({
+      startedAt: now(),
+      now,
+      storage: backend.kind,
+      queue: () => readQueueDepths(db, now()),
+      pool: () => sandbox.poolStats(),
+      readiness: () => readiness.check(),
+      failures: () => recentFailures.list(),
+      sourceName: async (sourceId) => (await store.getSource(sourceId))?.name ?? null,
+    });
     return new Engine(
       store,
       () => backend.close(),
@@ -291,7 +305,7 @@ export class Engine {
       workflowParts.timers,
       metrics,
       readiness,
-      now(),
+      status,
     );
   }
 

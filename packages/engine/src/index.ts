@@ -108,3 +108,5 @@ export type {
 export { PrometheusMetrics } from './metrics/prometheus-metrics.js';
 export { Readiness } from './health/readiness.js';
 export type { ReadinessCheck, ReadinessFailure, ReadinessReport, ReadinessThresholds } from './health/readiness.js';
+export type { StatusReport, StatusService } from './health/status-service.js';
+export type { RecentFailure } from './health/recent-failures.js';

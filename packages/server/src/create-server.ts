@@ -9,6 +9,7 @@ import {
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerOpsRoutes } from './routes/ops.routes.js';
+import { statusRoutes } from './routes/status.routes.js';
 import { registerIngress } from './ingress/ingress.routes.js';
 import { accountRoutes } from './routes/accounts.routes.js';
 import { apiKeyRoutes } from './routes/api-keys.routes.js';
@@ -72,6 +73,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...deadLetterRoutes(engine),
     ...subscriptionRoutes(engine),
     ...workflowRoutes(engine),
+    ...statusRoutes(engine, options.version),
   ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(

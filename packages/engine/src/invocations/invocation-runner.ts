@@ -9,6 +9,7 @@ import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import { outcomeOf } from '../metrics/invocation-outcome.js';
 import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
+import type { RecentFailure } from '../health/recent-failures.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -26,6 +27,8 @@ export interface RunnerOptions {
   readonly pubsub: PubSub;
   /** Where finished invocations are counted (default: nowhere). */
   readonly metrics?: Metrics;
+  /** Told of every source invocation that did not succeed (the status page's recent failures). */
+  readonly onFailed?: (failure: RecentFailure) => void;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
   /**
@@ -299,7 +302,7 @@ export class InvocationRunner {
         this.notify(enqueue.map((entry) => entry.sourceId));
         executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
-        for (const result of results) this.finished('source', outcomeOf(result), result.durationMs / 1000);
+        for (const [index, result] of results.entries()) this.sourceFinished(sourceId, done[index]?.id ?? '', result);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
         // failure that builds up over a batch cannot take a neighbour down with it.
         if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
@@ -323,7 +326,16 @@ export class InvocationRunner {
   private async failed(row: QueuedInvocation, message: string): Promise<void> {
     this.options.log(`invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
     this.respond(row.id, null);
-    this.finished(this.options.workflows?.owns(row.sourceId) ? 'workflow' : 'source', 'platform_failure', null);
+    const workflow = this.options.workflows?.owns(row.sourceId) === true;
+    this.finished(workflow ? 'workflow' : 'source', 'platform_failure', null);
+    if (!workflow)
+      this.options.onFailed?.({
+        sourceId: row.sourceId,
+        invocationId: row.id,
+        code: 'PLATFORM',
+        message,
+        at: this.options.now(),
+      });
     let outcome;
     try {
       outcome = await this.options.queue.fail(row.id, message);
@@ -379,7 +391,27 @@ export class InvocationRunner {
     this.notify(enqueue.map((entry) => entry.sourceId));
     executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
+    this.sourceFinished(source.id, row.id, result);
+  }
+
+  private sourceFinished(
+    sourceId: string,
+    invocationId: string,
+    result: {
+      readonly ok: boolean;
+      readonly error: { readonly code?: string; readonly message: string } | null;
+      readonly durationMs: number;
+    },
+  ): void {
     this.finished('source', outcomeOf(result), result.durationMs / 1000);
+    if (!result.ok)
+      this.options.onFailed?.({
+        sourceId,
+        invocationId,
+        code: result.error?.code ?? 'ERROR',
+        message: result.error?.message ?? 'the invocation failed',
+        at: this.options.now(),
+      });
   }
 
   private finished(kind: 'source' | 'workflow', outcome: InvocationOutcome, seconds: number | null): void {
