@@ -892,6 +892,40 @@ describe('web app', { timeout: 90_000 }, () => {
     expect((await server.api('GET', `/v1/dead-letters/${newest}`)).status).toBe(404);
   });
 
+  it('shows the server status under Settings, with recent failures linked to their source', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+      component_code: code('web-greeter.mjs'),
+      name: 'Status greeter',
+    });
+    expect(deployed.status).toBe(200);
+    const id = deployed.body.data.id;
+    expect((await server.api('POST', `/v1/sources/${id}/run`, { event: { body: { name: 'boom' } } })).status).toBe(202);
+    await expect
+      .poll(
+        async () =>
+          (
+            await server.api<{ data: { recent_failures: { source_id: string }[] } }>('GET', '/v1/status')
+          ).body.data.recent_failures.some((failure) => failure.source_id === id),
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(true);
+    await page.goto(`${server.base}/settings`);
+    const panel = page.getByRole('region', { name: 'Server status' });
+    await panel.getByText('Ready', { exact: true }).waitFor();
+    const facts = (await page.getByTestId('server-status').textContent()) ?? '';
+    expect(facts).toMatch(/Version\S+/);
+    expect(facts).toContain('Source invocations queued');
+    expect(facts).toMatch(/Sandbox workers\d+ \(\d+ busy, \d+ MB\)/);
+    const failure = panel.getByTestId('recent-failure').filter({ hasText: 'Status greeter' }).first();
+    expect(await failure.textContent()).toContain('asked to fail');
+    await shot('settings-status');
+    expect(await unlabeled()).toEqual([]);
+    await failure.getByRole('link', { name: 'Status greeter' }).click();
+    await page.waitForURL(new RegExp(`/sources/${id}/logs$`));
+    expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
+  });
+
   it('deletes a source after confirmation', async () => {
     await page.goto(`${server.base}/sources/${sourceId}/events`);
     await page.getByRole('button', { name: 'Delete', exact: true }).click();
