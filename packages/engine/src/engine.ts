@@ -30,6 +30,7 @@ import { RecentFailures } from './health/recent-failures.js';
 import { StatusService } from './health/status-service.js';
 import { readQueueDepths } from './metrics/queue-depths.js';
 import { NO_METRICS, type Metrics } from './ports/metrics.js';
+import { messageLogger, type Logger } from './ports/logger.js';
 import { composeWorkflows } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
@@ -50,7 +51,13 @@ export interface EngineOptions {
   /** Invocations running at once across sources. */
   readonly concurrency: number;
   readonly sourceTimeoutMs: number;
+  /** Where the engine's lines go when there is no `logger`: one line of text each. */
   readonly log: (message: string) => void;
+  /**
+   * The structured log (pino's logger fits): lines about a source, workflow run or invocation carry
+   * their ids. Without it, lines go to `log` with their fields appended.
+   */
+  readonly logger?: Logger;
   readonly now?: () => number;
   /** An operator's app catalog file (docs/accounts.md), stored in the catalog at each start. */
   readonly appsFile?: string;
@@ -110,7 +117,11 @@ export class Engine {
     readonly status: StatusService,
   ) {}
 
-  static async create(options: EngineOptions): Promise<Engine> {
+  static async create(engineOptions: EngineOptions): Promise<Engine> {
+    const logger = engineOptions.logger ?? messageLogger(engineOptions.log);
+    // The parts below write plain lines about the platform itself (a failed check, a lost
+    // connection): warnings in the structured log. Lines about one item carry its ids instead.
+    const options: EngineOptions = { ...engineOptions, log: (message) => logger.warn({}, message) };
     const now = options.now ?? Date.now;
     const backend = await openBackend({
       dataDir: options.dataDir,
@@ -127,7 +138,7 @@ export class Engine {
       workerEvents: { started: () => metrics.workerStarted(), exited: (reason) => metrics.workerExited(reason) },
     });
     for (const layer of sandbox.isolation.layers)
-      if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
+      if (!layer.active) logger.warn({}, `sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = options.pubsub ?? new MemoryPubSub({ log: options.log });
     const locks = new KeyedMutex();
     const apps = new AppCatalog({ db, now });
@@ -137,7 +148,7 @@ export class Engine {
         await backend.close();
         throw error;
       });
-      options.log(`apps file ${file}: ${count} app(s) stored in the catalog`);
+      logger.info({}, `apps file ${file}: ${count} app(s) stored in the catalog`);
     }
     const accounts = new AccountService({ db, catalog: apps, box, now });
     const components = new ComponentService({
@@ -199,6 +210,7 @@ export class Engine {
       publicUrl: options.publicUrl,
       now,
       log: options.log,
+      logger,
       stepTimeoutMs: 30_000,
       ...(options.workflowKeepRuns !== undefined ? { keepRuns: options.workflowKeepRuns } : {}),
       // A step's `$.send.*` calls go to the delivery service after its checkpoint, as an action run's do.
@@ -224,7 +236,7 @@ export class Engine {
       locks,
       concurrency: options.concurrency,
       now,
-      log: options.log,
+      logger,
       pubsub,
       metrics,
       onFailed: (failure) => recentFailures.record(failure),

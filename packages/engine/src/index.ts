@@ -110,3 +110,5 @@ export { Readiness } from './health/readiness.js';
 export type { ReadinessCheck, ReadinessFailure, ReadinessReport, ReadinessThresholds } from './health/readiness.js';
 export type { StatusReport, StatusService } from './health/status-service.js';
 export type { RecentFailure } from './health/recent-failures.js';
+export { messageLogger } from './ports/logger.js';
+export type { LogFields, Logger } from './ports/logger.js';

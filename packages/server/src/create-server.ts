@@ -1,5 +1,5 @@
 import type { Engine } from '@tributary/engine';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   clientErrorHandler,
   frameworkErrorHandler,
@@ -39,6 +39,8 @@ export interface ServerOptions {
   readonly logLevel?: LogLevel;
   /** Where that log goes (default stderr). */
   readonly logStream?: NodeJS.WritableStream;
+  /** A pino logger shared with the engine, used instead of `logLevel` and `logStream`. */
+  readonly logger?: FastifyBaseLogger;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
   /** `/metrics` without an API key (TRIBUTARY_METRICS_PUBLIC): for a scraper on a private network. */
@@ -49,7 +51,7 @@ export interface ServerOptions {
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
-    ...serverLogging(options.logLevel, options.logStream),
+    ...serverLogging(options.logLevel, options.logStream, options.logger),
     bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
     return503OnClosing: true,
     // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).

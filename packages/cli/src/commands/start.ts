@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
 import { portInUse, resolveListenPort } from '../start/listen-port.js';
 import { deliveryOptions, loadServerConfig, type StartFlags } from '../start/server-config.js';
+import { createServerLogger } from '../start/server-logger.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { VERSION } from '../version.js';
@@ -79,7 +80,8 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     const config = loadServerConfig(flags, process.env);
     // A busy port is refused before the data directory, database or admin key are created.
     const port = await resolveListenPort(config.port, config.host);
-    const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
+    const logger = createServerLogger(config.logLevel, config.logFormat);
+    const log = (message: string): void => logger.info(message);
     // So is an unreachable Redis: connected before anything is created, closed by the engine.
     const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
@@ -92,6 +94,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       concurrency: config.concurrency,
       sourceTimeoutMs: config.sourceTimeoutMs,
       log,
+      logger,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
       delivery: deliveryOptions(config),
       metrics: new PrometheusMetrics(),
@@ -121,7 +124,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
         version: VERSION,
         log,
         webDir: config.webDir,
-        logLevel: config.logLevel,
+        logger,
         metricsPublic: config.metricsPublic,
       });
     });

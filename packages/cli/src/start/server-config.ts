@@ -5,6 +5,7 @@ import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl, type EngineOptions } from '
 import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
+import { LOG_FORMATS } from './server-logger.js';
 
 /**
  * Configuration of `tributary start`: every field has a flag, a TRIBUTARY_* variable and a default
@@ -38,6 +39,9 @@ export const ServerConfig = z.object({
     .describe('Requests per second each HTTP endpoint takes on average (0 = no limit)'),
   endpointBurst: z.coerce.number().int().min(1).describe('Requests an HTTP endpoint takes at once after a quiet spell'),
   logLevel: z.enum(LOG_LEVELS).describe('Level of the server log on stderr (requests at debug, refusals at warn)'),
+  logFormat: z
+    .enum(LOG_FORMATS)
+    .describe('Server log format: JSON lines, pretty lines, or auto (pretty when stderr is a terminal)'),
   redisUrl: z
     .string()
     .url()
@@ -160,6 +164,7 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
       String(DEFAULT_ENDPOINT_RATE_LIMIT.ratePerSecond),
     endpointBurst: flags.endpointBurst ?? env['TRIBUTARY_ENDPOINT_BURST'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.burst),
     logLevel: flags.logLevel ?? env['TRIBUTARY_LOG_LEVEL'] ?? 'info',
+    logFormat: env['TRIBUTARY_LOG_FORMAT'] || 'auto',
     // An empty variable is "not set", as a compose file or a shell export leaves it.
     redisUrl: flags.redisUrl ?? (env['TRIBUTARY_REDIS_URL'] || null),
     redisPrefix: env['TRIBUTARY_REDIS_PREFIX'] ?? 'tributary:',

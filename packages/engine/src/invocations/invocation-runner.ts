@@ -10,6 +10,7 @@ import type { PubSub } from '../pubsub/pubsub.js';
 import { outcomeOf } from '../metrics/invocation-outcome.js';
 import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
 import type { RecentFailure } from '../health/recent-failures.js';
+import type { LogFields, Logger } from '../ports/logger.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -22,7 +23,8 @@ export interface RunnerOptions {
   /** Invocations running at once, across sources (one at a time per source). */
   readonly concurrency: number;
   readonly now: () => number;
-  readonly log: (message: string) => void;
+  /** Lines about invocations carry `source_id` and `invocation_id` (workflow runs: `run_id`). */
+  readonly logger: Logger;
   /** Carries customResponse replies to the process holding the request. */
   readonly pubsub: PubSub;
   /** Where finished invocations are counted (default: nowhere). */
@@ -137,7 +139,7 @@ export class InvocationRunner {
     try {
       this.notify(await this.options.queue.sourcesWithWork());
     } catch (error) {
-      this.options.log(`reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
+      this.options.logger.warn({}, `reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
     }
   }
 
@@ -216,7 +218,10 @@ export class InvocationRunner {
       try {
         rows = await this.options.queue.claim(sourceId, limit);
       } catch (error) {
-        this.options.log(`claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`);
+        this.options.logger.warn(
+          this.idsOf(sourceId),
+          `claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`,
+        );
       }
       if (rows.length === 0) {
         this.running.delete(sourceId);
@@ -261,7 +266,9 @@ export class InvocationRunner {
         for (const row of rows) {
           const started = performance.now();
           await workflows.execute(row);
-          this.finished('workflow', 'success', (performance.now() - started) / 1000);
+          const seconds = (performance.now() - started) / 1000;
+          this.finished('workflow', 'success', seconds);
+          this.options.logger.debug({ run_id: row.id, ms: Math.round(seconds * 1000) }, 'workflow run stepped');
         }
         return;
       }
@@ -312,7 +319,8 @@ export class InvocationRunner {
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one
         // by one (no attempt counted yet: the one to blame is not known).
-        this.options.log(
+        this.options.logger.warn(
+          this.idsOf(sourceId),
           `a batch of ${rows.length} invocations of ${sourceId} failed in the platform (retrying them one by one): ${message}`,
         );
         this.solo.set(sourceId, rows.length);
@@ -324,7 +332,8 @@ export class InvocationRunner {
 
   /** A platform failure (not the component's) of one invocation: retried after a backoff, then a dead letter. */
   private async failed(row: QueuedInvocation, message: string): Promise<void> {
-    this.options.log(`invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
+    const ids = this.idsOf(row.sourceId, row.id);
+    this.options.logger.warn(ids, `invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
     this.respond(row.id, null);
     const workflow = this.options.workflows?.owns(row.sourceId) === true;
     this.finished(workflow ? 'workflow' : 'source', 'platform_failure', null);
@@ -341,18 +350,20 @@ export class InvocationRunner {
       outcome = await this.options.queue.fail(row.id, message);
     } catch (error) {
       // Not even the failure could be recorded: the entry stays queued and runs again.
-      this.options.log(`recording the failure of invocation ${row.id} failed: ${messageOf(error)}`);
+      this.options.logger.error(ids, `recording the failure of invocation ${row.id} failed: ${messageOf(error)}`);
       return;
     }
     switch (outcome.kind) {
       case 'retry':
-        this.options.log(
+        this.options.logger.info(
+          ids,
           `invocation ${row.id} retries (attempt ${outcome.attempts + 1}) after ${outcome.notBefore - this.options.now()} ms`,
         );
         await this.armRetryTimer().catch(() => undefined);
         return;
       case 'dead':
-        this.options.log(
+        this.options.logger.error(
+          ids,
           `invocation ${row.id} of ${row.sourceId} failed ${outcome.attempts} times and is now a dead letter (GET /v1/dead-letters/${row.id})`,
         );
         if (this.options.workflows?.owns(row.sourceId))
@@ -403,7 +414,12 @@ export class InvocationRunner {
       readonly durationMs: number;
     },
   ): void {
-    this.finished('source', outcomeOf(result), result.durationMs / 1000);
+    const outcome = outcomeOf(result);
+    this.finished('source', outcome, result.durationMs / 1000);
+    this.options.logger.debug(
+      { source_id: sourceId, invocation_id: invocationId, outcome, ms: result.durationMs },
+      'invocation finished',
+    );
     if (!result.ok)
       this.options.onFailed?.({
         sourceId,
@@ -412,6 +428,12 @@ export class InvocationRunner {
         message: result.error?.message ?? 'the invocation failed',
         at: this.options.now(),
       });
+  }
+
+  /** The ids a line about a queue key is about: a source's invocation, or a workflow run's entry. */
+  private idsOf(key: string, entryId?: string): LogFields {
+    if (this.options.workflows?.owns(key)) return { queue_key: key, ...(entryId ? { run_id: entryId } : {}) };
+    return { source_id: key, ...(entryId ? { invocation_id: entryId } : {}) };
   }
 
   private finished(kind: 'source' | 'workflow', outcome: InvocationOutcome, seconds: number | null): void {
