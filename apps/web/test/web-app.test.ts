@@ -804,6 +804,38 @@ describe('web app', { timeout: 90_000 }, () => {
     await page.getByLabel('Greeting').waitFor();
   });
 
+  it("renders a component's hostile Markdown without running any of it", async () => {
+    await signIn();
+    const published = await server.api('PUT', '/v1/components/web-test-hostile', {
+      component_code: code('web-hostile.mjs'),
+    });
+    expect([200, 201]).toContain(published.status);
+    await page.goto(`${server.base}/registry/web-test-hostile`);
+    await page.getByRole('heading', { name: 'Hostile' }).waitFor();
+    await page.getByText('Looks harmless.').waitFor();
+    // Give an image error, an SVG animation or a script the time to fire if any had got through.
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    const rendered = await page.evaluate(() => {
+      const blocks = [...document.querySelectorAll('.markdown')];
+      const elements = blocks.flatMap((block) => [...block.querySelectorAll('*')]);
+      return {
+        tags: [...new Set(elements.map((element) => element.tagName.toLowerCase()))].sort(),
+        handlers: elements.flatMap((element) =>
+          [...element.attributes].filter((attribute) => attribute.name.startsWith('on')).map((a) => a.name),
+        ),
+        hrefs: elements.flatMap((element) => (element.getAttribute('href') ? [element.getAttribute('href')] : [])),
+        text: blocks.map((block) => block.textContent).join('\n'),
+      };
+    });
+    expect(rendered.tags.filter((tag) => ['img', 'script', 'svg', 'animate', 'iframe'].includes(tag))).toEqual([]);
+    expect(rendered.handlers).toEqual([]);
+    expect(rendered.hrefs).toEqual(['https://example.com']);
+    // The author's raw HTML shows as text, so a reader sees what the description says.
+    expect(rendered.text).toContain('<img src=x onerror=');
+    expect(rendered.text).toContain('A note.');
+  });
+
   it('creates and revokes an API key under Settings', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('New key name').fill('browser-test');
