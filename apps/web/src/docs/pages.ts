@@ -49,6 +49,7 @@ const GROUPS: readonly { readonly title: string; readonly slugs: readonly string
       'lifecycle',
       'server',
       'deployment',
+      'operations',
       'environment-variables',
       'isolation',
     ],

@@ -97,7 +97,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       logger,
       ...(config.appsFile ? { appsFile: config.appsFile } : {}),
       delivery: deliveryOptions(config),
-      metrics: new PrometheusMetrics(),
+      ...(config.metrics ? { metrics: new PrometheusMetrics() } : {}),
       readiness: {
         schedulerLagMs: config.readySchedulerLagMs,
         ...(config.readyRunnerStallMs !== null ? { runnerStallMs: config.readyRunnerStallMs } : {}),

@@ -71,6 +71,7 @@ export const ServerConfig = z.object({
     .min(100)
     .describe('Deadline of one http, webhook or SMTP delivery attempt, in ms'),
   deliveryMaxAttempts: z.coerce.number().int().min(1).max(20).describe('Attempts of a delivery before it is failed'),
+  metrics: z.boolean().describe('Collect metrics and serve them at /metrics'),
   metricsPublic: z.boolean().describe('Serve /metrics without an API key (a scraper on a private network)'),
   readyRunnerStallMs: z.coerce
     .number()
@@ -178,6 +179,7 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     s3ForcePathStyle: !['0', 'false', 'no'].includes((env['TRIBUTARY_S3_FORCE_PATH_STYLE'] ?? 'true').toLowerCase()),
     deliveryTimeoutMs: env['TRIBUTARY_DELIVERY_TIMEOUT_MS'] ?? '5000',
     deliveryMaxAttempts: env['TRIBUTARY_DELIVERY_MAX_ATTEMPTS'] ?? '5',
+    metrics: !['0', 'false', 'no'].includes((env['TRIBUTARY_METRICS'] ?? 'true').toLowerCase()),
     metricsPublic: ['1', 'true', 'yes'].includes((env['TRIBUTARY_METRICS_PUBLIC'] ?? '').toLowerCase()),
     readyRunnerStallMs: env['TRIBUTARY_READY_RUNNER_STALL_MS'] || null,
     readySchedulerLagMs: env['TRIBUTARY_READY_SCHEDULER_LAG_MS'] ?? '30000',
