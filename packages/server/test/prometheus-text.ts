@@ -1,6 +1,8 @@
 /**
  * Reads numbers back from a Prometheus text exposition, the way a scraper would: one sample per
- * line, `name{label="value",...} number`. Comments (# HELP, # TYPE) are skipped.
+ * line, `name{label="value",...} number`. Comments (# HELP, # TYPE) are skipped. Our own code:
+ * prom-client writes the format but has no reader, and the samples prom-client emits need only
+ * this much of the grammar (no timestamps, no exemplars).
  */
 export interface Sample {
   readonly name: string;

@@ -58,7 +58,10 @@ Exit codes: 0 ok (ready or not: the text says), 2 server or network error.`,
     );
 }
 
-/** `3d 4h`, `2h 5m`, `4m 10s`, `12s`: the two largest units. */
+/**
+ * `3d 4h`, `2h 5m`, `4m 10s`, `12s`: the two largest units. Kept here rather than a dependency
+ * (pretty-ms and the like): it is this loop, and the web app's Settings uses the same rule.
+ */
 function duration(totalSeconds: number): string {
   const units: [string, number][] = [
     ['d', 86_400],
