@@ -10,6 +10,7 @@
 // off; the target is at most 5 % fewer 2xx req/s with metrics and the default log on.
 // Run: node bench/server-observability.mjs [--rounds 2] [--duration 8000] [--warmup 2000] [--concurrency 50]
 import { Buffer } from 'node:buffer';
+import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
@@ -79,7 +80,7 @@ function scraper(baseUrl) {
 }
 
 /** One server with one setup under the load: 2xx req/s, latency, and what the runner got through. */
-async function runSetup(setup, round) {
+async function runSetup(setup, roundNo) {
   server = await startTributary({ name: `obs-${setup}`, extraEnv: { ...BENCH_RATE_LIMIT.env, ...SETUPS[setup] } });
   const code = readFileSync(path.join(COMPONENTS_DIR, 'http-emit-body.mjs'), 'utf8');
   const source = await server.deploy(code, { name: 'bench-observability' });
@@ -105,7 +106,7 @@ async function runSetup(setup, round) {
   const latency = summarize(report.measured.latenciesMs);
   const result = {
     setup,
-    round,
+    round: roundNo,
     requestsPerSecond: round2(report.measured.okPerSecond),
     p50Ms: latency.p50Ms,
     p99Ms: latency.p99Ms,
@@ -118,7 +119,7 @@ async function runSetup(setup, round) {
     scrapes: scraped,
   };
   logLine(
-    `${setup} (round ${round}): ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms, ` +
+    `${setup} (round ${roundNo}): ${result.requestsPerSecond} req/s, p99 ${result.p99Ms} ms, ` +
       `runner ${result.processedPerSecondDuringLoad}/s, server CPU ${result.serverCpuMicrosPerRequest} µs/request, ` +
       `machine busy ${result.machineBusyPercent} %, log ${logBytes} bytes` +
       (scraped ? `, ${scraped.scrapes} scrapes` : ''),
@@ -138,6 +139,10 @@ function median(values) {
 
 try {
   const git = gitState();
+  // A difference of a few percent drowns in the noise of a machine other work keeps busy: the
+  // verdict is only given when the load average was below the CPU count when the run began.
+  const loadAverageAtStart = round(os.loadavg()[0], 2);
+  const quiet = loadAverageAtStart < os.cpus().length;
   const runs = [];
   for (let roundNo = 1; roundNo <= Number(args.rounds); roundNo += 1)
     for (const setup of Object.keys(SETUPS)) runs.push(await runSetup(setup, roundNo));
@@ -157,7 +162,12 @@ try {
   const cost = (setup) => round(1 - figures[setup].requestsPerSecond / figures.off.requestsPerSecond, 4);
   const cpuCost = (setup) =>
     round(figures[setup].serverCpuMicrosPerRequest / figures.off.serverCpuMicrosPerRequest - 1, 4);
-  const pass = cost('default') <= MAX_COST;
+  const pass = quiet ? cost('default') <= MAX_COST : null;
+  if (!quiet)
+    logLine(
+      `INCONCLUSIVE: the load average was ${loadAverageAtStart} on ${os.cpus().length} CPUs at the start; ` +
+        'rerun on a quiet machine to judge the 5 % target',
+    );
   const rows = [];
   for (const setup of ['default', 'verbose']) {
     const o = figures[setup];
@@ -169,7 +179,9 @@ try {
         ours: o.requestsPerSecond,
         baseline: b.requestsPerSecond,
         ratio: ratioOf(o.requestsPerSecond, b.requestsPerSecond),
-        ...(setup === 'default' ? { target: `>= ${1 - MAX_COST} x off`, pass } : {}),
+        ...(setup === 'default'
+          ? { target: `>= ${1 - MAX_COST} x off${quiet ? '' : ' (busy machine: no verdict)'}`, pass: pass ?? undefined }
+          : {}),
       },
       { metric: `${setup}: latency p50`, ours: o.p50Ms, baseline: b.p50Ms, ratio: ratioOf(o.p50Ms, b.p50Ms) },
       { metric: `${setup}: latency p99`, ours: o.p99Ms, baseline: b.p99Ms, ratio: ratioOf(o.p99Ms, b.p99Ms) },
@@ -196,6 +208,8 @@ try {
   writeResult(NAME, {
     git,
     load: { ...load, mode: 'closed loop', rounds: Number(args.rounds) },
+    loadAverageAtStart,
+    quiet,
     setups: SETUPS,
     runs,
     results: {

@@ -22,6 +22,12 @@ export class PrometheusMetrics implements Metrics {
   private readonly workerExits: Counter<'reason'>;
   private readonly drift: Histogram;
   private readonly sse: Gauge;
+  /**
+   * The labelled series of the per-request metrics, kept by their label values: prom-client hashes
+   * a label object on every call, and this runs once per request on the ingress's hot path.
+   */
+  private readonly requestSeries = new Map<string, { observe(value: number): void }>();
+  private readonly ackSeries = new Map<number, { inc(): void }>();
 
   constructor() {
     const registers = [this.registry];
@@ -123,11 +129,22 @@ export class PrometheusMetrics implements Metrics {
   }
 
   httpRequest(input: { method: string; route: string; status: number; seconds: number }): void {
-    this.requests.observe({ method: input.method, route: input.route, status: String(input.status) }, input.seconds);
+    const key = `${input.method} ${input.status} ${input.route}`;
+    let series = this.requestSeries.get(key);
+    if (!series) {
+      series = this.requests.labels({ method: input.method, route: input.route, status: String(input.status) });
+      this.requestSeries.set(key, series);
+    }
+    series.observe(input.seconds);
   }
 
   ingressAcknowledged(status: number): void {
-    this.acks.inc({ status: String(status) });
+    let series = this.ackSeries.get(status);
+    if (!series) {
+      series = this.acks.labels({ status: String(status) });
+      this.ackSeries.set(status, series);
+    }
+    series.inc();
   }
 
   invocationFinished(input: { kind: 'source' | 'workflow'; outcome: InvocationOutcome; seconds: number | null }): void {
