@@ -842,6 +842,38 @@ describe('web app', { timeout: 90_000 }, () => {
     }
   });
 
+  it("renders a component's hostile Markdown without running any of it", async () => {
+    await signIn();
+    const published = await server.api('PUT', '/v1/components/web-test-hostile', {
+      component_code: code('web-hostile.mjs'),
+    });
+    expect([200, 201]).toContain(published.status);
+    await page.goto(`${server.base}/registry/web-test-hostile`);
+    await page.getByRole('heading', { name: 'Hostile' }).waitFor();
+    await page.getByText('Looks harmless.').waitFor();
+    // Give an image error, an SVG animation or a script the time to fire if any had got through.
+    await page.waitForTimeout(500);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned)).toBeUndefined();
+    const rendered = await page.evaluate(() => {
+      const blocks = [...document.querySelectorAll('.markdown')];
+      const elements = blocks.flatMap((block) => [...block.querySelectorAll('*')]);
+      return {
+        tags: [...new Set(elements.map((element) => element.tagName.toLowerCase()))].sort(),
+        handlers: elements.flatMap((element) =>
+          [...element.attributes].filter((attribute) => attribute.name.startsWith('on')).map((a) => a.name),
+        ),
+        hrefs: elements.flatMap((element) => (element.getAttribute('href') ? [element.getAttribute('href')] : [])),
+        text: blocks.map((block) => block.textContent).join('\n'),
+      };
+    });
+    expect(rendered.tags.filter((tag) => ['img', 'script', 'svg', 'animate', 'iframe'].includes(tag))).toEqual([]);
+    expect(rendered.handlers).toEqual([]);
+    expect(rendered.hrefs).toEqual(['https://example.com']);
+    // The author's raw HTML shows as text, so a reader sees what the description says.
+    expect(rendered.text).toContain('<img src=x onerror=');
+    expect(rendered.text).toContain('A note.');
+  });
+
   it('creates and revokes an API key under Settings', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
     await page.getByLabel('New key name').fill('browser-test');
@@ -928,6 +960,40 @@ describe('web app', { timeout: 90_000 }, () => {
       })
       .toContain('Dee');
     expect((await server.api('GET', `/v1/dead-letters/${newest}`)).status).toBe(404);
+  });
+
+  it('shows the server status under Settings, with recent failures linked to their source', async () => {
+    await signIn();
+    const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
+      component_code: code('web-greeter.mjs'),
+      name: 'Status greeter',
+    });
+    expect(deployed.status).toBe(200);
+    const id = deployed.body.data.id;
+    expect((await server.api('POST', `/v1/sources/${id}/run`, { event: { body: { name: 'boom' } } })).status).toBe(202);
+    await expect
+      .poll(
+        async () =>
+          (
+            await server.api<{ data: { recent_failures: { source_id: string }[] } }>('GET', '/v1/status')
+          ).body.data.recent_failures.some((failure) => failure.source_id === id),
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(true);
+    await page.goto(`${server.base}/settings`);
+    const panel = page.getByRole('region', { name: 'Server status' });
+    await panel.getByText('Ready', { exact: true }).waitFor();
+    const facts = (await page.getByTestId('server-status').textContent()) ?? '';
+    expect(facts).toMatch(/Version\S+/);
+    expect(facts).toContain('Source invocations queued');
+    expect(facts).toMatch(/Sandbox workers\d+ \(\d+ busy, \d+ MB\)/);
+    const failure = panel.getByTestId('recent-failure').filter({ hasText: 'Status greeter' }).first();
+    expect(await failure.textContent()).toContain('asked to fail');
+    await shot('settings-status');
+    expect(await unlabeled()).toEqual([]);
+    await failure.getByRole('link', { name: 'Status greeter' }).click();
+    await page.waitForURL(new RegExp(`/sources/${id}/logs$`));
+    expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
   });
 
   it('deletes a source after confirmation', async () => {

@@ -8,6 +8,7 @@ import { registerValidateCommand } from './commands/validate.js';
 import { registerAccountsCommand } from './commands/accounts.js';
 import { registerDeadLettersCommand } from './commands/dead-letters.js';
 import { registerRegistryCommand } from './commands/registry.js';
+import { registerStatusCommand } from './commands/status.js';
 import { registerDeployCommand } from './commands/deploy.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerListCommand } from './commands/list.js';
@@ -47,6 +48,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerAccountsCommand(program, output, setExit);
   registerDeadLettersCommand(program, output, setExit);
   registerRegistryCommand(program, output, setExit);
+  registerStatusCommand(program, output, setExit);
   registerWorkflowCommands(program, output, setExit);
   registerInitCommand(program, output, setExit);
   const exitOverride = (command: Command): void => {
@@ -91,6 +93,7 @@ const REMOTE_COMMANDS = new Set([
   'run-now',
   'accounts',
   'dead-letters',
+  'status',
 ]);
 
 /**

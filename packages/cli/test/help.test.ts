@@ -29,6 +29,7 @@ const COMMANDS = [
   ['registry', 'remove'],
   ['registry', 'outdated'],
   ['registry', 'upgrade'],
+  ['status'],
   ['workflow'],
   ['workflow', 'run'],
   ['workflow', 'deploy'],

@@ -92,3 +92,4 @@ export {
 } from './api/registry-schemas.js';
 export type { ImportJobT, ImportReportT, OutdatedPackageT, RegistryPackageT } from './api/registry-schemas.js';
 export { BrowserSessionInfo, CreateSessionBody } from './api/session-schemas.js';
+export { ServerStatus } from './api/status-schema.js';

@@ -32,6 +32,13 @@ import { RegistryService } from './registry-import/registry-service.js';
 import { openBackend } from './store/open-backend.js';
 import type { BullmqTimerJobs } from './redis/bullmq-timer-jobs.js';
 import { BullmqScheduler } from './scheduler/bullmq-scheduler.js';
+import { earliestFireAt, oldestDueSince, pingDatabase } from './health/readiness-queries.js';
+import { Readiness, type ReadinessThresholds } from './health/readiness.js';
+import { RecentFailures } from './health/recent-failures.js';
+import { StatusService } from './health/status-service.js';
+import { readQueueDepths } from './metrics/queue-depths.js';
+import { NO_METRICS, type Metrics } from './ports/metrics.js';
+import { messageLogger, type Logger } from './ports/logger.js';
 import { composeWorkflows } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
@@ -52,7 +59,13 @@ export interface EngineOptions {
   /** Invocations running at once across sources. */
   readonly concurrency: number;
   readonly sourceTimeoutMs: number;
+  /** Where the engine's lines go when there is no `logger`: one line of text each. */
   readonly log: (message: string) => void;
+  /**
+   * The structured log (pino's logger fits): lines about a source, workflow run or invocation carry
+   * their ids. Without it, lines go to `log` with their fields appended.
+   */
+  readonly logger?: Logger;
   readonly now?: () => number;
   /** An operator's app catalog file (docs/accounts.md), stored in the catalog at each start. */
   readonly appsFile?: string;
@@ -82,6 +95,10 @@ export interface EngineOptions {
   readonly deliver?: Deliver;
   /** npm registry URL for `registry add` (default: the npm CLI's default registry). */
   readonly npmRegistry?: string;
+  /** Where the engine reports what it does (`PrometheusMetrics` for `/metrics`; default: nowhere). */
+  readonly metrics?: Metrics;
+  /** When `/readyz` calls the runner stuck or the scheduler behind (docs/operations.md). */
+  readonly readiness?: Partial<ReadinessThresholds>;
 }
 
 /** What a process of several sharing one database does (`tributary start --role`). */
@@ -121,9 +138,17 @@ export class Engine {
     readonly registry: RegistryService,
     readonly imports: ImportJobs,
     readonly browserSessions: BrowserSessions,
+    readonly metrics: Metrics,
+    readonly readiness: Readiness,
+    /** Version-free health at a glance: uptime, queue, pool, readiness, recent failures. */
+    readonly status: StatusService,
   ) {}
 
-  static async create(options: EngineOptions): Promise<Engine> {
+  static async create(engineOptions: EngineOptions): Promise<Engine> {
+    const logger = engineOptions.logger ?? messageLogger(engineOptions.log);
+    // The parts below write plain lines about the platform itself (a failed check, a lost
+    // connection): warnings in the structured log. Lines about one item carry its ids instead.
+    const options: EngineOptions = { ...engineOptions, log: (message) => logger.warn({}, message) };
     const now = options.now ?? Date.now;
     const backend = await openBackend({
       dataDir: options.dataDir,
@@ -134,9 +159,13 @@ export class Engine {
     });
     const { db, store, queue } = backend;
     const box = SecretBox.fromKeyFile(path.join(options.dataDir, 'master.key'));
-    const sandbox = new Sandbox({ cacheDir: options.cacheDir });
+    const metrics = options.metrics ?? NO_METRICS;
+    const sandbox = new Sandbox({
+      cacheDir: options.cacheDir,
+      workerEvents: { started: () => metrics.workerStarted(), exited: (reason) => metrics.workerExited(reason) },
+    });
     for (const layer of sandbox.isolation.layers)
-      if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
+      if (!layer.active) logger.warn({}, `sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = options.pubsub ?? new MemoryPubSub({ log: options.log });
     const locks = new KeyedMutex();
     const apps = new AppCatalog({ db, now });
@@ -146,7 +175,7 @@ export class Engine {
         await backend.close();
         throw error;
       });
-      options.log(`apps file ${file}: ${count} app(s) stored in the catalog`);
+      logger.info({}, `apps file ${file}: ${count} app(s) stored in the catalog`);
     }
     const accounts = new AccountService({ db, catalog: apps, box, now });
     const components = new ComponentService({
@@ -208,6 +237,7 @@ export class Engine {
       publicUrl: options.publicUrl,
       now,
       log: options.log,
+      logger,
       stepTimeoutMs: 30_000,
       ...(options.workflowKeepRuns !== undefined ? { keepRuns: options.workflowKeepRuns } : {}),
       // A step's `$.send.*` calls go to the delivery service after its checkpoint, as an action run's do.
@@ -232,6 +262,7 @@ export class Engine {
     };
     subscriptions.registerEmitter('wf_', workflowIds);
     subscriptions.registerListener('wf_', workflowIds);
+    const recentFailures = new RecentFailures();
     const runner = new InvocationRunner({
       workflows: workflowParts.queueHandler,
       store,
@@ -241,12 +272,15 @@ export class Engine {
       locks,
       concurrency: options.concurrency,
       now,
-      log: options.log,
+      logger,
       pubsub,
       ...(options.dispatch ? { dispatch: options.dispatch } : {}),
+      metrics,
+      onFailed: (failure) => recentFailures.record(failure),
     });
     const storeScheduler = backend.scheduler({
       onQueued: (sourceIds) => runner.notify(sourceIds),
+      onTickLate: (lateMs) => metrics.timerDrift(lateMs / 1000),
       log: options.log,
       ...(options.schedulerMaxSleepMs !== undefined ? { maxSleepMs: options.schedulerMaxSleepMs } : {}),
     });
@@ -289,6 +323,30 @@ export class Engine {
       owner: OWNER_ID,
     });
     const apiKeys = new ApiKeys(db, now);
+    metrics.bind({ queue: () => readQueueDepths(db, now()), pool: () => sandbox.poolStats() });
+    const readiness = new Readiness({
+      thresholds: {
+        // An invocation may legitimately hold its source's lane for its whole timeout.
+        runnerStallMs: options.readiness?.runnerStallMs ?? Math.max(60_000, options.sourceTimeoutMs + 30_000),
+        schedulerLagMs: options.readiness?.schedulerLagMs ?? 30_000,
+        databaseTimeoutMs: options.readiness?.databaseTimeoutMs ?? 2000,
+      },
+      now,
+      ping: (timeoutMs) => pingDatabase(db, timeoutMs),
+      oldestDueSince: (at) => oldestDueSince(db, at),
+      earliestFireAt: () => earliestFireAt(db),
+      runner: () => runner.progress(),
+    });
+    const status = new StatusService({
+      startedAt: now(),
+      now,
+      storage: backend.kind,
+      queue: () => readQueueDepths(db, now()),
+      pool: () => sandbox.poolStats(),
+      readiness: () => readiness.check(),
+      failures: () => recentFailures.list(),
+      sourceName: async (sourceId) => (await store.getSource(sourceId))?.name ?? null,
+    });
     return new Engine(
       store,
       () => backend.close(),
@@ -318,6 +376,9 @@ export class Engine {
       }),
       new ImportJobs(now),
       new BrowserSessions({ db, apiKeys, now }),
+      metrics,
+      readiness,
+      status,
     );
   }
 

@@ -106,3 +106,20 @@ export type { ImportJob as ImportJobState } from './registry-import/import-jobs.
 export type { RegistryPackage as RegistryPackageState, OutdatedPackage } from './registry-import/registry-service.js';
 export type { ImportProgress, ImportReport } from './registry-import/import-report.js';
 export { describeProgress } from './registry-import/import-report.js';
+export { NO_METRICS } from './ports/metrics.js';
+export type {
+  InvocationOutcome,
+  MetricSources,
+  Metrics,
+  PoolStats,
+  QueueDepth,
+  QueueKind,
+  WorkerExitReason,
+} from './ports/metrics.js';
+export { PrometheusMetrics } from './metrics/prometheus-metrics.js';
+export { Readiness } from './health/readiness.js';
+export type { ReadinessCheck, ReadinessFailure, ReadinessReport, ReadinessThresholds } from './health/readiness.js';
+export type { StatusReport, StatusService } from './health/status-service.js';
+export type { RecentFailure } from './health/recent-failures.js';
+export { messageLogger } from './ports/logger.js';
+export type { LogFields, Logger } from './ports/logger.js';

@@ -7,6 +7,7 @@
  */
 export { Sandbox } from './host/sandbox.js';
 export type { Placement, PreparedComponent, SandboxOptions } from './host/sandbox.js';
+export type { ExitReason } from './host/worker-process.js';
 export { ComponentHandle } from './host/component-handle.js';
 export type {
   BatchRequest,

@@ -1,6 +1,6 @@
 import type { Engine } from '@tributary/engine';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import {
   clientErrorHandler,
   frameworkErrorHandler,
@@ -8,6 +8,9 @@ import {
   installJsonParser,
 } from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
+import { registerRequestMetrics } from './http/request-metrics.js';
+import { registerOpsRoutes } from './routes/ops.routes.js';
+import { statusRoutes } from './routes/status.routes.js';
 import { registerIngress } from './ingress/ingress.routes.js';
 import { accountRoutes } from './routes/accounts.routes.js';
 import { apiKeyRoutes } from './routes/api-keys.routes.js';
@@ -39,15 +42,19 @@ export interface ServerOptions {
   readonly logLevel?: LogLevel;
   /** Where that log goes (default stderr). */
   readonly logStream?: NodeJS.WritableStream;
+  /** A pino logger shared with the engine, used instead of `logLevel` and `logStream`. */
+  readonly logger?: FastifyBaseLogger;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
+  /** `/metrics` without an API key (TRIBUTARY_METRICS_PUBLIC): for a scraper on a private network. */
+  readonly metricsPublic?: boolean;
 }
 
-/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress, `/healthz` and the web app. */
+/** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress, the probes and metrics, and the web app. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
   const app = Fastify({
-    ...serverLogging(options.logLevel, options.logStream),
+    ...serverLogging(options.logLevel, options.logStream, options.logger),
     bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
     return503OnClosing: true,
     // Registry keys may be 128 characters and names 200 (percent-encoded: up to 12 characters each).
@@ -60,7 +67,8 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   // Browser sessions ride on a cookie (docs/rest-api.md#browser-sessions).
   await app.register(fastifyCookie);
   registerRequestLog(app);
-  app.get('/healthz', () => ({ status: 'ok' }));
+  registerRequestMetrics(app, engine.metrics);
+  registerOpsRoutes(app, engine, { metricsPublic: options.metricsPublic ?? false });
   // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
   const routes = [
     ...componentRoutes(engine),
@@ -74,6 +82,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...deadLetterRoutes(engine),
     ...subscriptionRoutes(engine),
     ...workflowRoutes(engine),
+    ...statusRoutes(engine, options.version),
   ];
   const openapi = buildOpenApi(routes, options.version);
   routes.push(

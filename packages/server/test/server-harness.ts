@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine, type EngineOptions } from '@tributary/engine';
+import { Engine, PrometheusMetrics, type EngineOptions } from '@tributary/engine';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type LogLevel } from '../src/index.js';
 
@@ -108,6 +108,13 @@ export interface HarnessOptions {
   readonly delivery?: EngineOptions['delivery'];
   /** Runs on the app before it listens (a test adds a route). */
   readonly beforeListen?: (app: FastifyInstance) => void;
+  /** Prometheus metrics on (as `tributary start` has them); default off. */
+  readonly metrics?: boolean;
+  readonly metricsPublic?: boolean;
+  /** `/readyz` thresholds. */
+  readonly readiness?: EngineOptions['readiness'];
+  /** The store on PostgreSQL instead of the SQLite file. */
+  readonly databaseUrl?: string;
 }
 
 export const PUBLIC_URL = 'http://tributary.test';
@@ -129,6 +136,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     log,
     ...(options.appsFile !== undefined ? { appsFile: options.appsFile } : {}),
     ...(options.delivery !== undefined ? { delivery: options.delivery } : {}),
+    ...(options.metrics ? { metrics: new PrometheusMetrics() } : {}),
+    ...(options.readiness !== undefined ? { readiness: options.readiness } : {}),
+    ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
   });
   const key = options.apiKey ?? (await engine.apiKeys.create('test')).key;
   const app = await createServer({
@@ -139,6 +149,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.webDir !== undefined ? { webDir: options.webDir } : {}),
     ...(options.logLevel !== undefined ? { logLevel: options.logLevel } : {}),
     ...(options.logStream !== undefined ? { logStream: options.logStream } : {}),
+    ...(options.metricsPublic !== undefined ? { metricsPublic: options.metricsPublic } : {}),
   });
   options.beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });

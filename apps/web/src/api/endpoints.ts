@@ -21,6 +21,7 @@ import {
   ReloadPropsResult,
   RunReport,
   SavedComponent,
+  ServerStatus,
   single,
   User,
   StartedRun,
@@ -42,6 +43,7 @@ export type AccountT = z.infer<typeof Account>;
 export type ApiKeyT = z.infer<typeof ApiKey>;
 export type DeletedAccountT = z.infer<typeof DeletedAccount>;
 export type DeadLetterT = z.infer<typeof DeadLetter>;
+export type ServerStatusT = z.infer<typeof ServerStatus>;
 export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
 export type ConfigureResultT = z.infer<typeof ConfigureComponentResult>;
 export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
@@ -282,6 +284,9 @@ export function createApi(http: Http) {
       ),
     deleteDeadLetter: (id: string) =>
       http({ method: 'DELETE', path: `/v1/dead-letters/${enc(id)}`, schema: z.unknown() }),
+
+    // How the server is doing (docs/operations.md)
+    status: () => http({ method: 'GET', path: '/v1/status', schema: single(ServerStatus) }).then((r) => r.data),
   };
 }
 

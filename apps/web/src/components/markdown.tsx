@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
-import { renderUntrusted } from '../markdown/render.js';
+import { renderComponentMarkdown } from '../markdown/render.js';
 
 /** A component author's Markdown (descriptions, alerts), rendered safely. */
 export function Markdown({ text, className = 'markdown' }: { readonly text: string; readonly className?: string }) {
-  const html = useMemo(() => renderUntrusted(text), [text]);
+  const html = useMemo(() => renderComponentMarkdown(text), [text]);
   return <div className={className} dangerouslySetInnerHTML={{ __html: html }} />;
 }

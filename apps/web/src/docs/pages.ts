@@ -50,6 +50,7 @@ const GROUPS: readonly { readonly title: string; readonly slugs: readonly string
       'lifecycle',
       'server',
       'deployment',
+      'operations',
       'environment-variables',
       'isolation',
     ],

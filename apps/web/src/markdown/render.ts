@@ -2,8 +2,9 @@
  * Markdown to HTML. Docs pages are ours (trusted) and get GitHub-style heading ids, `x.md#y`
  * links rewritten to `/docs/x#y`, and copy buttons on code blocks. Text from components (prop
  * descriptions, alerts) is not ours: its raw HTML is escaped and only http(s), mailto and
- * relative links survive.
+ * relative links survive, then DOMPurify keeps only the tags and attributes Markdown makes.
  */
+import DOMPurify from 'dompurify';
 import GithubSlugger from 'github-slugger';
 import { Marked, type Tokens } from 'marked';
 
@@ -136,4 +137,49 @@ export function plainText(markdown: string): string {
 /** Markdown from a component (descriptions, alerts), with raw HTML shown as text. */
 export function renderUntrusted(markdown: string): string {
   return untrusted.parse(markdown, { async: false });
+}
+
+/** What Markdown of a component may become: the tags marked writes, links without scripts. */
+const PURIFY_CONFIG = {
+  ALLOWED_TAGS: [
+    'p',
+    'br',
+    'hr',
+    'em',
+    'strong',
+    'del',
+    'code',
+    'pre',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'a',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'input',
+  ],
+  ALLOWED_ATTR: ['href', 'title', 'rel', 'target', 'align', 'type', 'checked', 'disabled'],
+  ALLOWED_URI_REGEXP: /^(?:https?:|mailto:|\/|#|\.{0,2}\/|[\w.-]+(?:\.md)?(?:#|$))/i,
+};
+
+/**
+ * Markdown from a component as HTML safe to put in the page: rendered by `renderUntrusted` (raw
+ * HTML escaped, script links dropped), then sanitised by DOMPurify against the page's own DOM, so
+ * a trick that gets past the renderer (a parser quirk, a new Markdown feature) still cannot run.
+ * Needs a browser DOM: DOMPurify does nothing without one, so it refuses rather than pass through.
+ */
+export function renderComponentMarkdown(markdown: string): string {
+  if (!DOMPurify.isSupported) throw new Error('rendering component Markdown needs a browser DOM');
+  return DOMPurify.sanitize(renderUntrusted(markdown), PURIFY_CONFIG);
 }

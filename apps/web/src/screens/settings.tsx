@@ -1,4 +1,4 @@
-/** Settings: API keys (create, list, revoke), connected accounts (connect, list, remove) and dead letters. */
+/** Settings: server status, API keys (create, list, revoke), connected accounts (connect, list, remove) and dead letters. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { AccountT, ApiKeyT, CreatedApiKeyT, DeletedAccountT } from '../api/endpoints.js';
@@ -11,12 +11,14 @@ import { RelativeTime } from '../components/time.js';
 import { useTitle } from '../components/use-title.js';
 import { useToast } from '../components/toasts.js';
 import { DeadLetters } from './dead-letters.js';
+import { ServerStatus } from './server-status.js';
 
 export function SettingsScreen() {
   useTitle('Settings');
   return (
     <section className="page">
       <h1>Settings</h1>
+      <ServerStatus />
       <ApiKeys />
       <Accounts />
       <DeadLetters />

@@ -3,8 +3,10 @@ import {
   Engine,
   MemoryRateLimiter,
   openRedisPorts,
+  PrometheusMetrics,
   redactRedisUrl,
   type EngineOptions,
+  type Logger,
   type RedisPorts,
 } from '@tributary/engine';
 import { createServer } from '@tributary/server';
@@ -12,6 +14,7 @@ import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
 import { portInUse, resolveListenPort } from '../start/listen-port.js';
 import { deliveryOptions, loadServerConfig, type ServerConfig, type StartFlags } from '../start/server-config.js';
+import { createServerLogger } from '../start/server-logger.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { VERSION } from '../version.js';
@@ -90,11 +93,12 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
     if (config.role === 'worker' || config.role === 'scheduler') return await runBackground(config, output, signal);
     // A busy port is refused before the data directory, database or admin key are created.
     const port = await resolveListenPort(config.port, config.host);
-    const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
+    const logger = createServerLogger(config.logLevel, config.logFormat);
+    const log = (message: string): void => logger.info(message);
     // So is an unreachable Redis: connected before anything is created, closed by the engine.
     const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
     const publicUrl = config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-    const engine = await createEngine(redis, engineOptions(config, redis, publicUrl, log));
+    const engine = await createEngine(redis, engineOptions(config, redis, publicUrl, log, logger));
     // Open connections (Redis) would keep a failed start from exiting: the engine closes them.
     const app = await stopOnFailure(engine, async () => {
       if (config.adminKey) {
@@ -108,7 +112,8 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
         version: VERSION,
         log,
         webDir: config.webDir,
-        logLevel: config.logLevel,
+        logger,
+        metricsPublic: config.metricsPublic,
       });
     });
     const stopRequested = stopSignal(signal);
@@ -151,11 +156,12 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
  * admin key (the api processes create those).
  */
 async function runBackground(config: ServerConfig, output: Output, signal?: AbortSignal): Promise<number> {
-  const log = (message: string): void => output.err(`${new Date().toISOString()} ${message}`);
+  const logger = createServerLogger(config.logLevel, config.logFormat);
+  const log = (message: string): void => logger.info(message);
   const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
   const publicUrl =
     config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
-  const engine = await createEngine(redis, engineOptions(config, redis, publicUrl, log));
+  const engine = await createEngine(redis, engineOptions(config, redis, publicUrl, log, logger));
   const stopRequested = stopSignal(signal);
   await stopOnFailure(engine, () => engine.start(config.role));
   output.out(`Tributary ${VERSION} ready (role ${config.role}): state in ${engine.storage.location}`);
@@ -179,6 +185,7 @@ function engineOptions(
   redis: RedisPorts | undefined,
   publicUrl: string,
   log: (message: string) => void,
+  logger: Logger,
 ): EngineOptions {
   return {
     dataDir: config.dataDir,
@@ -189,9 +196,15 @@ function engineOptions(
     concurrency: config.concurrency,
     sourceTimeoutMs: config.sourceTimeoutMs,
     log,
+    logger,
     ...(config.appsFile ? { appsFile: config.appsFile } : {}),
     ...(config.npmRegistry ? { npmRegistry: config.npmRegistry } : {}),
     delivery: deliveryOptions(config),
+    ...(config.metrics ? { metrics: new PrometheusMetrics() } : {}),
+    readiness: {
+      schedulerLagMs: config.readySchedulerLagMs,
+      ...(config.readyRunnerStallMs !== null ? { runnerStallMs: config.readyRunnerStallMs } : {}),
+    },
     // Without Redis, one process: its own buckets and in-process fan-out.
     ...(redis
       ? {

@@ -5,6 +5,7 @@ import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl, PROCESS_ROLES, type EngineO
 import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';
 import { defaultCacheDir } from '../local/create-sandbox.js';
+import { LOG_FORMATS } from './server-logger.js';
 
 /**
  * Configuration of `tributary start`: every field has a flag, a TRIBUTARY_* variable and a default
@@ -45,6 +46,9 @@ export const ServerConfig = z.object({
     .describe('Requests per second each HTTP endpoint takes on average (0 = no limit)'),
   endpointBurst: z.coerce.number().int().min(1).describe('Requests an HTTP endpoint takes at once after a quiet spell'),
   logLevel: z.enum(LOG_LEVELS).describe('Level of the server log on stderr (requests at debug, refusals at warn)'),
+  logFormat: z
+    .enum(LOG_FORMATS)
+    .describe('Server log format: JSON lines, pretty lines, or auto (pretty when stderr is a terminal)'),
   redisUrl: z
     .string()
     .url()
@@ -74,6 +78,19 @@ export const ServerConfig = z.object({
     .min(100)
     .describe('Deadline of one http, webhook or SMTP delivery attempt, in ms'),
   deliveryMaxAttempts: z.coerce.number().int().min(1).max(20).describe('Attempts of a delivery before it is failed'),
+  metrics: z.boolean().describe('Collect metrics and serve them at /metrics'),
+  metricsPublic: z.boolean().describe('Serve /metrics without an API key (a scraper on a private network)'),
+  readyRunnerStallMs: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .nullable()
+    .describe('Due work waiting this long with no invocation finishing makes /readyz fail (null: timeout + 30 s)'),
+  readySchedulerLagMs: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .describe('A timer tick overdue by this much makes /readyz fail'),
 });
 export type ServerConfig = z.infer<typeof ServerConfig>;
 
@@ -173,6 +190,7 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
       String(DEFAULT_ENDPOINT_RATE_LIMIT.ratePerSecond),
     endpointBurst: flags.endpointBurst ?? env['TRIBUTARY_ENDPOINT_BURST'] ?? String(DEFAULT_ENDPOINT_RATE_LIMIT.burst),
     logLevel: flags.logLevel ?? env['TRIBUTARY_LOG_LEVEL'] ?? 'info',
+    logFormat: env['TRIBUTARY_LOG_FORMAT'] || 'auto',
     // An empty variable is "not set", as a compose file or a shell export leaves it.
     redisUrl: flags.redisUrl ?? (env['TRIBUTARY_REDIS_URL'] || null),
     redisPrefix: env['TRIBUTARY_REDIS_PREFIX'] ?? 'tributary:',
@@ -186,6 +204,10 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     s3ForcePathStyle: !['0', 'false', 'no'].includes((env['TRIBUTARY_S3_FORCE_PATH_STYLE'] ?? 'true').toLowerCase()),
     deliveryTimeoutMs: env['TRIBUTARY_DELIVERY_TIMEOUT_MS'] ?? '5000',
     deliveryMaxAttempts: env['TRIBUTARY_DELIVERY_MAX_ATTEMPTS'] ?? '5',
+    metrics: !['0', 'false', 'no'].includes((env['TRIBUTARY_METRICS'] ?? 'true').toLowerCase()),
+    metricsPublic: ['1', 'true', 'yes'].includes((env['TRIBUTARY_METRICS_PUBLIC'] ?? '').toLowerCase()),
+    readyRunnerStallMs: env['TRIBUTARY_READY_RUNNER_STALL_MS'] || null,
+    readySchedulerLagMs: env['TRIBUTARY_READY_SCHEDULER_LAG_MS'] ?? '30000',
   });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');

@@ -9,6 +9,10 @@ import { OWNER_ID } from '../sources/owner.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { WorkDispatch } from '../ports/work-dispatch.js';
+import { outcomeOf } from '../metrics/invocation-outcome.js';
+import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
+import type { RecentFailure } from '../health/recent-failures.js';
+import type { LogFields, Logger } from '../ports/logger.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -21,7 +25,8 @@ export interface RunnerOptions {
   /** Invocations running at once, across sources (one at a time per source). */
   readonly concurrency: number;
   readonly now: () => number;
-  readonly log: (message: string) => void;
+  /** Lines about invocations carry `source_id` and `invocation_id` (workflow runs: `run_id`). */
+  readonly logger: Logger;
   /** Carries customResponse replies to the process holding the request. */
   readonly pubsub: PubSub;
   /**
@@ -30,6 +35,10 @@ export interface RunnerOptions {
    * work at their next rescan.
    */
   readonly dispatch?: WorkDispatch;
+  /** Where finished invocations are counted (default: nowhere). */
+  readonly metrics?: Metrics;
+  /** Told of every source invocation that did not succeed (the status page's recent failures). */
+  readonly onFailed?: (failure: RecentFailure) => void;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
   /**
@@ -83,13 +92,28 @@ export class InvocationRunner {
   private pauseTimer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = true;
+  /** When an invocation last finished (a result committed, or a platform failure recorded). */
+  private lastProgressAt: number;
+  private readonly metrics: Metrics;
 
-  constructor(private readonly options: RunnerOptions) {}
+  constructor(private readonly options: RunnerOptions) {
+    this.lastProgressAt = options.now();
+    this.metrics = options.metrics ?? NO_METRICS;
+  }
+
+  /**
+   * Whether the runner gets through its work: when it last finished an invocation (or started, if
+   * none yet), and how many sources it is running now. Readiness compares it with the queue.
+   */
+  progress(): { readonly lastProgressAt: number; readonly running: number; readonly stopped: boolean } {
+    return { lastProgressAt: this.lastProgressAt, running: this.running.size, stopped: this.stopped };
+  }
 
   async start(): Promise<void> {
     for (const sourceId of await this.options.queue.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
     await this.options.dispatch?.listen((sourceIds) => this.add(sourceIds));
+    this.lastProgressAt = this.options.now();
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
     this.timer = setInterval(() => void this.rescan(), 5000);
     this.timer.unref();
@@ -124,7 +148,7 @@ export class InvocationRunner {
     try {
       this.add(await this.options.queue.sourcesWithWork());
     } catch (error) {
-      this.options.log(`reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
+      this.options.logger.warn({}, `reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
     }
   }
 
@@ -209,7 +233,10 @@ export class InvocationRunner {
       try {
         rows = await this.options.queue.claim(sourceId, limit);
       } catch (error) {
-        this.options.log(`claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`);
+        this.options.logger.warn(
+          this.idsOf(sourceId),
+          `claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`,
+        );
       }
       if (rows.length === 0) {
         this.running.delete(sourceId);
@@ -251,7 +278,13 @@ export class InvocationRunner {
     try {
       const workflows = this.options.workflows;
       if (workflows?.owns(sourceId)) {
-        for (const row of rows) await workflows.execute(row);
+        for (const row of rows) {
+          const started = performance.now();
+          await workflows.execute(row);
+          const seconds = (performance.now() - started) / 1000;
+          this.finished('workflow', 'success', seconds);
+          this.options.logger.debug({ run_id: row.id, ms: Math.round(seconds * 1000) }, 'workflow run stepped');
+        }
         return;
       }
       await locks.run(sourceId, async () => {
@@ -291,6 +324,7 @@ export class InvocationRunner {
         this.notify(enqueue.map((entry) => entry.sourceId));
         executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
+        for (const [index, result] of results.entries()) this.sourceFinished(sourceId, done[index]?.id ?? '', result);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
         // failure that builds up over a batch cannot take a neighbour down with it.
         if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
@@ -300,7 +334,8 @@ export class InvocationRunner {
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one
         // by one (no attempt counted yet: the one to blame is not known).
-        this.options.log(
+        this.options.logger.warn(
+          this.idsOf(sourceId),
           `a batch of ${rows.length} invocations of ${sourceId} failed in the platform (retrying them one by one): ${message}`,
         );
         this.solo.set(sourceId, rows.length);
@@ -312,26 +347,39 @@ export class InvocationRunner {
 
   /** A platform failure (not the component's) of one invocation: retried after a backoff, then a dead letter. */
   private async failed(row: QueuedInvocation, message: string): Promise<void> {
-    this.options.log(`invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
+    const ids = this.idsOf(row.sourceId, row.id);
+    this.options.logger.warn(ids, `invocation ${row.id} of ${row.sourceId} failed in the platform: ${message}`);
     this.respond(row.id, null);
+    const workflow = this.options.workflows?.owns(row.sourceId) === true;
+    this.finished(workflow ? 'workflow' : 'source', 'platform_failure', null);
+    if (!workflow)
+      this.options.onFailed?.({
+        sourceId: row.sourceId,
+        invocationId: row.id,
+        code: 'PLATFORM',
+        message,
+        at: this.options.now(),
+      });
     let outcome;
     try {
       outcome = await this.options.queue.fail(row.id, message);
     } catch (error) {
       // Not even the failure could be recorded: the entry stays queued and runs again.
-      this.options.log(`recording the failure of invocation ${row.id} failed: ${messageOf(error)}`);
+      this.options.logger.error(ids, `recording the failure of invocation ${row.id} failed: ${messageOf(error)}`);
       return;
     }
     switch (outcome.kind) {
       case 'retry':
-        this.options.log(
+        this.options.logger.info(
+          ids,
           `invocation ${row.id} retries (attempt ${outcome.attempts + 1}) after ${outcome.notBefore - this.options.now()} ms`,
         );
         this.options.dispatch?.announce([row.sourceId], Math.max(1, outcome.notBefore - this.options.now()));
         await this.armRetryTimer().catch(() => undefined);
         return;
       case 'dead':
-        this.options.log(
+        this.options.logger.error(
+          ids,
           `invocation ${row.id} of ${row.sourceId} failed ${outcome.attempts} times and is now a dead letter (GET /v1/dead-letters/${row.id})`,
         );
         if (this.options.workflows?.owns(row.sourceId))
@@ -370,6 +418,43 @@ export class InvocationRunner {
     this.notify(enqueue.map((entry) => entry.sourceId));
     executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
+    this.sourceFinished(source.id, row.id, result);
+  }
+
+  private sourceFinished(
+    sourceId: string,
+    invocationId: string,
+    result: {
+      readonly ok: boolean;
+      readonly error: { readonly code?: string; readonly message: string } | null;
+      readonly durationMs: number;
+    },
+  ): void {
+    const outcome = outcomeOf(result);
+    this.finished('source', outcome, result.durationMs / 1000);
+    this.options.logger.debug(
+      { source_id: sourceId, invocation_id: invocationId, outcome, ms: result.durationMs },
+      'invocation finished',
+    );
+    if (!result.ok)
+      this.options.onFailed?.({
+        sourceId,
+        invocationId,
+        code: result.error?.code ?? 'ERROR',
+        message: result.error?.message ?? 'the invocation failed',
+        at: this.options.now(),
+      });
+  }
+
+  /** The ids a line about a queue key is about: a source's invocation, or a workflow run's entry. */
+  private idsOf(key: string, entryId?: string): LogFields {
+    if (this.options.workflows?.owns(key)) return { queue_key: key, ...(entryId ? { run_id: entryId } : {}) };
+    return { source_id: key, ...(entryId ? { invocation_id: entryId } : {}) };
+  }
+
+  private finished(kind: 'source' | 'workflow', outcome: InvocationOutcome, seconds: number | null): void {
+    this.lastProgressAt = this.options.now();
+    this.metrics.invocationFinished({ kind, outcome, seconds });
   }
 
   /** Queue entries of the workflow runs these committed events start (none without workflows). */

@@ -120,7 +120,11 @@ export class PackageImporter {
     shared: InstalledPackages | null,
   ): Promise<ValidatedComponent> {
     if (!isBundle(bundle)) throw bundle;
-    const { info, lock, codeHash } = await this.options.components.checkCode(bundle.code, 'publish', shared ?? undefined);
+    const { info, lock, codeHash } = await this.options.components.checkCode(
+      bundle.code,
+      'publish',
+      shared ?? undefined,
+    );
     if (!info.key)
       throw new AppError('VALIDATION_FAILED', 'the component has no key; a registry component needs one', {
         field: 'key',

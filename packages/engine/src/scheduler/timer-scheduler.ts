@@ -32,6 +32,8 @@ export interface TimerSchedulerOptions {
   readonly log: (message: string) => void;
   /** Longest sleep between checks (a safety net; the next due time normally wakes it). */
   readonly maxSleepMs?: number;
+  /** How late each queued tick was (now minus its due time): the timer drift metric. */
+  readonly onTickLate?: (lateMs: number) => void;
 }
 
 /** The longest wait before checking again after a failed check. */
@@ -123,8 +125,13 @@ export class TimerScheduler implements Scheduler {
           },
         ];
       });
-      queued.push(...(await this.options.queueTicks(ticks)));
-      if (queued.length > 0) this.options.onQueued(queued);
+      const done = await this.options.queueTicks(ticks);
+      queued.push(...done);
+      if (done.length > 0) {
+        const late = this.options.onTickLate;
+        if (late) for (const tick of ticks) if (done.includes(tick.invocation.sourceId)) late(now - tick.firedAt);
+        this.options.onQueued(done);
+      }
     }
     const upcoming = await this.options.db
       .selectFrom('sources')

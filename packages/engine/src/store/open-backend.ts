@@ -35,6 +35,7 @@ export interface SchedulerWiring {
   readonly onQueued: (sourceIds: readonly string[]) => void;
   readonly log: (message: string) => void;
   readonly maxSleepMs?: number;
+  readonly onTickLate?: (lateMs: number) => void;
 }
 
 /** The engine's storage: the Kysely handle its services share, and the three ports on one backend. */

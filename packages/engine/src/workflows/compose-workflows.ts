@@ -1,4 +1,5 @@
 import type { SendRecord } from '@tributary/runtime';
+import type { Logger } from '../ports/logger.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
@@ -28,6 +29,7 @@ export interface WorkflowPartsOptions {
   readonly publicUrl: string;
   readonly now: () => number;
   readonly log: (message: string) => void;
+  readonly logger: Logger;
   readonly stepTimeoutMs: number;
   readonly keepRuns?: number;
   readonly deliver?: Deliver;
@@ -56,7 +58,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     box: options.box,
     pubsub: options.pubsub,
     now: options.now,
-    log: options.log,
+    logger: options.logger,
     stepTimeoutMs: options.stepTimeoutMs,
     keepRuns: options.keepRuns ?? DEFAULT_KEEP_RUNS,
     wakeAt: (key, at) => {

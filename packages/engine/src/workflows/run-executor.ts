@@ -3,6 +3,7 @@ import { OWNER_ID } from '../sources/owner.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { QueuedInvocation } from '../ports/invocation-queue.js';
+import type { Logger } from '../ports/logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { openProps } from '../sources/configured-props.js';
@@ -35,7 +36,8 @@ export interface RunExecutorOptions {
   readonly box: SecretBox;
   readonly pubsub: PubSub;
   readonly now: () => number;
-  readonly log: (message: string) => void;
+  /** Lines about a run carry its `workflow_id` and `run_id`. */
+  readonly logger: Logger;
   /** Deadline of each step. */
   readonly stepTimeoutMs: number;
   /** Runs kept per workflow unless its settings say otherwise. */
@@ -174,7 +176,10 @@ export class RunExecutor {
       await this.options
         .deliver(record.sends, { workflowId: run.workflowId, runId: run.id, step: step.name })
         .catch((error: unknown) =>
-          this.options.log(`delivering the sends of ${run.id}/${step.name} failed: ${String(error)}`),
+          this.options.logger.warn(
+            { workflow_id: run.workflowId, run_id: run.id, step: step.name },
+            `delivering the sends of ${run.id}/${step.name} failed: ${String(error)}`,
+          ),
         );
     }
     if (checkpoint.run.status === 'running') {
@@ -259,7 +264,8 @@ export class RunExecutor {
     const keep = version.spec.settings?.keep_runs ?? this.options.keepRuns;
     const dropped = await this.options.store.trimRuns(version.workflowId, keep);
     if (dropped > 0)
-      this.options.log(
+      this.options.logger.info(
+        { workflow_id: version.workflowId },
         `workflow ${version.workflowId}: dropped its ${dropped} oldest run(s), keeping the last ${keep}`,
       );
   }

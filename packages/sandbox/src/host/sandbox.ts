@@ -15,7 +15,7 @@ import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
 import { buildLaunchCommand } from './launch-command.js';
 import { WorkerPool } from './worker-pool.js';
-import { rebuildError, WorkerProcess } from './worker-process.js';
+import { rebuildError, WorkerProcess, type ExitReason } from './worker-process.js';
 import { relabeler, relabelError, type Relabel } from './source-label.js';
 
 /**
@@ -45,6 +45,11 @@ export interface SandboxOptions {
   readonly tmpSizeMb?: number;
   readonly isolation?: IsolationOptions;
   readonly onInstallProgress?: (progress: InstallProgress) => void;
+  /** Told when a worker process starts and why one ended (the engine's metrics). */
+  readonly workerEvents?: {
+    readonly started: () => void;
+    readonly exited: (reason: ExitReason) => void;
+  };
 }
 
 /** A component bundled with its relative imports, its npm packages installed, ready for a worker. */
@@ -196,6 +201,11 @@ export class Sandbox {
     });
   }
 
+  /** Worker processes alive now, how many serve a request, and their resident memory together. */
+  poolStats(): { readonly workers: number; readonly busy: number; readonly rssBytes: number } {
+    return this.pool.stats();
+  }
+
   async close(): Promise<void> {
     await this.pool.close();
   }
@@ -229,13 +239,19 @@ export class Sandbox {
       memoryMb,
       tmpSizeBytes: (this.options.tmpSizeMb ?? 64) * 1024 * 1024,
     });
-    return WorkerProcess.start({
+    const events = this.options.workerEvents;
+    const worker = await WorkerProcess.start({
       launch,
       memoryBytes: memoryMb * 1024 * 1024,
       maxStreamBytes: 12 * 1024 * 1024,
       startTimeoutMs: 15_000,
-      onExit: () => rmSync(scratchDir, { recursive: true, force: true }),
+      onExit: (reason) => {
+        rmSync(scratchDir, { recursive: true, force: true });
+        events?.exited(reason);
+      },
     });
+    events?.started();
+    return worker;
   }
 
   private async load(

@@ -91,6 +91,21 @@ export class WorkerPool<T> {
     return total;
   }
 
+  /** Live workers, those holding a lease, and their resident memory together (at the last poll). */
+  stats(): { readonly workers: number; readonly busy: number; readonly rssBytes: number } {
+    let workers = 0;
+    let busy = 0;
+    let rssBytes = 0;
+    for (const members of this.groups.values()) {
+      for (const member of members) {
+        workers += 1;
+        if (member.leases > 0) busy += 1;
+        rssBytes += member.worker?.rssBytes ?? 0;
+      }
+    }
+    return { workers, busy, rssBytes };
+  }
+
   async acquire(request: SlotRequest<T>): Promise<Lease<T>> {
     let member = this.pickIdle(request);
     if (!member && this.usable(request.group).some((candidate) => candidate.worker !== null)) {

@@ -12,6 +12,8 @@ import { treeRssBytes } from './process-memory.js';
 
 /** Why the host ended a worker: decides the error code of what was running in it. */
 export type KillReason = 'timeout' | 'memory' | 'payload' | 'evicted' | 'shutdown';
+/** Why a worker process ended: the host stopped it (a kill reason), or it died by itself (`crashed`). */
+export type ExitReason = KillReason | 'crashed';
 
 /** Streamed messages of one request, delivered as they arrive. */
 export interface RequestHandlers {
@@ -53,7 +55,7 @@ export interface WorkerProcessOptions {
   /** What may stream from one request before the host stops the worker (the worker stops first). */
   readonly maxStreamBytes: number;
   readonly startTimeoutMs: number;
-  readonly onExit?: () => void;
+  readonly onExit?: (reason: ExitReason) => void;
 }
 
 const STDERR_TAIL_BYTES = 4096;
@@ -248,7 +250,8 @@ export class WorkerProcess {
       pending.reject(error);
     }
     this.pending.clear();
-    this.options.onExit?.();
+    const heapDied = code === 134 || /heap out of memory|Reached heap limit/i.test(this.stderrTail);
+    this.options.onExit?.(this.killReason ?? (heapDied ? 'memory' : 'crashed'));
   }
 
   private goneError(code: number | null, signal: NodeJS.Signals | null): WorkerGone {

@@ -1,4 +1,10 @@
-import { LogController, type FastifyInstance, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -10,7 +16,10 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function serverLogging(
   level: LogLevel | undefined,
   stream: NodeJS.WritableStream = process.stderr,
-): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  shared?: FastifyBaseLogger,
+): Pick<FastifyServerOptions, 'logger' | 'logController' | 'loggerInstance'> {
+  // The log `tributary start` shares with the engine: its level and stream are already set.
+  if (shared) return { loggerInstance: shared, logController: new LogController({ disableRequestLogging: true }) };
   if (level === undefined) return { logger: false };
   return {
     logger: { level, stream },

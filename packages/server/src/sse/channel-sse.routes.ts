@@ -36,7 +36,12 @@ export function registerChannelSse(
     beginEventStream(reply, ':keepalive');
     for (const record of await engine.deliveries.channelReplay(channel, CHANNEL_REPLAY)) frames.write(record);
     frames.goLive();
-    holdEventStream(request, reply, { open, keepaliveMs: options.keepaliveMs ?? KEEPALIVE_MS, onEnd: unsubscribe });
+    holdEventStream(request, reply, {
+      open,
+      keepaliveMs: options.keepaliveMs ?? KEEPALIVE_MS,
+      onEnd: unsubscribe,
+      metrics: engine.metrics,
+    });
   };
   app.get('/v1/sse/:channel', stream(false));
   app.get('/sse/:channel', stream(true));

@@ -1,3 +1,4 @@
+import type { Metrics } from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const KEEPALIVE_MS = 15_000;
@@ -68,10 +69,22 @@ export function beginEventStream(reply: FastifyReply, firstLine: string): void {
 export function holdEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { readonly open: Set<End>; readonly keepaliveMs: number; readonly onEnd: () => void },
+  options: {
+    readonly open: Set<End>;
+    readonly keepaliveMs: number;
+    readonly onEnd: () => void;
+    /** Counts the stream among the open SSE clients while it lasts. */
+    readonly metrics: Metrics;
+  },
 ): void {
   const keepalive = setInterval(() => reply.raw.write(':keepalive\n\n'), options.keepaliveMs);
+  const closed = options.metrics.sseClientOpened();
+  let ended = false;
   const end = (closing: boolean): void => {
+    // A shutdown ends the stream, then its connection's close comes too: the end runs once.
+    if (ended) return;
+    ended = true;
+    closed();
     options.open.delete(end);
     clearInterval(keepalive);
     options.onEnd();

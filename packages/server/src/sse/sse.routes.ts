@@ -37,7 +37,12 @@ export function registerSse(
       for (const record of missed) frames.write(record);
     }
     frames.goLive();
-    holdEventStream(request, reply, { open, keepaliveMs: options.keepaliveMs ?? KEEPALIVE_MS, onEnd: unsubscribe });
+    holdEventStream(request, reply, {
+      open,
+      keepaliveMs: options.keepaliveMs ?? KEEPALIVE_MS,
+      onEnd: unsubscribe,
+      metrics: engine.metrics,
+    });
   };
   app.get('/sources/:id/sse', stream('event'));
   app.get('/sse/dc/:id/emits', stream('event'));

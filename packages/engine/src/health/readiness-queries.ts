@@ -1,0 +1,41 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+
+/** Answers once the database runs a query, or rejects (unreachable, refused, or slower than `timeoutMs`). */
+export async function pingDatabase(db: Kysely<Database>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([sql`SELECT 1`.execute(db), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * When the oldest invocation that may run now became due (its creation, or the end of its
+ * backoff), or null when none may run. Entries still backing off are not waiting on the runner.
+ */
+export async function oldestDueSince(db: Kysely<Database>, now: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('invocations')
+    .select((eb) =>
+      eb.fn.min(sql<number>`CASE WHEN not_before > created_at THEN not_before ELSE created_at END`).as('since'),
+    )
+    .where('not_before', '<=', now)
+    .executeTakeFirst();
+  return row?.since === null || row?.since === undefined ? null : Number(row.since);
+}
+
+/** The earliest fire time of an active timer source, or null when none has one. */
+export async function earliestFireAt(db: Kysely<Database>): Promise<number | null> {
+  const row = await db
+    .selectFrom('sources')
+    .select((eb) => eb.fn.min('next_fire_at').as('next'))
+    .where('active', '=', 1)
+    .where('next_fire_at', 'is not', null)
+    .executeTakeFirst();
+  return row?.next === null || row?.next === undefined ? null : Number(row.next);
+}
