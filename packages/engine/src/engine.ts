@@ -18,6 +18,9 @@ import { MemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
+import { OAuthClients } from './oauth/oauth-clients.js';
+import { OAuthConnect } from './oauth/oauth-connect.js';
+import { TokenRefresher } from './oauth/token-refresher.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
@@ -62,6 +65,10 @@ export interface EngineOptions {
   readonly workflowKeepRuns?: number;
   /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
   readonly deliver?: Deliver;
+  /** Where TRIBUTARY_OAUTH_<SLUG>_CLIENT_ID/SECRET are read (default: the process environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Refresh OAuth tokens expiring within this many ms before a run (default 60 s). */
+  readonly oauthRefreshLeewayMs?: number;
 }
 
 /**
@@ -93,6 +100,8 @@ export class Engine {
     readonly deliveries: DeliveryService,
     readonly subscriptions: SubscriptionService,
     readonly workflows: WorkflowService,
+    readonly oauthClients: OAuthClients,
+    readonly oauth: OAuthConnect,
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
   ) {}
 
@@ -112,7 +121,14 @@ export class Engine {
       if (!layer.active) options.log(`sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = options.pubsub ?? new MemoryPubSub({ log: options.log });
     const locks = new KeyedMutex();
-    const apps = new AppCatalog({ db, now });
+    const oauthClients = new OAuthClients({
+      db,
+      box,
+      now,
+      env: options.env ?? process.env,
+      redirectUri: new URL('/v1/oauth/callback', options.publicUrl).href,
+    });
+    const apps = new AppCatalog({ db, now, oauthClients: () => oauthClients.sources() });
     if (options.appsFile) {
       const file = options.appsFile;
       const count = await apps.loadFile(file).catch(async (error: unknown) => {
@@ -121,7 +137,26 @@ export class Engine {
       });
       options.log(`apps file ${file}: ${count} app(s) stored in the catalog`);
     }
-    const accounts = new AccountService({ db, catalog: apps, box, now });
+    const refresher = new TokenRefresher({
+      db,
+      box,
+      catalog: apps,
+      clients: oauthClients,
+      dialect: backend.kind,
+      now,
+      log: options.log,
+      ...(options.oauthRefreshLeewayMs !== undefined ? { leewayMs: options.oauthRefreshLeewayMs } : {}),
+    });
+    const accounts = new AccountService({ db, catalog: apps, box, now, refresher });
+    const oauth = new OAuthConnect({
+      db,
+      box,
+      catalog: apps,
+      clients: oauthClients,
+      accounts,
+      publicUrl: options.publicUrl,
+      now,
+    });
     const components = new ComponentService({
       db,
       sandbox,
@@ -256,6 +291,8 @@ export class Engine {
       deliveries,
       subscriptions,
       workflowParts.service,
+      oauthClients,
+      oauth,
       workflowParts.timers,
     );
   }

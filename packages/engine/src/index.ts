@@ -95,3 +95,5 @@ export type { WorkflowService } from './workflows/workflow-service.js';
 export type { Deliver } from './workflows/run-executor.js';
 export { DEFAULT_KEEP_RUNS } from './workflows/compose-workflows.js';
 export { checkWorkflow } from './workflows/check-workflow.js';
+export { bindingCookieName, OAuthConnect } from './oauth/oauth-connect.js';
+export { OAuthClients, envPrefix } from './oauth/oauth-clients.js';

@@ -14,6 +14,8 @@ import { appRoutes } from './routes/apps.routes.js';
 import { callRoutes } from './routes/calls.routes.js';
 import { componentRoutes } from './routes/components.routes.js';
 import { deadLetterRoutes } from './routes/dead-letters.routes.js';
+import { registerOAuthPages } from './routes/oauth-pages.js';
+import { oauthRoutes } from './routes/oauth.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
 import { sourceRoutes } from './routes/sources.routes.js';
@@ -62,6 +64,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...callRoutes(engine),
     ...sourceRoutes(engine),
     ...appRoutes(engine),
+    ...oauthRoutes(engine),
     ...accountRoutes(engine),
     ...apiKeyRoutes(engine),
     ...deadLetterRoutes(engine),
@@ -80,6 +83,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }),
   );
   registerRoutes(app, engine, routes);
+  registerOAuthPages(app, engine);
   registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
   registerChannelSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
   await registerIngress(
