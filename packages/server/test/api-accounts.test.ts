@@ -54,6 +54,12 @@ describe('app catalog', () => {
       description: null,
       auth_type: 'keys',
       fields: [{ name: 'token', label: 'Token', secret: true, optional: false, description: null }],
+      auth_mode: 'api_key',
+      oauth: null,
+      base_url: null,
+      test_request: null,
+      origin: 'operator',
+      oauth_client: null,
     });
     const replaced = await h.request('PUT', '/v1/apps/widgets', {
       body: { ...body, name: 'Widgets Inc', description: 'v2' },
