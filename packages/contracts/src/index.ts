@@ -29,6 +29,7 @@ export {
 } from './api/rest-schemas.js';
 export {
   Account,
+  AccountDetail,
   AccountsQuery,
   AccountStatus,
   AppAuthMode,

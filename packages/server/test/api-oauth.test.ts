@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_URL, startHarness, type Harness } from './server-harness.js';
+import { fixture, PUBLIC_URL, queueIdle, startHarness, type Harness } from './server-harness.js';
 
 const CLIENT_ID = 'tributary-test-client';
 const CLIENT_SECRET = 'client-secret-0123456789';
@@ -298,5 +298,40 @@ describe('refreshing tokens', () => {
     const fixed = await h.request('GET', `/v1/accounts/${id}`);
     expect(fixed.body.data).toMatchObject({ status: 'ok', status_message: null });
     await expect(h.engine.accounts.credentialsFor({ app: { authProvisionId: id } })).resolves.toHaveProperty('app');
+  });
+
+  it('fails the runs of a source whose account needs reconnecting, naming it, until it is reconnected', async () => {
+    const id = await connect({ name: 'Whoami account' });
+    const deployed = await h.request('POST', '/v1/sources', {
+      body: {
+        component_code: fixture('server/oauth-whoami-source.mjs'),
+        configured_props: { mockidp: { authProvisionId: id } },
+      },
+    });
+    expect(deployed.status).toBe(200);
+    const sourceId = deployed.body.data.id as string;
+    const run = async (): Promise<void> => {
+      expect((await h.request('POST', `/v1/sources/${sourceId}/run`, { body: {} })).status).toBe(202);
+      await queueIdle(h, sourceId);
+    };
+    await run();
+    const events = async (): Promise<unknown[]> =>
+      (await h.request('GET', `/v1/sources/${sourceId}/event_summaries?expand=event&limit=100`)).body.data.map(
+        (entry: { event: unknown }) => entry.event,
+      );
+    expect(await events()).toEqual([{ uid: 'johndoe', hasToken: true }]);
+    const auth = await h.engine.accounts.credentialsFor({ app: { authProvisionId: id } });
+    revoked.add(String(auth['app']?.['oauth_refresh_token']));
+    clockOffset += 3_600_000;
+    await run();
+    expect(await events()).toHaveLength(1);
+    const logs = await h.request('GET', `/v1/sources/${sourceId}/logs?limit=100`);
+    const text = logs.body.data.map((entry: { message: string }) => entry.message).join('\n');
+    expect(text).toContain(`account ${id} ("Whoami account", app mockidp) needs reconnecting`);
+    const account = await h.request('GET', `/v1/accounts/${id}`);
+    expect(account.body.data.used_by).toEqual([{ id: sourceId, name: 'OAuth Whoami' }]);
+    expect((await callback(await signIn('mockidp', { account: id }))).status).toBe(200);
+    await run();
+    expect(await events()).toHaveLength(2);
   });
 });

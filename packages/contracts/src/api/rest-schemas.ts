@@ -324,6 +324,11 @@ export const Account = z.object({
   updated_at: z.number().int(),
 });
 
+/** One account with the deployed sources whose app props use it (they fail while it needs reconnecting). */
+export const AccountDetail = Account.extend({
+  used_by: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
 export const CreateAccountBody = z.strictObject({
   app: z.string().min(1).max(64),
   name: DisplayName.optional(),
