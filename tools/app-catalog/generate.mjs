@@ -86,10 +86,10 @@ function fromGrant(dir) {
   const profile = JSON.parse(readFileSync(path.join(dir, 'config/profile.json'), 'utf8'));
   const apps = [];
   for (const [key, entry] of Object.entries(oauth)) {
-    if (entry.oauth !== 2 || !entry.access_url || templated(entry.access_url)) continue;
-    if (entry.authorize_url && templated(entry.authorize_url)) continue;
+    if (entry.oauth !== 2 || !entry.access_url || templated(entry.access_url) || !httpsUrl(entry.access_url)) continue;
+    if (entry.authorize_url && (templated(entry.authorize_url) || !httpsUrl(entry.authorize_url))) continue;
     const userinfo = profile[key]?.profile_url;
-    const userinfoUrl = userinfo && !templated(userinfo) ? userinfo : null;
+    const userinfoUrl = userinfo && !templated(userinfo) && httpsUrl(userinfo) ? userinfo : null;
     const slug = slugOf(key);
     apps.push({
       slug,
@@ -120,7 +120,8 @@ function fromOpenApi(dir) {
       const files = readdirSync(full).filter((file) => file.endsWith('.json'));
       if (entry === 'googleapis.com') {
         for (const file of files) {
-          const app = fromSpec(path.join(full, file), `google_${file.replace(/\.json$/, '')}`, `googleapis.com/${file}`);
+          const service = file.replace(/\.json$/, '').replace(/([a-z0-9])([A-Z])/g, '$1_$2');
+          const app = fromSpec(path.join(full, file), slugOf(`google_${service}`), `googleapis.com/${file}`);
           if (app) apps.push(app);
         }
         continue;
@@ -165,13 +166,16 @@ function fromSpec(file, slug, origin) {
   for (const scheme of schemes) {
     const flows = scheme.type === 'oauth2' ? (scheme.flows ?? {}) : {};
     const code = flows.authorizationCode;
-    if (code?.authorizationUrl && code.tokenUrl && !templated(code.authorizationUrl) && !templated(code.tokenUrl)) {
-      return { ...common, auth_mode: 'oauth2_authorization_code', oauth: oauthOf(code, code.authorizationUrl) };
+    const authorize = code?.authorizationUrl && !templated(code.authorizationUrl) ? httpsUrl(code.authorizationUrl, baseUrl) : null;
+    const token = code?.tokenUrl && !templated(code.tokenUrl) ? httpsUrl(code.tokenUrl, baseUrl) : null;
+    if (authorize && token) {
+      return { ...common, auth_mode: 'oauth2_authorization_code', oauth: oauthOf({ tokenUrl: token }, authorize) };
     }
   }
   for (const scheme of schemes) {
     const cc = scheme.type === 'oauth2' ? scheme.flows?.clientCredentials : undefined;
-    if (cc?.tokenUrl && !templated(cc.tokenUrl)) return { ...common, auth_mode: 'oauth2_client_credentials', oauth: oauthOf(cc, null) };
+    const token = cc?.tokenUrl && !templated(cc.tokenUrl) ? httpsUrl(cc.tokenUrl, baseUrl) : null;
+    if (token) return { ...common, auth_mode: 'oauth2_client_credentials', oauth: oauthOf({ tokenUrl: token }, null) };
   }
   for (const scheme of schemes) {
     if (scheme.type === 'apiKey' || (scheme.type === 'http' && /^bearer$/i.test(scheme.scheme ?? '')))
@@ -188,6 +192,16 @@ function fromSpec(file, slug, origin) {
   // A spec that names no security scheme may still need a key the spec forgot: only public APIs would be "none", and
   // a spec cannot tell us which, so such providers are left out rather than guessed.
   return null;
+}
+
+/** An absolute https:// URL (a spec's relative one resolved against its server), else null. */
+function httpsUrl(url, base) {
+  try {
+    const resolved = new URL(url, base ?? undefined);
+    return resolved.protocol === 'https:' ? resolved.href : null;
+  } catch {
+    return null;
+  }
 }
 
 function oauthOf(flow, authorizeUrl) {

