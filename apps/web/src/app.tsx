@@ -3,6 +3,7 @@ import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './auth/session.js';
 import { ActionsScreen } from './screens/actions.js';
+import { AppScreen, AppsScreen } from './screens/apps.js';
 import { RegistryItemScreen, RegistryScreen } from './screens/registry.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SignInScreen } from './screens/sign-in.js';
@@ -29,6 +30,8 @@ export function App() {
           <Route path="/sources/:id/:tab" element={<SourceScreen />} />
           <Route path="/actions" element={<ActionsScreen />} />
           <Route path="/registry" element={<RegistryScreen />} />
+          <Route path="/apps" element={<AppsScreen />} />
+          <Route path="/apps/:slug" element={<AppScreen />} />
           <Route path="/registry/:key" element={<RegistryItemScreen />} />
           <Route path="/settings" element={<SettingsScreen />} />
           <Route path="*" element={<NotFound />} />
@@ -50,6 +53,7 @@ const NAV = [
   ['/sources', 'Sources'],
   ['/actions', 'Actions'],
   ['/registry', 'Registry'],
+  ['/apps', 'Apps'],
   ['/settings', 'Settings'],
   ['/docs', 'Docs'],
 ] as const;
