@@ -4,9 +4,10 @@
 // 2. 100 concurrent runs on one expiring account: how many refresh requests reach the provider
 //    (target: exactly 1).
 // Run: node bench/oauth-refresh.mjs [--n 40]
-import console from 'node:console';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bindingCookieName, Engine } from '@tributary/engine';
 import { OAuth2Server } from 'oauth2-mock-server';
@@ -67,7 +68,7 @@ try {
   });
   // Connect through the same calls the start page and callback make; the provider signs in at once.
   const { attempt, binding } = await engine.oauth.start({ app: 'mockidp' });
-  const atProvider = await fetch(await engine.oauth.begin(attempt.state, binding), { redirect: 'manual' });
+  const atProvider = await globalThis.fetch(await engine.oauth.begin(attempt.state, binding), { redirect: 'manual' });
   const back = new URL(atProvider.headers.get('location'));
   const done = await engine.oauth.complete(back.searchParams, (name) =>
     name === bindingCookieName(attempt.state) ? binding : undefined,

@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import console from 'node:console';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const out = path.resolve(here, '../../packages/engine/src/apps/generated/catalog.generated.ts');
@@ -23,7 +25,10 @@ const OPENAPI = versionOf('--openapi', '1.3.17');
 
 const work = mkdtempSync(path.join(tmpdir(), 'app-catalog-'));
 function unpack(spec) {
-  const file = execFileSync('npm', ['pack', spec, '--silent'], { cwd: work, encoding: 'utf8' }).trim().split('\n').pop();
+  const file = execFileSync('npm', ['pack', spec, '--silent'], { cwd: work, encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   const dir = path.join(work, file.replace(/\.tgz$/, ''));
   mkdirSync(dir);
   execFileSync('tar', ['xzf', path.join(work, file), '-C', dir]);
@@ -143,7 +148,9 @@ function fromOpenApi(dir) {
 
 /** `stripe.com` → `stripe`, `api.clickup.com` → `clickup`. */
 function providerSlug(domain) {
-  const parts = domain.split('.').filter((part) => !['api', 'www', 'developer', 'com', 'io', 'net', 'org', 'co', 'app', 'dev', 'ai'].includes(part));
+  const parts = domain
+    .split('.')
+    .filter((part) => !['api', 'www', 'developer', 'com', 'io', 'net', 'org', 'co', 'app', 'dev', 'ai'].includes(part));
   return slugOf(parts[0] ?? domain);
 }
 
@@ -151,7 +158,8 @@ function fromSpec(file, slug, origin) {
   const spec = JSON.parse(readFileSync(file, 'utf8'));
   const schemes = Object.values(spec.components?.securitySchemes ?? {});
   const base = spec.servers?.[0]?.url;
-  const baseUrl = typeof base === 'string' && /^https:\/\//.test(base) && !templated(base) ? base.replace(/\/$/, '') : null;
+  const baseUrl =
+    typeof base === 'string' && /^https:\/\//.test(base) && !templated(base) ? base.replace(/\/$/, '') : null;
   const title = String(spec.info?.title ?? titleOf(slug))
     .replace(/\s+(REST\s+)?API(\s+v?\d[\w.]*)?$/i, '')
     .trim()
@@ -166,7 +174,8 @@ function fromSpec(file, slug, origin) {
   for (const scheme of schemes) {
     const flows = scheme.type === 'oauth2' ? (scheme.flows ?? {}) : {};
     const code = flows.authorizationCode;
-    const authorize = code?.authorizationUrl && !templated(code.authorizationUrl) ? httpsUrl(code.authorizationUrl, baseUrl) : null;
+    const authorize =
+      code?.authorizationUrl && !templated(code.authorizationUrl) ? httpsUrl(code.authorizationUrl, baseUrl) : null;
     const token = code?.tokenUrl && !templated(code.tokenUrl) ? httpsUrl(code.tokenUrl, baseUrl) : null;
     if (authorize && token) {
       return { ...common, auth_mode: 'oauth2_authorization_code', oauth: oauthOf({ tokenUrl: token }, authorize) };
@@ -187,7 +196,8 @@ function fromSpec(file, slug, origin) {
       };
   }
   for (const scheme of schemes) {
-    if (scheme.type === 'http' && /^basic$/i.test(scheme.scheme ?? '')) return { ...common, auth_mode: 'basic', oauth: null };
+    if (scheme.type === 'http' && /^basic$/i.test(scheme.scheme ?? ''))
+      return { ...common, auth_mode: 'basic', oauth: null };
   }
   // A spec that names no security scheme may still need a key the spec forgot: only public APIs would be "none", and
   // a spec cannot tell us which, so such providers are left out rather than guessed.
@@ -217,7 +227,8 @@ function oauthOf(flow, authorizeUrl) {
 /** A cheap GET without path parameters: the "who am I" kind when the spec has one. */
 function testRequest(spec, baseUrl) {
   const candidates = Object.entries(spec.paths ?? {}).filter(
-    ([route, item]) => item && item.get && !route.includes('{') && !(item.get.parameters ?? []).some((p) => p && p.required),
+    ([route, item]) =>
+      item && item.get && !route.includes('{') && !(item.get.parameters ?? []).some((p) => p && p.required),
   );
   const preferred =
     candidates.find(([route]) => /\/(me|user|users\/me|account|accounts\/me|whoami|self|profile)\/?$/i.test(route)) ??
