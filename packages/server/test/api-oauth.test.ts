@@ -53,6 +53,8 @@ beforeAll(async () => {
       TRIBUTARY_OAUTH_MOCKIDP_CLIENT_SECRET: CLIENT_SECRET,
       TRIBUTARY_OAUTH_HTMLIDP_CLIENT_ID: CLIENT_ID,
       TRIBUTARY_OAUTH_HTMLIDP_CLIENT_SECRET: CLIENT_SECRET,
+      TRIBUTARY_OAUTH_CCIDP_CLIENT_ID: CLIENT_ID,
+      TRIBUTARY_OAUTH_CCIDP_CLIENT_SECRET: CLIENT_SECRET,
     },
   });
   const issuer = provider.issuer.url ?? '';
@@ -333,5 +335,29 @@ describe('refreshing tokens', () => {
     expect((await callback(await signIn('mockidp', { account: id }))).status).toBe(200);
     await run();
     expect(await events()).toHaveLength(2);
+  });
+
+  it('connects a client-credentials app without a browser and asks for a new token when it expires', async () => {
+    const issuer = provider.issuer.url ?? '';
+    const put = await h.request('PUT', '/v1/apps/ccidp', {
+      body: {
+        name: 'Machine API',
+        auth_type: 'oauth2',
+        fields: [],
+        oauth: { authorize_url: null, token_url: `${issuer}/token` },
+      },
+    });
+    expect(put.body.data.auth_mode).toBe('oauth2_client_credentials');
+    const started = await h.request('POST', '/v1/oauth/connect', { body: { app: 'ccidp', name: 'Machine' } });
+    expect(started.status).toBe(201);
+    expect(started.body.data).toMatchObject({ status: 'connected', start_url: null });
+    const id = started.body.data.account as string;
+    const shown = await h.request('GET', `/v1/accounts/${id}`);
+    expect(shown.body.data.fields).toEqual({ oauth_access_token: '[REDACTED]' });
+    const grantsBefore = grants.length;
+    clockOffset += 3_600_000;
+    const auth = await h.engine.accounts.credentialsFor({ app: { authProvisionId: id } });
+    expect(grants.slice(grantsBefore)).toEqual(['client_credentials']);
+    expect(auth['app']?.['oauth_access_token']).toBe(issuedTokens.at(-1));
   });
 });
