@@ -55,6 +55,7 @@ export default tseslint.config(
       'fixtures/**',
       'apps/web/test/fixtures/**',
       'bench/results/**',
+      'packages/engine/src/apps/generated/**',
       '**/*.d.ts',
     ],
   },

@@ -3,6 +3,7 @@ import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Outlet, Route, Routes, useLocation } from 'react-router';
 import { useSession } from './auth/session.js';
 import { ActionsScreen } from './screens/actions.js';
+import { AppScreen, AppsScreen } from './screens/apps.js';
 import { RegistryItemScreen, RegistryScreen } from './screens/registry.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SignInScreen } from './screens/sign-in.js';
@@ -36,6 +37,8 @@ export function App() {
           <Route path="/workflows/:id/:tab" element={<WorkflowScreen />} />
           <Route path="/actions" element={<ActionsScreen />} />
           <Route path="/registry" element={<RegistryScreen />} />
+          <Route path="/apps" element={<AppsScreen />} />
+          <Route path="/apps/:slug" element={<AppScreen />} />
           <Route path="/registry/:key" element={<RegistryItemScreen />} />
           <Route path="/settings" element={<SettingsScreen />} />
           <Route path="*" element={<NotFound />} />
@@ -59,6 +62,7 @@ const NAV = [
   ['/workflows', 'Workflows'],
   ['/actions', 'Actions'],
   ['/registry', 'Registry'],
+  ['/apps', 'Apps'],
   ['/settings', 'Settings'],
   ['/docs', 'Docs'],
 ] as const;

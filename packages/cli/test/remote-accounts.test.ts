@@ -113,7 +113,7 @@ describe.sequential('connected accounts and async options through the CLI', { ti
     const listed = await cli(['accounts', 'list']);
     expect(listed.stdout).toMatch(
       new RegExp(
-        `^ID\\s+APP\\s+NAME\\s+CREATED\\n${account}\\s+tracker\\s+Tracker prod\\s+(just now|\\d+ seconds ago)\\n$`,
+        `^ID\\s+APP\\s+NAME\\s+STATUS\\s+CREATED\\n${account}\\s+tracker\\s+Tracker prod\\s+ok\\s+(just now|\\d+ seconds ago)\\n$`,
       ),
     );
     expect(listed.stdout).not.toContain(TOKEN);

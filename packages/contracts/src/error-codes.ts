@@ -303,6 +303,36 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'Only a run waiting on `$.flow.delay` can be cancelled; this one is not.',
   },
+  OAUTH_NOT_CONFIGURED: {
+    status: 400,
+    category: 'user',
+    description:
+      'The app cannot connect through OAuth: it has no OAuth endpoints in the catalog, or the operator has not given its client id and secret (settings or TRIBUTARY_OAUTH_<SLUG>_CLIENT_ID/SECRET).',
+  },
+  OAUTH_STATE_INVALID: {
+    status: 400,
+    category: 'user',
+    description:
+      'An OAuth redirect came back with a `state` that is unknown, expired, already used, or started in another browser; start connecting again.',
+  },
+  OAUTH_ACCESS_DENIED: {
+    status: 400,
+    category: 'user',
+    description:
+      'The provider sent the user back with an error instead of a code (the user refused, or the provider rejected the request); the message quotes the error the provider gave.',
+  },
+  OAUTH_PROVIDER_ERROR: {
+    status: 502,
+    category: 'user',
+    description:
+      "The provider's token endpoint refused the request (a wrong client secret, a code or refresh token it does not accept) or answered with something that is not an OAuth JSON answer, such as an HTML page.",
+  },
+  ACCOUNT_NEEDS_RECONNECT: {
+    status: 409,
+    category: 'user',
+    description:
+      "The provider refused to refresh a connected account's token; runs that use the account fail until it is connected again (the message names the account).",
+  },
   INTERNAL: {
     status: 500,
     category: 'internal',

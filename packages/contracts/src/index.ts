@@ -29,7 +29,16 @@ export {
 } from './api/rest-schemas.js';
 export {
   Account,
+  AccountDetail,
   AccountsQuery,
+  AccountStatus,
+  AppAuthMode,
+  AppOAuth,
+  AppTestRequest,
+  ConnectAttempt,
+  OAuthClient,
+  PutOAuthClientBody,
+  StartConnectBody,
   ApiKey,
   App,
   AppAuthType,

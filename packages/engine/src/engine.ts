@@ -20,6 +20,9 @@ import { MemoryPubSub } from './pubsub/memory-pubsub.js';
 import type { PubSub } from './pubsub/pubsub.js';
 import { MemoryRateLimiter } from './ratelimit/memory-rate-limiter.js';
 import type { RateLimiter } from './ratelimit/rate-limiter.js';
+import { OAuthClients } from './oauth/oauth-clients.js';
+import { OAuthConnect } from './oauth/oauth-connect.js';
+import { TokenRefresher } from './oauth/token-refresher.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
@@ -99,6 +102,10 @@ export interface EngineOptions {
   readonly metrics?: Metrics;
   /** When `/readyz` calls the runner stuck or the scheduler behind (docs/operations.md). */
   readonly readiness?: Partial<ReadinessThresholds>;
+  /** Where TRIBUTARY_OAUTH_<SLUG>_CLIENT_ID/SECRET are read (default: the process environment). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Refresh OAuth tokens expiring within this many ms before a run (default 60 s). */
+  readonly oauthRefreshLeewayMs?: number;
 }
 
 /** What a process of several sharing one database does (`tributary start --role`). */
@@ -134,6 +141,8 @@ export class Engine {
     readonly deliveries: DeliveryService,
     readonly subscriptions: SubscriptionService,
     readonly workflows: WorkflowService,
+    readonly oauthClients: OAuthClients,
+    readonly oauth: OAuthConnect,
     private readonly workflowTimers: { start(): void; stop(): Promise<void> },
     readonly registry: RegistryService,
     readonly imports: ImportJobs,
@@ -168,7 +177,14 @@ export class Engine {
       if (!layer.active) logger.warn({}, `sandbox ${layer.name} is off: ${layer.note ?? 'not available here'}`);
     const pubsub = options.pubsub ?? new MemoryPubSub({ log: options.log });
     const locks = new KeyedMutex();
-    const apps = new AppCatalog({ db, now });
+    const oauthClients = new OAuthClients({
+      db,
+      box,
+      now,
+      env: options.env ?? process.env,
+      redirectUri: new URL('/v1/oauth/callback', options.publicUrl).href,
+    });
+    const apps = new AppCatalog({ db, now, oauthClients: () => oauthClients.sources() });
     if (options.appsFile) {
       const file = options.appsFile;
       const count = await apps.loadFile(file).catch(async (error: unknown) => {
@@ -177,7 +193,26 @@ export class Engine {
       });
       logger.info({}, `apps file ${file}: ${count} app(s) stored in the catalog`);
     }
-    const accounts = new AccountService({ db, catalog: apps, box, now });
+    const refresher = new TokenRefresher({
+      db,
+      box,
+      catalog: apps,
+      clients: oauthClients,
+      dialect: backend.kind,
+      now,
+      log: options.log,
+      ...(options.oauthRefreshLeewayMs !== undefined ? { leewayMs: options.oauthRefreshLeewayMs } : {}),
+    });
+    const accounts = new AccountService({ db, catalog: apps, box, now, refresher });
+    const oauth = new OAuthConnect({
+      db,
+      box,
+      catalog: apps,
+      clients: oauthClients,
+      accounts,
+      publicUrl: options.publicUrl,
+      now,
+    });
     const components = new ComponentService({
       db,
       sandbox,
@@ -368,6 +403,8 @@ export class Engine {
       deliveries,
       subscriptions,
       workflowParts.service,
+      oauthClients,
+      oauth,
       workflowParts.timers,
       new RegistryService({
         db,

@@ -123,3 +123,5 @@ export type { StatusReport, StatusService } from './health/status-service.js';
 export type { RecentFailure } from './health/recent-failures.js';
 export { messageLogger } from './ports/logger.js';
 export type { LogFields, Logger } from './ports/logger.js';
+export { bindingCookieName, OAuthConnect } from './oauth/oauth-connect.js';
+export { OAuthClients, envPrefix } from './oauth/oauth-clients.js';

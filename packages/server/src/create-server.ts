@@ -19,6 +19,8 @@ import { callRoutes } from './routes/calls.routes.js';
 import { componentRoutes } from './routes/components.routes.js';
 import { registryRoutes } from './routes/registry.routes.js';
 import { deadLetterRoutes } from './routes/dead-letters.routes.js';
+import { registerOAuthPages } from './routes/oauth-pages.js';
+import { oauthRoutes } from './routes/oauth.routes.js';
 import { buildOpenApi } from './routes/openapi.js';
 import { registerRoutes, route } from './routes/route-table.js';
 import { sessionRoutes } from './routes/session.routes.js';
@@ -76,6 +78,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     ...callRoutes(engine),
     ...sourceRoutes(engine),
     ...appRoutes(engine),
+    ...oauthRoutes(engine),
     ...accountRoutes(engine),
     ...apiKeyRoutes(engine),
     ...sessionRoutes(engine),
@@ -96,6 +99,7 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     }),
   );
   registerRoutes(app, engine, routes);
+  registerOAuthPages(app, engine);
   registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
   registerChannelSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
   await registerIngress(

@@ -54,6 +54,12 @@ describe('app catalog', () => {
       description: null,
       auth_type: 'keys',
       fields: [{ name: 'token', label: 'Token', secret: true, optional: false, description: null }],
+      auth_mode: 'api_key',
+      oauth: null,
+      base_url: null,
+      test_request: null,
+      origin: 'operator',
+      oauth_client: null,
     });
     const replaced = await h.request('PUT', '/v1/apps/widgets', {
       body: { ...body, name: 'Widgets Inc', description: 'v2' },
@@ -121,7 +127,9 @@ describe('connected accounts', () => {
     });
     expect(created.body.data.created_at).toEqual(expect.any(Number));
     const one = await h.request('GET', `/v1/accounts/${accountId}`);
-    expect(one.body.data).toEqual(created.body.data);
+    // The single account also lists the sources that use it (none yet).
+    expect(one.body.data).toEqual({ ...created.body.data, used_by: [] });
+    expect(created.body.data).toMatchObject({ status: 'ok', status_message: null, oauth: null });
     const listed = await h.request('GET', '/v1/accounts?app=acme');
     expect(listed.body.data).toEqual([created.body.data]);
     expect((await h.request('GET', '/v1/accounts?app=github')).body.data).toEqual([]);

@@ -106,6 +106,9 @@ export interface HarnessOptions {
   readonly logStream?: NodeJS.WritableStream;
   /** `$.send.*` and webhook delivery settings (SMTP, S3, retries). */
   readonly delivery?: EngineOptions['delivery'];
+  /** Environment for OAuth clients (TRIBUTARY_OAUTH_<SLUG>_CLIENT_ID/SECRET); default: none. */
+  readonly env?: EngineOptions['env'];
+  readonly now?: () => number;
   /** Runs on the app before it listens (a test adds a route). */
   readonly beforeListen?: (app: FastifyInstance) => void;
   /** Prometheus metrics on (as `tributary start` has them); default off. */
@@ -139,6 +142,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.metrics ? { metrics: new PrometheusMetrics() } : {}),
     ...(options.readiness !== undefined ? { readiness: options.readiness } : {}),
     ...(options.databaseUrl !== undefined ? { databaseUrl: options.databaseUrl } : {}),
+    ...(options.env !== undefined ? { env: options.env } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
   });
   const key = options.apiKey ?? (await engine.apiKeys.create('test')).key;
   const app = await createServer({

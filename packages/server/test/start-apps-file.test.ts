@@ -131,6 +131,12 @@ describe('tributary start --apps-file', () => {
           { name: 'api_key', label: 'Key', secret: true, optional: false, description: null },
           { name: 'host', label: 'Host', secret: false, optional: false, description: null },
         ],
+        auth_mode: 'api_key',
+        oauth: null,
+        base_url: null,
+        test_request: null,
+        origin: 'operator',
+        oauth_client: null,
       });
       const account = await api(base, 'POST', '/v1/accounts', { app: 'acme', fields: { api_key: 'k', host: 'h' } });
       expect(account.status).toBe(201);

@@ -4,6 +4,9 @@
  */
 import {
   Account,
+  AccountDetail,
+  ConnectAttempt,
+  OAuthClient,
   ApiKey,
   App,
   BrowserSessionInfo,
@@ -40,6 +43,8 @@ export type EventSummaryT = z.infer<typeof EventSummary>;
 export type LogEntryT = z.infer<typeof LogEntry>;
 export type AppT = z.infer<typeof App>;
 export type AccountT = z.infer<typeof Account>;
+export type ConnectAttemptT = z.infer<typeof ConnectAttempt>;
+export type OAuthClientT = z.infer<typeof OAuthClient>;
 export type ApiKeyT = z.infer<typeof ApiKey>;
 export type DeletedAccountT = z.infer<typeof DeletedAccount>;
 export type DeadLetterT = z.infer<typeof DeadLetter>;
@@ -261,6 +266,22 @@ export function createApi(http: Http) {
       http({ method: 'GET', path: '/v1/accounts', query: { app, limit: 100 }, schema: list(Account) }),
     createAccount: (body: { app: string; name?: string; fields: Record<string, string> }) =>
       http({ method: 'POST', path: '/v1/accounts', body, schema: single(Account) }).then((r) => r.data),
+    getAccount: (id: string) =>
+      http({ method: 'GET', path: `/v1/accounts/${enc(id)}`, schema: single(AccountDetail) }).then((r) => r.data),
+    getOAuthClient: (slug: string) =>
+      http({ method: 'GET', path: `/v1/apps/${enc(slug)}/oauth-client`, schema: single(OAuthClient) }).then(
+        (r) => r.data,
+      ),
+    putOAuthClient: (slug: string, body: { client_id: string; client_secret: string }) =>
+      http({ method: 'PUT', path: `/v1/apps/${enc(slug)}/oauth-client`, body, schema: single(OAuthClient) }).then(
+        (r) => r.data,
+      ),
+    startConnect: (body: { app: string; account?: string }) =>
+      http({ method: 'POST', path: '/v1/oauth/connect', body, schema: single(ConnectAttempt) }).then((r) => r.data),
+    getConnect: (state: string) =>
+      http({ method: 'GET', path: `/v1/oauth/connect/${enc(state)}`, schema: single(ConnectAttempt) }).then(
+        (r) => r.data,
+      ),
     deleteAccount: (id: string) =>
       http({ method: 'DELETE', path: `/v1/accounts/${enc(id)}`, schema: single(DeletedAccount) }).then((r) => r.data),
 

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type KeyboardEvent } from 'react';
 import { useApi } from '../auth/session.js';
 import type { AppT } from '../api/endpoints.js';
+import { OAuthConnectButton } from './oauth-connect.js';
 
 interface Common {
   readonly id: string;
@@ -40,7 +41,7 @@ export function AccountPicker(props: Common & { app: string; value: unknown; onC
           </option>
           {accounts.data?.data.map((account) => (
             <option key={account.id} value={account.id}>
-              {account.name} ({account.id})
+              {account.name} ({account.id}){account.status === 'needs_reconnect' ? ' · needs reconnect' : ''}
             </option>
           ))}
         </select>
@@ -79,6 +80,13 @@ export function ConnectAccount({
   const entry = useQuery({ queryKey: ['app', app], queryFn: () => api.getApp(app) });
   if (entry.isPending) return <p className="muted">Loading {app}…</p>;
   if (entry.error) return <p className="field-error">{entry.error.message}</p>;
+  // An OAuth app with a client signs in at the provider; without one, a pasted token still works.
+  if (entry.data.oauth && entry.data.oauth_client)
+    return (
+      <div className="subform" role="group" aria-label={`Connect a ${entry.data.name} account`}>
+        <OAuthConnectButton app={entry.data} onConnected={onConnected} />
+      </div>
+    );
   return <AccountForm app={entry.data} onConnected={onConnected} />;
 }
 

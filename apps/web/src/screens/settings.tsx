@@ -1,6 +1,7 @@
 /** Settings: server status, API keys (create, list, revoke), connected accounts (connect, list, remove) and dead letters. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import type { AccountT, ApiKeyT, CreatedApiKeyT, DeletedAccountT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { AccountForm } from '../props/account-picker.js';
@@ -233,7 +234,12 @@ function Accounts() {
                         {account.name}
                         <div className="muted small mono">{account.id}</div>
                       </td>
-                      <td data-label="App">{account.app}</td>
+                      <td data-label="App">
+                        <Link to={`/apps/${encodeURIComponent(account.app)}`}>{account.app}</Link>
+                        {account.status === 'needs_reconnect' ? (
+                          <div className="field-error small">Needs reconnect</div>
+                        ) : null}
+                      </td>
                       <td data-label="Fields" className="small mono">
                         {Object.entries(account.fields)
                           .map(([field, value]) => `${field}: ${value}`)

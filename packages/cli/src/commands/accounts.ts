@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { allPages } from '../remote/pages.js';
 import type { Output } from '../ui/output.js';
 import { formatTable, relativeTime } from '../ui/table.js';
+import { registerConnectCommands } from './accounts-connect.js';
 import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -23,6 +24,7 @@ export function registerAccountsCommand(program: Command, output: Output, setExi
       `
 Examples:
   $ tributary accounts create acme --field api_key=sk_live_123 --name "Acme prod"
+  $ tributary accounts connect github
   $ tributary accounts list --app acme
   $ tributary accounts delete apn_AbC123xyz`,
     );
@@ -80,6 +82,8 @@ Exit codes: 0 ok, 1 unknown app or refused fields, 2 server or network error.`,
       ),
     );
 
+  registerConnectCommands(accounts, output, setExit);
+
   addRemoteOptions(accounts.command('list').description('List connected accounts (secret fields are never shown)'))
     .option('--app <SLUG>', 'only accounts of this app')
     .addHelpText(
@@ -99,9 +103,10 @@ Examples:
             account.id,
             account.app,
             account.name,
+            account.status === 'needs_reconnect' ? 'needs reconnect' : 'ok',
             relativeTime(account.created_at),
           ]);
-          for (const line of formatTable(['ID', 'APP', 'NAME', 'CREATED'], rows)) output.out(line);
+          for (const line of formatTable(['ID', 'APP', 'NAME', 'STATUS', 'CREATED'], rows)) output.out(line);
         }),
       ),
     );

@@ -184,6 +184,42 @@ export const AppSlug = z
 
 export const AppAuthType = z.enum(['keys', 'oauth2', 'none']);
 
+/**
+ * How an app authenticates, finer than `auth_type` (which stays `keys` / `oauth2` / `none`): the OAuth
+ * grant the server runs, or whether the key an account holds is an API key or a user name and password.
+ */
+export const AppAuthMode = z.enum([
+  'oauth2_authorization_code',
+  'oauth2_client_credentials',
+  'api_key',
+  'basic',
+  'none',
+]);
+
+const HttpsOrLoopbackUrl = z
+  .string()
+  .max(2000)
+  .url()
+  .refine((url) => /^https:\/\//.test(url) || /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(url), {
+    message: 'an OAuth endpoint is https:// (http:// only on loopback)',
+  });
+
+/** An app's OAuth 2 endpoints: where users sign in and where the server trades codes and refresh tokens. */
+export const AppOAuth = z.strictObject({
+  /** null for the client-credentials grant, which has no user sign-in. */
+  authorize_url: HttpsOrLoopbackUrl.nullable(),
+  token_url: HttpsOrLoopbackUrl,
+  /** Answers who the user is (`oauth_uid`); null when the provider has no such endpoint. */
+  userinfo_url: HttpsOrLoopbackUrl.nullable().default(null),
+  /** Checked against an id_token's `iss`; defaults to the token URL's origin. */
+  issuer: z.string().max(2000).nullable().default(null),
+  scopes: z.array(z.string().min(1).max(500)).max(100).default([]),
+  scope_delimiter: z.string().min(1).max(3).default(' '),
+});
+
+/** A cheap request that shows an account's credentials work. */
+export const AppTestRequest = z.strictObject({ method: z.literal('GET'), url: z.string().max(2000).url() });
+
 export const AppField = z.strictObject({
   name: z
     .string()
@@ -203,7 +239,23 @@ export const App = z.object({
   description: z.string().nullable(),
   auth_type: AppAuthType,
   fields: z.array(AppField),
+  auth_mode: AppAuthMode,
+  oauth: AppOAuth.nullable(),
+  base_url: z.string().nullable(),
+  test_request: AppTestRequest.nullable(),
+  /** Where the entry comes from: the generated catalog (docs/app-catalog.md), the server's built-ins, or the operator. */
+  origin: z.enum(['catalog', 'builtin', 'operator']),
+  /** Whether the operator has given this app's OAuth client id and secret (settings or environment). */
+  oauth_client: z.enum(['settings', 'environment']).nullable(),
 });
+
+/** What an operator's entry may add to `auth_type` and `fields` (all optional; docs/app-catalog.md). */
+const AppDetails = {
+  auth_mode: AppAuthMode.optional(),
+  oauth: AppOAuth.nullable().optional(),
+  base_url: z.string().max(2000).url().nullable().optional(),
+  test_request: AppTestRequest.nullable().optional(),
+};
 
 /** Body of `PUT /v1/apps/{slug}`; also one entry (plus `slug`) of an `--apps-file`. */
 export const PutAppBody = z
@@ -220,6 +272,7 @@ export const PutAppBody = z
         }),
       )
       .max(50),
+    ...AppDetails,
   })
   .refine((body) => new Set(body.fields.map((field) => field.name)).size === body.fields.length, {
     message: 'field names must be unique',
@@ -243,9 +296,12 @@ export const AppsFile = z.strictObject({
           }),
         )
         .max(50),
+      ...AppDetails,
     }),
   ),
 });
+
+export const AccountStatus = z.enum(['ok', 'needs_reconnect']);
 
 /** A connected account; secret fields come back as "[REDACTED]". */
 export const Account = z.object({
@@ -253,8 +309,24 @@ export const Account = z.object({
   app: z.string(),
   name: z.string(),
   fields: z.record(z.string(), z.string()),
+  /** `needs_reconnect`: the provider refused a refresh; runs using the account fail until it is connected again. */
+  status: AccountStatus,
+  status_message: z.string().nullable(),
+  /** OAuth accounts: when the access token expires, the scopes granted and who signed in; null for key-based ones. */
+  oauth: z
+    .object({
+      expires_at: z.number().int().nullable(),
+      scopes: z.array(z.string()),
+      uid: z.string().nullable(),
+    })
+    .nullable(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
+});
+
+/** One account with the deployed sources whose app props use it (they fail while it needs reconnecting). */
+export const AccountDetail = Account.extend({
+  used_by: z.array(z.object({ id: z.string(), name: z.string() })),
 });
 
 export const CreateAccountBody = z.strictObject({
@@ -463,3 +535,51 @@ export const DeliveriesQuery = z.strictObject({
 
 /** `GET /v1/deliveries?run_id=`: every delivery of one run, in the order its sends were made. */
 export const DeliveriesByRunQuery = z.strictObject({ run_id: z.string().min(1).max(200) });
+
+/** Body of `PUT /v1/apps/{slug}/oauth-client`: the operator's OAuth client at the provider. */
+export const PutOAuthClientBody = z.strictObject({
+  client_id: z.string().min(1).max(2000),
+  client_secret: z.string().min(1).max(4000),
+  /** Scopes asked for at sign-in instead of the catalog's defaults. */
+  scopes: z.array(z.string().min(1).max(500)).max(100).optional(),
+});
+
+/** An app's OAuth client as the API shows it: never the secret. */
+export const OAuthClient = z.object({
+  app: z.string(),
+  client_id: z.string(),
+  scopes: z.array(z.string()),
+  source: z.enum(['settings', 'environment']),
+  /** Register this at the provider as the client's redirect URI. */
+  redirect_uri: z.string(),
+});
+
+/** Body of `POST /v1/oauth/connect`: start connecting an account (or reconnecting `account`). */
+export const StartConnectBody = z.strictObject({
+  app: AppSlug,
+  name: z.string().min(1).max(200).optional(),
+  /** An existing account of the app to refresh with the new sign-in (e.g. one that needs reconnecting). */
+  account: z.string().min(1).max(100).optional(),
+});
+
+/** A connect attempt: open `start_url` in a browser, then poll `GET /v1/oauth/connect/{state}`. */
+export const ConnectAttempt = z.object({
+  state: z.string(),
+  app: z.string(),
+  status: z.enum(['pending', 'connected', 'failed']),
+  /** The server URL that binds the browser to this attempt and sends it to the provider; null once finished. */
+  start_url: z.string().nullable(),
+  redirect_uri: z.string(),
+  account: z.string().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  expires_at: z.number().int(),
+});
+
+export type AppAuthModeT = z.infer<typeof AppAuthMode>;
+export type AppOAuthT = z.infer<typeof AppOAuth>;
+export type AppTestRequestT = z.infer<typeof AppTestRequest>;
+export type AccountStatusT = z.infer<typeof AccountStatus>;
+export type PutOAuthClientBodyT = z.infer<typeof PutOAuthClientBody>;
+export type OAuthClientT = z.infer<typeof OAuthClient>;
+export type StartConnectBodyT = z.infer<typeof StartConnectBody>;
+export type ConnectAttemptT = z.infer<typeof ConnectAttempt>;

@@ -3,6 +3,8 @@ import type { Accounts } from '@tributary/runtime';
 import type { Kysely } from 'kysely';
 import type { AppCatalog } from '../apps/app-catalog.js';
 import { newId } from '../ids.js';
+import { needsReconnect, type TokenRefresher } from '../oauth/token-refresher.js';
+import type { TokenSet } from '../oauth/token-endpoint.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { REDACTED } from '../sources/configured-props.js';
 import type { Database } from '../store/schema.js';
@@ -13,6 +15,8 @@ export interface AccountServiceOptions {
   readonly catalog: AppCatalog;
   readonly box: SecretBox;
   readonly now: () => number;
+  /** Refreshes OAuth tokens that expire soon before a run gets them (absent: tokens are used as stored). */
+  readonly refresher?: TokenRefresher;
 }
 
 export type AccountRow = Database['accounts'];
@@ -59,9 +63,52 @@ export class AccountService {
       name: input.name ?? `${app.name} account`,
       fields_sealed: this.options.box.encrypt(JSON.stringify(input.fields)),
       fields_shown: JSON.stringify(shown),
+      status: 'ok',
+      status_message: null,
+      oauth_expires_at: null,
+      oauth_meta: null,
       created_at: now,
       updated_at: now,
     };
+    await this.options.db.insertInto('accounts').values(row).execute();
+    return row;
+  }
+
+  /**
+   * Stores the tokens of a finished OAuth sign-in: a new account, or `reconnect`'s account with its
+   * tokens replaced and its "needs reconnect" cleared (every source using it works again). One write:
+   * a sign-in that failed before this left nothing behind.
+   */
+  async saveOAuth(input: {
+    readonly app: string;
+    readonly name: string;
+    readonly tokens: TokenSet;
+    readonly uid: string | null;
+    readonly reconnect: string | null;
+  }): Promise<AccountRow> {
+    const fields: Record<string, string> = {
+      oauth_access_token: input.tokens.accessToken,
+      ...(input.tokens.refreshToken ? { oauth_refresh_token: input.tokens.refreshToken } : {}),
+      ...(input.uid !== null ? { oauth_uid: input.uid } : {}),
+    };
+    const shown = Object.fromEntries(
+      Object.entries(fields).map(([name, value]) => [name, name === 'oauth_uid' ? value : REDACTED]),
+    );
+    const now = this.options.now();
+    const values = {
+      fields_sealed: this.options.box.encrypt(JSON.stringify(fields)),
+      fields_shown: JSON.stringify(shown),
+      status: 'ok' as const,
+      status_message: null,
+      oauth_expires_at: input.tokens.expiresAt,
+      oauth_meta: JSON.stringify({ scopes: input.tokens.scopes, uid: input.uid }),
+      updated_at: now,
+    };
+    if (input.reconnect !== null) {
+      await this.options.db.updateTable('accounts').set(values).where('id', '=', input.reconnect).execute();
+      return this.get(input.reconnect);
+    }
+    const row: AccountRow = { id: newId('apn'), app: input.app, name: input.name, ...values, created_at: now };
     await this.options.db.insertInto('accounts').values(row).execute();
     return row;
   }
@@ -167,15 +214,25 @@ export class AccountService {
       return id === null ? [] : [{ name, id }];
     });
     if (wanted.length === 0) return {};
-    const rows = await this.options.db
+    const ids = wanted.map((entry) => entry.id);
+    let rows = await this.options.db
       .selectFrom('accounts')
-      .select(['id', 'fields_sealed'])
-      .where(
-        'id',
-        'in',
-        wanted.map((entry) => entry.id),
-      )
+      .select(['id', 'app', 'name', 'fields_sealed', 'status', 'status_message', 'oauth_expires_at'])
+      .where('id', 'in', ids)
       .execute();
+    const refresher = this.options.refresher;
+    const due = refresher ? rows.filter((row) => row.status === 'ok' && refresher.isDue(row.oauth_expires_at)) : [];
+    if (refresher && due.length > 0) {
+      await Promise.all(due.map((row) => refresher.ensureFresh(row.id)));
+      rows = await this.options.db
+        .selectFrom('accounts')
+        .select(['id', 'app', 'name', 'fields_sealed', 'status', 'status_message', 'oauth_expires_at'])
+        .where('id', 'in', ids)
+        .execute();
+    }
+    // A run with an account the provider no longer accepts fails up front, naming the account.
+    const broken = rows.find((row) => row.status === 'needs_reconnect');
+    if (broken) throw needsReconnect(broken);
     const sealed = new Map(rows.map((row) => [row.id, row.fields_sealed]));
     const accounts: Record<string, Record<string, unknown>> = {};
     for (const { name, id } of wanted) {
@@ -192,6 +249,14 @@ export class AccountService {
       app: row.app,
       name: row.name,
       fields: JSON.parse(row.fields_shown) as Record<string, string>,
+      status: row.status,
+      status_message: row.status_message,
+      oauth: row.oauth_meta
+        ? {
+            ...(JSON.parse(row.oauth_meta) as { scopes: string[]; uid: string | null }),
+            expires_at: row.oauth_expires_at === null ? null : Math.floor(row.oauth_expires_at / 1000),
+          }
+        : null,
       created_at: Math.floor(row.created_at / 1000),
       updated_at: Math.floor(row.updated_at / 1000),
     };

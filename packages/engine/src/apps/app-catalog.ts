@@ -4,6 +4,7 @@ import {
   AppSlug,
   AppsFile,
   PutAppBody,
+  type AppAuthModeT,
   type AppT,
   type AppsFileT,
   type PutAppBodyT,
@@ -12,34 +13,53 @@ import type { Kysely } from 'kysely';
 import type { z } from 'zod';
 import type { Database } from '../store/schema.js';
 import { BUILTIN_APPS } from './builtin-apps.js';
+import { catalogEntry } from './catalog-entry.js';
+import { GENERATED_APPS } from './generated/catalog.generated.js';
 
 export interface AppCatalogOptions {
   readonly db: Kysely<Database>;
   readonly now: () => number;
+  /** Which apps have an OAuth client, and where it was given (OAuthClients.sources). */
+  readonly oauthClients?: () => Promise<ReadonlyMap<string, 'settings' | 'environment'>>;
 }
 
+type Entry = Omit<AppT, 'oauth_client'>;
+
 /**
- * The app catalog: how each app authenticates and which fields its accounts hold (docs/accounts.md).
- * Built-in entries ship with the server; the operator's entries (PUT /v1/apps/{slug} or an
- * `--apps-file`, both stored in SQLite) replace a built-in of the same slug.
+ * The app catalog: how each app authenticates and which fields its accounts hold (docs/accounts.md,
+ * docs/app-catalog.md). Three layers, later ones replacing earlier ones of the same slug: the
+ * generated catalog (770 apps from public provider lists), the server's built-ins (the apps the
+ * fixtures and docs use), and the operator's entries (PUT /v1/apps/{slug} or an `--apps-file`).
  */
 export class AppCatalog {
-  private readonly builtins = new Map<string, AppT>(
-    BUILTIN_APPS.apps.map((entry) => [entry.slug, normalize(AppsFile.shape.apps.element.parse(entry))]),
-  );
+  private readonly shipped: ReadonlyMap<string, Entry>;
 
-  constructor(private readonly options: AppCatalogOptions) {}
+  constructor(private readonly options: AppCatalogOptions) {
+    const shipped = new Map<string, Entry>(GENERATED_APPS.map((app) => [app.slug, catalogEntry(app)]));
+    for (const raw of BUILTIN_APPS.apps) {
+      const entry = AppsFile.shape.apps.element.parse(raw);
+      // A built-in keeps the generated entry's OAuth endpoints and base URL unless it names its own.
+      shipped.set(entry.slug, normalize(entry, 'builtin', shipped.get(entry.slug)));
+    }
+    this.shipped = shipped;
+  }
 
   async list(): Promise<AppT[]> {
     const stored = await this.options.db.selectFrom('apps').selectAll().execute();
-    const bySlug = new Map(this.builtins);
-    for (const row of stored) bySlug.set(row.slug, fromRow(row));
-    return [...bySlug.values()].sort((a, b) => a.slug.localeCompare(b.slug));
+    const bySlug = new Map(this.shipped);
+    for (const row of stored) bySlug.set(row.slug, fromRow(row, this.shipped.get(row.slug)));
+    const clients = (await this.options.oauthClients?.()) ?? new Map<string, 'settings' | 'environment'>();
+    return [...bySlug.values()]
+      .sort((a, b) => a.slug.localeCompare(b.slug))
+      .map((app) => ({ ...app, oauth_client: clients.get(app.slug) ?? null }));
   }
 
   async find(slug: string): Promise<AppT | null> {
     const row = await this.options.db.selectFrom('apps').selectAll().where('slug', '=', slug).executeTakeFirst();
-    return row ? fromRow(row) : (this.builtins.get(slug) ?? null);
+    const entry = row ? fromRow(row, this.shipped.get(slug)) : (this.shipped.get(slug) ?? null);
+    if (!entry) return null;
+    const clients = (await this.options.oauthClients?.()) ?? new Map<string, 'settings' | 'environment'>();
+    return { ...entry, oauth_client: clients.get(slug) ?? null };
   }
 
   async get(slug: string): Promise<AppT> {
@@ -63,7 +83,7 @@ export class AppCatalog {
         { field: 'slug' },
       );
     const parsed = PutAppBody.parse(body);
-    const app = normalize({ slug, ...parsed });
+    const entry = normalize({ slug, ...parsed }, 'operator', this.shipped.get(slug));
     const now = this.options.now();
     const existing = await this.options.db
       .selectFrom('apps')
@@ -72,10 +92,16 @@ export class AppCatalog {
       .executeTakeFirst();
     const row = {
       slug,
-      name: app.name,
-      description: app.description,
-      auth_type: app.auth_type,
-      fields: JSON.stringify(app.fields),
+      name: entry.name,
+      description: entry.description,
+      auth_type: entry.auth_type,
+      fields: JSON.stringify(entry.fields),
+      details: JSON.stringify({
+        auth_mode: entry.auth_mode,
+        oauth: entry.oauth,
+        base_url: entry.base_url,
+        test_request: entry.test_request,
+      }),
       updated_at: now,
     };
     await this.options.db
@@ -83,7 +109,7 @@ export class AppCatalog {
       .values({ ...row, created_at: now })
       .onConflict((conflict) => conflict.column('slug').doUpdateSet(row))
       .execute();
-    return { app, created: existing === undefined };
+    return { app: (await this.find(slug)) ?? { ...entry, oauth_client: null }, created: existing === undefined };
   }
 
   /** Stores every entry of an apps file (read at each start, so editing the file and restarting applies it). */
@@ -122,28 +148,49 @@ export function readAppsFile(file: string): z.infer<typeof AppsFile> {
   );
 }
 
-function normalize(entry: {
-  slug: string;
-  name: string;
-  description?: string | null | undefined;
-  auth_type: AppT['auth_type'];
-  fields: AppT['fields'];
-}): AppT {
+type EntryInput = z.infer<typeof AppsFile>['apps'][number];
+
+/** The fine auth mode an entry that names only `auth_type` means. */
+function defaultMode(authType: AppT['auth_type'], oauth: AppT['oauth']): AppAuthModeT {
+  switch (authType) {
+    case 'keys':
+      return 'api_key';
+    case 'none':
+      return 'none';
+    case 'oauth2':
+      return oauth && oauth.authorize_url === null ? 'oauth2_client_credentials' : 'oauth2_authorization_code';
+  }
+}
+
+function normalize(entry: EntryInput, origin: Entry['origin'], underneath: Entry | undefined): Entry {
+  const inherit = underneath && underneath.auth_type === entry.auth_type ? underneath : undefined;
+  const oauth = entry.oauth !== undefined ? entry.oauth : (inherit?.oauth ?? null);
   return {
     slug: entry.slug,
     name: entry.name,
     description: entry.description ?? null,
     auth_type: entry.auth_type,
     fields: entry.fields.map((field) => ({ ...field })),
+    auth_mode: entry.auth_mode ?? inherit?.auth_mode ?? defaultMode(entry.auth_type, oauth),
+    oauth,
+    base_url: entry.base_url !== undefined ? entry.base_url : (inherit?.base_url ?? null),
+    test_request: entry.test_request !== undefined ? entry.test_request : (inherit?.test_request ?? null),
+    origin,
   };
 }
 
-function fromRow(row: Database['apps']): AppT {
-  return {
-    slug: row.slug,
-    name: row.name,
-    description: row.description,
-    auth_type: row.auth_type,
-    fields: JSON.parse(row.fields) as AppT['fields'],
-  };
+function fromRow(row: Database['apps'], underneath: Entry | undefined): Entry {
+  const details = row.details === null ? {} : (JSON.parse(row.details) as Partial<EntryInput>);
+  return normalize(
+    {
+      slug: row.slug,
+      name: row.name,
+      description: row.description,
+      auth_type: row.auth_type,
+      fields: JSON.parse(row.fields) as AppT['fields'],
+      ...details,
+    },
+    'operator',
+    underneath,
+  );
 }

@@ -1,10 +1,12 @@
 import type { InvocationKind, InvocationResult, InvocationState, HttpResponse, LogEntry } from '@tributary/runtime';
 import type { ComponentHandle, Sandbox } from '@tributary/sandbox';
+import type { AppError } from '@tributary/contracts';
 import type { Selectable } from 'kysely';
 import type { ComponentService, ComponentRow } from '../components/component-service.js';
 import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
+import { accountFailureResult, isAccountFailure } from '../accounts/account-failure.js';
 import { openProps } from './configured-props.js';
 import { EventIds, LOG_SIZE } from './event-store.js';
 import type { SourceCommit } from '../store/sqlite-writes.js';
@@ -86,11 +88,16 @@ export class SourceExecutor {
       this.options.box,
     );
     const endpointUrl = this.endpointUrl(input.source.endpoint_id);
+    const accounts = await this.accountsFor(configured);
+    if (accounts instanceof Error) {
+      const now = this.options.now();
+      return accountFailureResult({ error: accounts, type: 'source', kind: input.kind, state: input.state, now });
+    }
     return input.handle.invoke(
       {
         kind: input.kind,
         configured,
-        accounts: (await this.options.accounts?.credentialsFor(configured)) ?? {},
+        accounts,
         ...(input.event !== undefined ? { event: input.event } : {}),
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),
@@ -117,14 +124,33 @@ export class SourceExecutor {
     );
     const endpointUrl = this.endpointUrl(input.source.endpoint_id);
     // Accounts as `invoke` fills them: a batch runs the same `run` as one invocation would.
+    const accounts = await this.accountsFor(configured);
+    if (accounts instanceof Error) {
+      const now = this.options.now();
+      return input.events.map(() =>
+        accountFailureResult({ error: accounts, type: 'source', kind: 'run', state: input.state, now }),
+      );
+    }
     return input.handle.invokeBatch({
       configured,
-      accounts: (await this.options.accounts?.credentialsFor(configured)) ?? {},
+      accounts,
       events: input.events,
       state: input.state,
       ...(endpointUrl ? { endpointUrl } : {}),
       timeoutMs: this.options.sourceTimeoutMs,
     });
+  }
+
+  /** The runtime's accounts, or the account error that fails the run before it starts (needs reconnect). */
+  private async accountsFor(
+    configured: Readonly<Record<string, unknown>>,
+  ): Promise<Readonly<Record<string, Readonly<Record<string, unknown>>>> | AppError> {
+    try {
+      return (await this.options.accounts?.credentialsFor(configured)) ?? {};
+    } catch (error) {
+      if (isAccountFailure(error)) return error;
+      throw error;
+    }
   }
 
   /** Turns invocation results into one commit (events with their ids, log lines with markers). */

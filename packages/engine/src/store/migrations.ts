@@ -383,6 +383,44 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('browser_sessions_key').on('browser_sessions').column('api_key_id').execute();
       },
     },
+    // Issue 12: OAuth 2 accounts (expiry, reconnect status), the operator's OAuth clients, connect attempts.
+    '0008-oauth': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema.alterTable('apps').addColumn('details', types.text).execute();
+        await db.schema
+          .alterTable('accounts')
+          .addColumn('status', types.text, (col) => col.notNull().defaultTo('ok'))
+          .execute();
+        await db.schema.alterTable('accounts').addColumn('status_message', types.text).execute();
+        await db.schema.alterTable('accounts').addColumn('oauth_expires_at', types.time).execute();
+        await db.schema.alterTable('accounts').addColumn('oauth_meta', types.text).execute();
+        await db.schema
+          .createTable('oauth_clients')
+          .addColumn('app', types.text, (col) => col.primaryKey())
+          .addColumn('client_id', types.text, (col) => col.notNull())
+          .addColumn('client_secret_sealed', types.text, (col) => col.notNull())
+          .addColumn('scopes', types.text)
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('updated_at', types.time, (col) => col.notNull())
+          .execute();
+        await db.schema
+          .createTable('oauth_attempts')
+          .addColumn('state', types.text, (col) => col.primaryKey())
+          .addColumn('app', types.text, (col) => col.notNull())
+          .addColumn('name', types.text)
+          .addColumn('reconnect_account', types.text)
+          .addColumn('binding_hash', types.text, (col) => col.notNull())
+          .addColumn('verifier_sealed', types.text, (col) => col.notNull())
+          .addColumn('redirect_uri', types.text, (col) => col.notNull())
+          .addColumn('status', types.text, (col) => col.notNull())
+          .addColumn('account_id', types.text)
+          .addColumn('error_code', types.text)
+          .addColumn('error_message', types.text)
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .addColumn('expires_at', types.time, (col) => col.notNull())
+          .execute();
+      },
+    },
   };
 }
 

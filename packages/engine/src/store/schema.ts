@@ -101,6 +101,8 @@ export interface Database {
     auth_type: 'keys' | 'oauth2' | 'none';
     /** JSON: the catalog entry's fields. */
     fields: string;
+    /** JSON: auth_mode, oauth, base_url, test_request of an operator's entry (null before migration 0008). */
+    details: string | null;
     created_at: number;
     updated_at: number;
   };
@@ -112,8 +114,40 @@ export interface Database {
     fields_sealed: string;
     /** JSON: the same object with secret fields replaced by "[REDACTED]", as the API shows it. */
     fields_shown: string;
+    status: 'ok' | 'needs_reconnect';
+    status_message: string | null;
+    /** Epoch ms when the OAuth access token expires; null for key-based accounts and tokens without expiry. */
+    oauth_expires_at: number | null;
+    /** JSON `{ scopes, uid }` of an OAuth account; null for key-based ones. */
+    oauth_meta: string | null;
     created_at: number;
     updated_at: number;
+  };
+  oauth_clients: {
+    app: string;
+    client_id: string;
+    client_secret_sealed: string;
+    /** JSON array of scopes replacing the catalog's defaults, or null. */
+    scopes: string | null;
+    created_at: number;
+    updated_at: number;
+  };
+  oauth_attempts: {
+    state: string;
+    app: string;
+    name: string | null;
+    reconnect_account: string | null;
+    /** sha256 of the browser binding cookie set by the start URL. */
+    binding_hash: string;
+    verifier_sealed: string;
+    redirect_uri: string;
+    /** `exchanging`: the callback claimed it and is trading the code. */
+    status: 'pending' | 'exchanging' | 'connected' | 'failed';
+    account_id: string | null;
+    error_code: string | null;
+    error_message: string | null;
+    created_at: number;
+    expires_at: number;
   };
   invocations: {
     id: string;

@@ -1,3 +1,4 @@
+import { isAccountFailure } from '../accounts/account-failure.js';
 import type { HttpResponse, InvocationResult } from '@tributary/runtime';
 import { OWNER_ID } from '../sources/owner.js';
 import type { AccountService } from '../accounts/account-service.js';
@@ -225,12 +226,20 @@ export class RunExecutor {
       return { kind: 'expression', record: { ...emptyResult(startedAt), error } };
     }
     const component = await this.options.components.get(step.componentId);
+    let accounts: Awaited<ReturnType<typeof this.options.accounts.credentialsFor>>;
+    try {
+      accounts = await this.options.accounts.credentialsFor(evaluated.props);
+    } catch (error) {
+      // An account that needs reconnecting fails the step with its error, naming the account.
+      if (!isAccountFailure(error)) throw error;
+      return { kind: 'expression', record: { ...emptyResult(startedAt), error: error.toJSON() } };
+    }
     const handle = await this.options.executor.handle(component, OWNER_ID);
     const result: InvocationResult = await handle.invoke(
       {
         kind: 'run',
         configured: evaluated.props,
-        accounts: await this.options.accounts.credentialsFor(evaluated.props),
+        accounts,
         steps,
         state: { db: {}, dedupe: null },
         timeoutMs: this.options.stepTimeoutMs,

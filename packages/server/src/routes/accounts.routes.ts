@@ -1,4 +1,12 @@
-import { Account, AccountsQuery, CreateAccountBody, DeletedAccount, list, single } from '@tributary/contracts';
+import {
+  Account,
+  AccountDetail,
+  AccountsQuery,
+  CreateAccountBody,
+  DeletedAccount,
+  list,
+  single,
+} from '@tributary/contracts';
 import type { Engine } from '@tributary/engine';
 import { pageInfo } from './pagination.js';
 import { route, type RouteSpec } from './route-table.js';
@@ -46,9 +54,12 @@ export function accountRoutes(engine: Engine): RouteSpec[] {
       method: 'GET',
       url: '/v1/accounts/:id',
       tag: 'accounts',
-      summary: 'Get a connected account (secret fields shown as "[REDACTED]")',
-      response: single(Account),
-      handler: async ({ params }) => ({ data: accounts.toApi(await accounts.get(params['id'] ?? '')) }),
+      summary: 'Get a connected account (secret fields shown as "[REDACTED]") and the deployed sources that use it',
+      response: single(AccountDetail),
+      handler: async ({ params }) => {
+        const row = await accounts.get(params['id'] ?? '');
+        return { data: { ...accounts.toApi(row), used_by: await accounts.usedBy(row.id) } };
+      },
     }),
     route({
       method: 'DELETE',

@@ -1,0 +1,121 @@
+/**
+ * Connecting an OAuth account in Chromium through the web app (issue 12): the catalog screen finds
+ * the app and shows the redirect URI; "Connect account" opens the provider's sign-in (a real
+ * OAuth 2 / OpenID provider on loopback, oauth2-mock-server) in a new window, which comes back to
+ * the server's callback page; the app's page then lists the account. A refused sign-in shows its
+ * error code on both pages and adds no account.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { OAuth2Server } from 'oauth2-mock-server';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-oauth-'));
+let provider: OAuth2Server;
+let server: RunningServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  ensureWebBuilt();
+  provider = new OAuth2Server();
+  await provider.issuer.keys.generate('RS256');
+  await provider.start(0, '127.0.0.1');
+  const issuer = provider.issuer.url ?? '';
+  const appsFile = path.join(scratch, 'apps.json');
+  writeFileSync(
+    appsFile,
+    JSON.stringify({
+      apps: [
+        {
+          slug: 'mockidp',
+          name: 'Mock IdP',
+          auth_type: 'oauth2',
+          fields: [],
+          oauth: {
+            authorize_url: `${issuer}/authorize`,
+            token_url: `${issuer}/token`,
+            userinfo_url: `${issuer}/userinfo`,
+          },
+        },
+      ],
+    }),
+  );
+  server = await startServer({
+    env: {
+      TRIBUTARY_APPS_FILE: appsFile,
+      TRIBUTARY_OAUTH_MOCKIDP_CLIENT_ID: 'web-client',
+      TRIBUTARY_OAUTH_MOCKIDP_CLIENT_SECRET: 'web-secret',
+    },
+  });
+  browser = await launchBrowser();
+  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  context.setDefaultTimeout(20_000);
+  page = await context.newPage();
+  await page.goto(`${server.base}/sign-in`);
+  await page.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
+}, 90_000);
+
+afterAll(async () => {
+  await context?.close();
+  await browser?.close();
+  await server?.stop();
+  await provider?.stop();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function accounts(): Promise<number> {
+  const listed = await server.api<{ page_info: { total_count: number } }>('GET', '/v1/accounts?limit=100');
+  return listed.body.page_info.total_count;
+}
+
+describe('connecting an OAuth account in the web app', { timeout: 90_000 }, () => {
+  it('finds the app in the catalog and shows the redirect URI to copy', async () => {
+    await page.goto(`${server.base}/apps`);
+    await page.getByLabel(/Search \d+ apps/).fill('mock');
+    await page.getByRole('link', { name: 'Mock IdP' }).click();
+    await page.getByRole('heading', { name: 'Mock IdP' }).waitFor();
+    expect(await page.getByTestId('redirect-uri').textContent()).toBe(`${server.base}/v1/oauth/callback`);
+    expect(await page.getByText('Client web-client, set in environment.').count()).toBe(1);
+  });
+
+  it('signs in at the provider in a new window and lists the account', async () => {
+    const popupOpened = context.waitForEvent('page');
+    await page.getByRole('button', { name: 'Connect Mock IdP account' }).click();
+    const popup = await popupOpened;
+    await popup.getByTestId('oauth-result').waitFor();
+    expect(await popup.getByTestId('oauth-result').textContent()).toBe('Account connected');
+    await popup.screenshot({ path: screenshotPath('oauth-connected') });
+    await popup.close();
+    const row = page.getByRole('row', { name: /johndoe/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('OK');
+    await page.screenshot({ path: screenshotPath('app-accounts'), fullPage: true });
+    const shown = await page.content();
+    expect(shown).not.toContain('web-secret');
+  });
+
+  it('shows a refused sign-in with its code on both pages and adds no account', async () => {
+    const before = await accounts();
+    provider.service.once('beforeAuthorizeRedirect', (redirect: { url: URL }) => {
+      redirect.url.searchParams.delete('code');
+      redirect.url.searchParams.set('error', 'access_denied');
+      redirect.url.searchParams.set('error_description', 'The user said no');
+    });
+    const popupOpened = context.waitForEvent('page');
+    await page.getByRole('button', { name: 'Connect Mock IdP account' }).click();
+    const popup = await popupOpened;
+    await popup.getByTestId('oauth-error-code').waitFor();
+    expect(await popup.getByTestId('oauth-error-code').textContent()).toBe('OAUTH_ACCESS_DENIED');
+    await popup.close();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('OAUTH_ACCESS_DENIED');
+    expect(await alert.textContent()).toContain('The user said no');
+    expect(await accounts()).toBe(before);
+  });
+});
