@@ -1,5 +1,5 @@
 import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } from '@tributary/contracts';
-import type { InvocationResult } from '@tributary/runtime';
+import type { Accounts, AppAuthModes, InvocationResult } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
@@ -40,12 +40,13 @@ export class ComponentCalls {
     readonly prevContext?: Readonly<Record<string, unknown>>;
     readonly query?: string;
   }): Promise<ConfigureComponentResultT> {
-    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const { component, accounts, appAuth } = await this.prepare(input.id, input.configured);
     const handle = await this.options.executor.handle(component);
     const page = await handle.options({
       prop: input.prop,
       configured: input.configured,
       accounts,
+      appAuth,
       page: input.page ?? 0,
       ...(input.prevContext ? { prevContext: input.prevContext } : {}),
       ...(input.query !== undefined ? { query: input.query } : {}),
@@ -68,13 +69,14 @@ export class ComponentCalls {
     readonly id: string;
     readonly configured: Readonly<Record<string, unknown>>;
   }): Promise<ReloadPropsResultT> {
-    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const { component, accounts, appAuth } = await this.prepare(input.id, input.configured);
     const handle = await this.options.executor.handle(component);
     try {
       const info = await propsForForm({
         handle,
         configured: input.configured,
         accounts,
+        appAuth,
         timeoutMs: this.options.configureTimeoutMs,
       });
       return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
@@ -94,7 +96,7 @@ export class ComponentCalls {
     readonly configured: Readonly<Record<string, unknown>>;
     readonly timeoutMs?: number;
   }): Promise<RunReport> {
-    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const { component, accounts, appAuth } = await this.prepare(input.id, input.configured);
     if (component.component_type !== 'action') {
       throw new AppError(
         'WRONG_COMPONENT_TYPE',
@@ -103,11 +105,12 @@ export class ComponentCalls {
     }
     const handle = await this.options.executor.handle(component);
     // Configuring first turns a missing or invalid prop into a 400, as a deploy does.
-    await handle.configure(input.configured, accounts, this.options.configureTimeoutMs);
+    await handle.configure(input.configured, accounts, this.options.configureTimeoutMs, appAuth);
     const result: InvocationResult = await handle.invoke({
       kind: 'run',
       configured: input.configured,
       accounts,
+      appAuth,
       state: { db: {}, dedupe: null },
       timeoutMs: input.timeoutMs ?? this.options.actionTimeoutMs,
     });
@@ -144,9 +147,13 @@ export class ComponentCalls {
   private async prepare(
     id: string,
     configured: Readonly<Record<string, unknown>>,
-  ): Promise<{ component: ComponentRow; accounts: Awaited<ReturnType<AccountService['credentialsFor']>> }> {
+  ): Promise<{ component: ComponentRow; accounts: Accounts; appAuth: AppAuthModes }> {
     const component = await this.options.components.get(id);
     await this.options.accounts.check(configured, describedProps(component));
-    return { component, accounts: await this.options.accounts.credentialsFor(configured) };
+    return {
+      component,
+      accounts: await this.options.accounts.credentialsFor(configured),
+      appAuth: await this.options.accounts.appAuthFor(describedProps(component)),
+    };
   }
 }

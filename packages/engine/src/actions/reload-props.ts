@@ -2,6 +2,7 @@ import { isAppError, type AppError } from '@tributary/contracts';
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
 
 type Accounts = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+type AppAuthModes = Readonly<Record<string, 'none' | 'unknown'>>;
 
 /** Values tried, in order, for a required prop the form has not filled yet, by prop type. */
 const STAND_INS: Record<string, readonly unknown[]> = {
@@ -29,6 +30,7 @@ export async function propsForForm(input: {
   readonly handle: ComponentHandle;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  readonly appAuth?: AppAuthModes;
   readonly timeoutMs: number;
 }): Promise<PropsInfo> {
   const configured: Record<string, unknown> = { ...input.configured };
@@ -36,7 +38,7 @@ export async function propsForForm(input: {
   const tried = new Map<string, number>();
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await input.handle.configure(configured, accounts, input.timeoutMs);
+      return await input.handle.configure(configured, accounts, input.timeoutMs, input.appAuth);
     } catch (error) {
       const prop = isAppError(error) ? error.details['prop'] : undefined;
       if (attempt >= MAX_ATTEMPTS || !isAppError(error) || typeof prop !== 'string' || prop in input.configured)

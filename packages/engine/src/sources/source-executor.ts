@@ -1,6 +1,14 @@
-import type { InvocationKind, InvocationResult, InvocationState, HttpResponse, LogEntry } from '@tributary/runtime';
+import type {
+  AppAuthModes,
+  InvocationKind,
+  InvocationResult,
+  InvocationState,
+  HttpResponse,
+  LogEntry,
+} from '@tributary/runtime';
 import type { ComponentHandle, Sandbox } from '@tributary/sandbox';
 import type { Selectable } from 'kysely';
+import type { AppPropDescription } from '../accounts/account-service.js';
 import type { ComponentService, ComponentRow } from '../components/component-service.js';
 import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -27,6 +35,7 @@ export interface ExecutorOptions {
     credentialsFor(
       configured: Readonly<Record<string, unknown>>,
     ): Promise<Readonly<Record<string, Readonly<Record<string, unknown>>>>>;
+    appAuthFor(props: readonly AppPropDescription[]): Promise<AppAuthModes>;
   };
 }
 
@@ -91,6 +100,7 @@ export class SourceExecutor {
         kind: input.kind,
         configured,
         accounts: (await this.options.accounts?.credentialsFor(configured)) ?? {},
+        ...(await this.appAuth(input.handle)),
         ...(input.event !== undefined ? { event: input.event } : {}),
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),
@@ -120,11 +130,20 @@ export class SourceExecutor {
     return input.handle.invokeBatch({
       configured,
       accounts: (await this.options.accounts?.credentialsFor(configured)) ?? {},
+      ...(await this.appAuth(input.handle)),
       events: input.events,
       state: input.state,
       ...(endpointUrl ? { endpointUrl } : {}),
       timeoutMs: this.options.sourceTimeoutMs,
     });
+  }
+
+  /** The source's apps that run without an account (AccountService.appAuthFor), as request fields. */
+  private async appAuth(handle: ComponentHandle): Promise<{ appAuth?: AppAuthModes }> {
+    if (!this.options.accounts || !handle.loaded.info) return {};
+    return {
+      appAuth: await this.options.accounts.appAuthFor(handle.loaded.info.props as unknown as AppPropDescription[]),
+    };
   }
 
   /** Turns invocation results into one commit (events with their ids, log lines with markers). */

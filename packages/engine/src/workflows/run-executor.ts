@@ -1,5 +1,5 @@
 import type { HttpResponse, InvocationResult } from '@tributary/runtime';
-import type { AccountService } from '../accounts/account-service.js';
+import type { AccountService, AppPropDescription } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { QueuedInvocation } from '../ports/invocation-queue.js';
 import type { PubSub } from '../pubsub/pubsub.js';
@@ -225,6 +225,7 @@ export class RunExecutor {
         kind: 'run',
         configured: evaluated.props,
         accounts: await this.options.accounts.credentialsFor(evaluated.props),
+        appAuth: await this.options.accounts.appAuthFor(handle.info.props as unknown as AppPropDescription[]),
         steps,
         state: { db: {}, dedupe: null },
         timeoutMs: this.options.stepTimeoutMs,

@@ -10,6 +10,13 @@ export const MAX_PROP_VALUE_BYTES = 64 * 1024;
 /** Credentials of connected accounts, keyed by app slug (or by the app prop's name). */
 export type Accounts = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
+/**
+ * Apps the host lets run without a connected account, by app slug: `none` (the catalog says the app
+ * takes no credentials) or `unknown` (the catalog has no entry: run with an empty `$auth` and warn).
+ * An app absent here needs credentials.
+ */
+export type AppAuthModes = Readonly<Record<string, 'none' | 'unknown'>>;
+
 export interface ResolvedApp {
   readonly definition: AppDefinition;
   readonly auth: Readonly<Record<string, unknown>>;
@@ -24,12 +31,15 @@ export interface ResolvedProps {
   readonly timer: { readonly prop: string; readonly schedule: TimerSchedule } | null;
   readonly http: { readonly prop: string; readonly customResponse: boolean } | null;
   readonly dbProps: readonly string[];
+  /** Warnings for the invocation's log (an app prop running without credentials it may need). */
+  readonly notices: readonly string[];
 }
 
 export interface ResolvePropsInput {
   readonly specs: readonly PropSpec[];
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts?: Accounts;
+  readonly appAuth?: AppAuthModes;
   /** Accept missing required values (options and additionalProps run on partial configuration). */
   readonly partial?: boolean;
 }
@@ -51,6 +61,7 @@ export function resolveProps(input: ResolvePropsInput): ResolvedProps {
   let timer: ResolvedProps['timer'] = null;
   let http: ResolvedProps['http'] = null;
   const dbProps: string[] = [];
+  const notices: string[] = [];
   for (const spec of input.specs) {
     const configured = input.configured[spec.name];
     if (configured !== undefined && jsonByteLength(configured) > MAX_PROP_VALUE_BYTES) {
@@ -67,15 +78,19 @@ export function resolveProps(input: ResolvePropsInput): ResolvedProps {
         break;
       }
       case 'app': {
-        const auth = findAccount(spec, input.accounts);
-        if (auth === null && spec.raw['optional'] !== true && input.partial !== true) {
+        const slug = spec.appDefinition?.app ?? '';
+        const found = findAccount(spec, input.accounts);
+        const mode = found === null && Object.hasOwn(input.appAuth ?? {}, slug) ? input.appAuth?.[slug] : undefined;
+        if (found === null && mode === undefined && spec.raw['optional'] !== true && input.partial !== true) {
           throw new AppError(
             'PROP_REQUIRED',
-            `app prop "${spec.name}" needs a connected account for app "${spec.appDefinition?.app ?? ''}"`,
-            { prop: spec.name },
+            `app prop "${spec.name}" needs a connected account for app "${slug}": set it to { "authProvisionId": "apn_…" } ` +
+              `(an account of "${slug}"), or locally pass --auth ${slug}='{…}'`,
+            { prop: spec.name, app: slug },
           );
         }
-        if (spec.appDefinition) apps[spec.name] = { definition: spec.appDefinition, auth: auth ?? {} };
+        if (mode === 'unknown') notices.push(unknownAppNotice(spec.name, slug));
+        if (spec.appDefinition) apps[spec.name] = { definition: spec.appDefinition, auth: found ?? {} };
         break;
       }
       case 'interface':
@@ -96,7 +111,7 @@ export function resolveProps(input: ResolvePropsInput): ResolvedProps {
         break;
     }
   }
-  return { specs: input.specs, values, apps, timer, http, dbProps };
+  return { specs: input.specs, values, apps, timer, http, dbProps, notices };
 }
 
 function resolveInput(spec: PropSpec, configured: unknown, partial: boolean): unknown {
@@ -118,4 +133,12 @@ function findAccount(spec: PropSpec, accounts: Accounts | undefined): Record<str
   const bySlug = spec.appDefinition ? accounts[spec.appDefinition.app] : undefined;
   const found = accounts[spec.name] ?? bySlug;
   return isPlainObject(found) ? found : null;
+}
+
+/** The warning of an app the catalog does not know, run with an empty `$auth` (docs/accounts.md). */
+export function unknownAppNotice(prop: string, slug: string): string {
+  return (
+    `app "${slug}" (prop "${prop}") is not in the app catalog, so it runs with an empty $auth; ` +
+    `if it needs credentials, connect an account of "${slug}" (or locally pass --auth ${slug}='{…}')`
+  );
 }

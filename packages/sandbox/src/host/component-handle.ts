@@ -3,6 +3,7 @@ import {
   applyDedupe,
   MAX_INVOCATION_PAYLOAD_BYTES,
   type Accounts,
+  type AppAuthModes,
   type DedupeState,
   type EmittedEvent,
   type HttpResponse,
@@ -34,6 +35,8 @@ export interface InvokeRequest {
   readonly kind: InvocationKind;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  /** Apps that run without an account: `none` silently, `unknown` with a warning in the logs. */
+  readonly appAuth?: AppAuthModes;
   readonly event?: unknown;
   readonly steps?: Readonly<Record<string, unknown>>;
   readonly state: InvocationState;
@@ -45,6 +48,8 @@ export interface InvokeRequest {
 export interface BatchRequest {
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  /** Apps that run without an account: `none` silently, `unknown` with a warning in the logs. */
+  readonly appAuth?: AppAuthModes;
   readonly events: readonly unknown[];
   /** The state the first item starts from; each later item starts from the one before it. */
   readonly state: InvocationState;
@@ -62,6 +67,8 @@ export interface OptionsRequest {
   readonly prop: string;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  /** Apps that run without an account: `none` silently, `unknown` with a warning in the logs. */
+  readonly appAuth?: AppAuthModes;
   readonly page: number;
   readonly prevContext?: Readonly<Record<string, unknown>>;
   readonly query?: string;
@@ -109,7 +116,12 @@ export class ComponentHandle {
   }
 
   /** Resolves configured props in the worker: final prop list, timer schedule, HTTP interface. */
-  configure(configured: Readonly<Record<string, unknown>>, accounts: Accounts, timeoutMs: number): Promise<PropsInfo> {
+  configure(
+    configured: Readonly<Record<string, unknown>>,
+    accounts: Accounts,
+    timeoutMs: number,
+    appAuth?: AppAuthModes,
+  ): Promise<PropsInfo> {
     return this.serial(async () => {
       const reply = await this.call(
         {
@@ -117,6 +129,7 @@ export class ComponentHandle {
           slot: this.settings.slot,
           configured: { ...configured },
           accounts: copyAccounts(accounts),
+          ...(appAuth ? { appAuth: { ...appAuth } } : {}),
           timeoutMs,
         },
         timeoutMs,
@@ -135,6 +148,7 @@ export class ComponentHandle {
           prop: request.prop,
           configured: { ...request.configured },
           accounts: copyAccounts(request.accounts),
+          ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
           page: request.page,
           ...(request.prevContext ? { prevContext: { ...request.prevContext } } : {}),
           ...(request.query !== undefined ? { query: request.query } : {}),
@@ -163,6 +177,7 @@ export class ComponentHandle {
             kind: request.kind,
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
+            ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
             ...(request.event !== undefined ? { event: request.event } : {}),
             ...(request.steps ? { steps: { ...request.steps } } : {}),
             state: { db: request.state.db, dedupe: request.state.dedupe },
@@ -224,6 +239,7 @@ export class ComponentHandle {
             slot: this.settings.slot,
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
+            ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
             events: [...request.events],
             state: { db: request.state.db, dedupe: request.state.dedupe },
             ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
