@@ -107,6 +107,7 @@ export function resolveProps(input: ResolvePropsInput): ResolvedProps {
         dbProps.push(spec.name);
         break;
       case 'alert':
+      case 'inert':
       case 'unsupported':
         break;
     }
