@@ -45,6 +45,12 @@ export async function listPropOptions(input: ListOptionsInput): Promise<OptionsP
     timeoutMs: input.timeoutMs,
     ...(input.accounts ? { accounts: input.accounts } : {}),
     ...(input.appAuth ? { appAuth: input.appAuth } : {}),
+  }).catch((error: unknown) => {
+    // A form lists a static prop's options before the props additionalProps() reads are set, and
+    // published components' additionalProps() often fail then (notion's append-block reads
+    // `blockTypes.includes`): the static prop's options do not depend on it.
+    if (input.component.props.some((candidate) => candidate.name === input.prop)) return input.component.props;
+    throw error;
   });
   const spec = specs.find((candidate) => candidate.name === input.prop);
   if (!spec) {
