@@ -18,5 +18,8 @@ export function classify(message, known) {
   if (NETWORK.test(message)) return { cause: 'needs-network', note: 'reaches a host outside this machine' };
   if (/needs a connected account|PROP_REQUIRED: app prop/.test(message))
     return { cause: 'needs-credentials', note: 'its app needs an account' };
+  // What the services' clients say when `$auth` is empty (the report connects no accounts).
+  if (/Should send 'token'|No accessToken or apiKey|Access denied for user ''|not_authed|invalid_auth/.test(message))
+    return { cause: 'needs-credentials', note: 'its client refuses to start without a token' };
   return { cause: 'our-bug', note: 'unexplained failure' };
 }

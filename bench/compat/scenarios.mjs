@@ -16,6 +16,20 @@ const NOT_RUN = {
   'file server': { cause: 'needs-network', note: 'needs an SFTP server, which does not run here' },
 };
 
+/**
+ * Causes of a whole package, by message: a SaaS client whose request cannot connect retries until
+ * the deadline (Slack's and Apify's do), and options whose input values are earlier props chosen
+ * from the service (a Notion data source, an Apify actor) cannot list anything without it.
+ */
+const PACKAGE_PATTERNS = {
+  slack: [[/did not finish within/, 'needs-network', 'its client retries a request to slack.com until the deadline']],
+  apify: [
+    [/did not finish within/, 'needs-network', 'its client retries a request to api.apify.com until the deadline'],
+    [/Expected `id` to be of type `string`/, 'needs-network', 'lists builds of an actor chosen from the service first'],
+  ],
+  notion: [[/reading 'match'/, 'needs-network', 'lists items of a page or data source chosen from the service first']],
+};
+
 /** Causes named by hand, per component and stage: what the message alone cannot tell. */
 const STRICT_MODE_BUG = {
   run: {
@@ -153,8 +167,13 @@ export async function openScenarios() {
     for(id, pkg) {
       const scenario = SCENARIOS[id];
       const known = KNOWN[id] ?? {};
+      const patterns = PACKAGE_PATTERNS[id.split('/')[0]] ?? [];
       return {
-        known: (stage) => known[stage],
+        known: (stage, message = '') => {
+          if (known[stage]) return known[stage];
+          const found = patterns.find(([pattern]) => pattern.test(message));
+          return found ? { cause: found[1], note: found[2] } : undefined;
+        },
         // Options run with the scenario's props and accounts (the PostgreSQL ones list the local
         // database's schemas, tables and columns); others get placeholder credentials.
         configured: () => scenario?.configured ?? {},
