@@ -19,7 +19,9 @@ export function classify(message, known) {
   if (/needs a connected account|PROP_REQUIRED: app prop/.test(message))
     return { cause: 'needs-credentials', note: 'its app needs an account' };
   // What the services' clients say when `$auth` is empty (the report connects no accounts).
-  if (/Should send 'token'|No accessToken or apiKey|Access denied for user ''|not_authed|invalid_auth/.test(message))
+  if (/Should send 'token'|No accessToken or apiKey|not_authed|invalid_auth/.test(message))
     return { cause: 'needs-credentials', note: 'its client refuses to start without a token' };
+  if (/Access denied for user ''/.test(message))
+    return { cause: 'needs-credentials', note: 'the database refuses a connection without a user' };
   return { cause: 'our-bug', note: 'unexplained failure' };
 }

@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import pg from 'pg';
 import { classify } from './classify.mjs';
+import { openLocalMysql } from './local-mysql.mjs';
 import { startTlsPostgresProxy } from './tls-postgres-proxy.mjs';
 
 const PG = { host: '127.0.0.1', port: 5432, user: 'postgres', password: '' };
@@ -12,7 +13,7 @@ const DATABASE = 'tributary_compat';
 /** Why a package's components are not run here when no scenario is written for them. */
 const NOT_RUN = {
   'SaaS API': { cause: 'needs-network', note: "calls the service's API on the internet, with an account" },
-  database: { cause: 'needs-network', note: 'needs its database server (MySQL), which does not run here' },
+  database: { cause: 'needs-network', note: 'needs a MySQL server; none the report can administer runs here' },
   'file server': { cause: 'needs-network', note: 'needs an SFTP server, which does not run here' },
 };
 
@@ -87,8 +88,41 @@ export async function openScenarios() {
     postgresql: { ...PG, port: proxy.port, database: DATABASE, ssl_verification_mode: 'skip_verification' },
   };
 
+  const mysql = openLocalMysql();
+  const mysqlAuth = mysql ? { mysql: mysql.auth } : null;
   const table = { schema: 'public', table: 'products' };
+  const MYSQL_SCENARIOS = mysqlAuth
+    ? {
+        'mysql/actions/create-row': { configured: { table: 'products', name: 'shelf', price: '40' } },
+        'mysql/actions/find-row': {
+          configured: { table: 'products', column: 'name', operator: '=', value: 'desk' },
+        },
+        'mysql/actions/execute-query': {
+          configured: { table: 'products', condition: 'price > ?', values: ['50'] },
+        },
+        'mysql/actions/execute-raw-query': { configured: { sql: 'SELECT count(*) AS n FROM products' } },
+        'mysql/actions/update-row': {
+          configured: { table: 'products', condition: 'name = ?', conditionValues: ['lamp'], price: '25' },
+        },
+        'mysql/actions/delete-row': { configured: { table: 'products', condition: 'name = ?', values: ['shelf'] } },
+        'mysql/actions/execute-stored-procedure': {
+          configured: { storedProcedure: 'cheap_products', values: ['100'] },
+        },
+        'mysql/actions/list-table-options': { configured: {} },
+        'mysql/actions/list-stored-procedure-options': { configured: {} },
+        'mysql/sources/new-table': { configured: {}, source: true },
+        'mysql/sources/new-column': { configured: { table: 'products' }, source: true },
+        'mysql/sources/new-row': { configured: { table: 'products', column: 'id' }, source: true },
+        'mysql/sources/new-or-updated-row': { configured: { table: 'products', column: 'id' }, source: true },
+        'mysql/sources/new-row-custom-query': {
+          configured: { table: 'products', column: 'id', condition: 'price > ?', values: ['10'] },
+          source: true,
+        },
+      }
+    : {};
+  for (const scenario of Object.values(MYSQL_SCENARIOS)) scenario.accounts = mysqlAuth;
   const SCENARIOS = {
+    ...MYSQL_SCENARIOS,
     'helper_functions/actions/base64-decode-string': { configured: { data: 'aGVsbG8=' }, exports: { data: 'hello' } },
     'helper_functions/actions/schedule-task-in-future': {
       configured: { numSeconds: '60', taskSchedulerURL: base, message: 'wake up' },
@@ -194,6 +228,7 @@ export async function openScenarios() {
       await admin.end();
       await new Promise((resolve) => http.close(resolve));
       await proxy.close();
+      mysql?.close();
     },
   };
 }
