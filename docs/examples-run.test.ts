@@ -975,7 +975,7 @@ describe.concurrent('run-and-emit.md', () => {
         "export default { name: 'E', version: '0.1.0', async run() {",
         "  console.log(String(this.$emit({ long: 'x'.repeat(200) }) instanceof Promise));",
         "  this.$emit(undefined, { summary: 'nothing' });",
-        "  for (const bad of [() => this.$emit({}, { name: '$errors' }), () => this.$emit({ f() {} }), () => this.$emit({}, { ts: 'now' })]) {",
+        "  for (const bad of [() => this.$emit({}, { name: '$errors' }), () => this.$emit({ f() {} }), () => this.$emit({}, { ts: { at: 'now' } })]) {",
         '    try { bad(); } catch (error) { console.log(error.code); }',
         '  }',
         '} };',

@@ -18,10 +18,10 @@ export type { IssueLevel, ValidationIssue, ValidationPurpose } from './validate/
 export { coercePropValue } from './props/coerce-value.js';
 export { describeProps } from './props/describe-props.js';
 export type { ConfigurableProp } from './props/describe-props.js';
-export { resolveProps, MAX_PROP_VALUE_BYTES } from './props/resolve-props.js';
+export { resolveProps, MAX_PROP_VALUE_BYTES, unknownAppNotice } from './props/resolve-props.js';
 export { propProblemsError, propProblemsOf } from './props/prop-problems.js';
 export type { PropProblem } from './props/prop-problems.js';
-export type { Accounts, ResolvedApp, ResolvedProps, ResolvePropsInput } from './props/resolve-props.js';
+export type { Accounts, AppAuthModes, ResolvedApp, ResolvedProps, ResolvePropsInput } from './props/resolve-props.js';
 export { parsePropType, propKind, PROP_TYPE_NAMES } from './props/prop-catalogue.js';
 export type { PropKind } from './props/prop-catalogue.js';
 export { applyDedupe, UNIQUE_CACHE_SIZE } from './emit/dedupe.js';

@@ -10,7 +10,7 @@ export function addPropOptions(command: Command): Command {
     .option('--props <JSON>', 'set several props from one JSON object')
     .option(
       '--auth <APP=JSON>',
-      'credentials for an app prop, by app slug or prop name, seen as this.<app>.$auth (repeatable)',
+      'credentials for an app prop, by app slug or prop name, seen as this.<app>.$auth (repeatable); apps that take none need none',
       collect,
     );
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
 import { createSandbox } from '../local/create-sandbox.js';
 import { loadCode } from '../local/local-instance.js';
+import { localAppAuth } from '../local/local-app-auth.js';
 import {
   accountsFromFlags,
   configuredFromFlags,
@@ -90,6 +91,7 @@ export async function runOptions(
       prop,
       configured: configuredFromFlags(options, info.props as unknown as PropShape[]),
       accounts: accountsFromFlags(options),
+      appAuth: localAppAuth(info.props),
       page,
       ...(prevContext ? { prevContext: prevContext as Record<string, unknown> } : {}),
       ...(options.query !== undefined ? { query: options.query } : {}),

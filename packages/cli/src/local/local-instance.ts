@@ -19,6 +19,7 @@ import {
   type ValidationPurpose,
 } from '@tributary/runtime';
 import type { ComponentHandle, ComponentInfo, PreparedComponent, PropsInfo, Sandbox } from '@tributary/sandbox';
+import { localAppAuth } from './local-app-auth.js';
 import { accountsFromFlags, configuredFromFlags, type PropFlags, type PropShape } from './prop-flags.js';
 import { freshState, readState, writeState, type LocalState } from './state-dir.js';
 
@@ -112,12 +113,13 @@ export class LocalInstance {
   /** Reads the prop flags by each prop's type, asking the worker for dynamic props first. */
   private static async configure(options: LocalInstanceOptions, loaded: LoadedCode, accounts: Accounts) {
     const timeoutMs = timeoutFor(loaded.info, options);
+    const appAuth = localAppAuth(loaded.info.props);
     const staticProps = loaded.info.props as unknown as PropShape[];
     let configured = configuredFromFlags(options.flags, staticProps);
-    let info = await loaded.handle.configure(configured, accounts, timeoutMs);
+    let info = await loaded.handle.configure(configured, accounts, timeoutMs, appAuth);
     if (loaded.info.hasAdditionalProps) {
       configured = configuredFromFlags(options.flags, info.props as unknown as PropShape[]);
-      info = await loaded.handle.configure(configured, accounts, timeoutMs);
+      info = await loaded.handle.configure(configured, accounts, timeoutMs, appAuth);
     }
     return { configured, info };
   }
@@ -265,6 +267,7 @@ export class LocalInstance {
         kind,
         configured: code.configured,
         accounts: this.accounts,
+        appAuth: localAppAuth(code.loaded.info.props),
         ...(options.event !== undefined ? { event: options.event } : {}),
         state: { db: state.db, dedupe: state.dedupe },
         endpointUrl: this.endpointUrl,

@@ -1,5 +1,5 @@
 import { AppError, type AccountT, type AppT } from '@tributary/contracts';
-import type { Accounts } from '@tributary/runtime';
+import type { Accounts, AppAuthModes } from '@tributary/runtime';
 import type { Kysely } from 'kysely';
 import type { AppCatalog } from '../apps/app-catalog.js';
 import { newId } from '../ids.js';
@@ -241,6 +241,22 @@ export class AccountService {
         accounts[name] = JSON.parse(this.options.box.decrypt(fields)) as Record<string, unknown>;
     }
     return accounts;
+  }
+
+  /**
+   * Which of these app props may run without a connected account: apps whose catalog entry takes
+   * no credentials (`auth_type: "none"`), and apps the catalog does not know (they run with an
+   * empty `$auth` and a warning in the logs). The runtime refuses the others when unset.
+   */
+  async appAuthFor(props: readonly AppPropDescription[]): Promise<AppAuthModes> {
+    const modes: Record<string, 'none' | 'unknown'> = {};
+    for (const prop of props) {
+      if (prop.type !== 'app' || prop.app === undefined || Object.hasOwn(modes, prop.app)) continue;
+      const app = await this.options.catalog.find(prop.app);
+      if (app === null) modes[prop.app] = 'unknown';
+      else if (app.auth_type === 'none') modes[prop.app] = 'none';
+    }
+    return modes;
   }
 
   toApi(row: AccountRow): AccountT {

@@ -1,5 +1,5 @@
 import { AppError, type ConfigureComponentResultT, type ReloadPropsResultT } from '@tributary/contracts';
-import { propProblemsOf, type InvocationResult } from '@tributary/runtime';
+import { propProblemsOf, type Accounts, type AppAuthModes, type InvocationResult } from '@tributary/runtime';
 import { OWNER_ID } from '../sources/owner.js';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentRow, ComponentService } from '../components/component-service.js';
@@ -41,12 +41,13 @@ export class ComponentCalls {
     readonly prevContext?: Readonly<Record<string, unknown>>;
     readonly query?: string;
   }): Promise<ConfigureComponentResultT> {
-    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const { component, accounts, appAuth } = await this.prepare(input.id, input.configured);
     const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     const page = await handle.options({
       prop: input.prop,
       configured: input.configured,
       accounts,
+      appAuth,
       page: input.page ?? 0,
       ...(input.prevContext ? { prevContext: input.prevContext } : {}),
       ...(input.query !== undefined ? { query: input.query } : {}),
@@ -70,13 +71,14 @@ export class ComponentCalls {
     readonly component: { readonly id: string } | { readonly code: string };
     readonly configured: Readonly<Record<string, unknown>>;
   }): Promise<ReloadPropsResultT> {
-    const { component, accounts } = await this.prepare(input.component, input.configured);
+    const { component, accounts, appAuth } = await this.prepare(input.component, input.configured);
     const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     try {
       const info = await propsForForm({
         handle,
         configured: 'code' in input.component ? keptValues(component, input.configured) : input.configured,
         accounts,
+        appAuth,
         timeoutMs: this.options.configureTimeoutMs,
       });
       return { dynamic_props: { configurable_props: info.props }, errors: [], observations: [] };
@@ -98,7 +100,7 @@ export class ComponentCalls {
     readonly configured: Readonly<Record<string, unknown>>;
     readonly timeoutMs?: number;
   }): Promise<RunReport> {
-    const { component, accounts } = await this.prepare(input.id, input.configured);
+    const { component, accounts, appAuth } = await this.prepare(input.id, input.configured);
     if (component.component_type !== 'action') {
       throw new AppError(
         'WRONG_COMPONENT_TYPE',
@@ -107,11 +109,12 @@ export class ComponentCalls {
     }
     const handle = await this.options.executor.handle(component, this.options.owner ?? OWNER_ID);
     // Configuring first turns a missing or invalid prop into a 400, as a deploy does.
-    await handle.configure(input.configured, accounts, this.options.configureTimeoutMs);
+    await handle.configure(input.configured, accounts, this.options.configureTimeoutMs, appAuth);
     const result: InvocationResult = await handle.invoke({
       kind: 'run',
       configured: input.configured,
       accounts,
+      appAuth,
       state: { db: {}, dedupe: null },
       timeoutMs: input.timeoutMs ?? this.options.actionTimeoutMs,
     });
@@ -148,7 +151,7 @@ export class ComponentCalls {
   private async prepare(
     ref: string | { readonly id: string } | { readonly code: string },
     configured: Readonly<Record<string, unknown>>,
-  ): Promise<{ component: ComponentRow; accounts: Awaited<ReturnType<AccountService['credentialsFor']>> }> {
+  ): Promise<{ component: ComponentRow; accounts: Accounts; appAuth: AppAuthModes }> {
     const component =
       typeof ref === 'string'
         ? await this.options.components.get(ref)
@@ -156,7 +159,11 @@ export class ComponentCalls {
           ? await this.options.components.unsaved(ref.code)
           : await this.options.components.get(ref.id);
     await this.options.accounts.check(configured, describedProps(component));
-    return { component, accounts: await this.options.accounts.credentialsFor(configured) };
+    return {
+      component,
+      accounts: await this.options.accounts.credentialsFor(configured),
+      appAuth: await this.options.accounts.appAuthFor(describedProps(component)),
+    };
   }
 }
 

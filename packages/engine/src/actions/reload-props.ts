@@ -3,6 +3,7 @@ import { propProblemsOf, type PropProblem } from '@tributary/runtime';
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
 
 type Accounts = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+type AppAuthModes = Readonly<Record<string, 'none' | 'unknown'>>;
 
 /** Values tried, in order, for a required prop the form has not filled yet, by prop type. */
 const STAND_INS: Record<string, readonly unknown[]> = {
@@ -30,6 +31,7 @@ export async function propsForForm(input: {
   readonly handle: ComponentHandle;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  readonly appAuth?: AppAuthModes;
   readonly timeoutMs: number;
 }): Promise<PropsInfo> {
   const configured: Record<string, unknown> = { ...input.configured };
@@ -37,7 +39,7 @@ export async function propsForForm(input: {
   const tried = new Map<string, number>();
   for (let attempt = 0; ; attempt += 1) {
     try {
-      return await input.handle.configure(configured, accounts, input.timeoutMs);
+      return await input.handle.configure(configured, accounts, input.timeoutMs, input.appAuth);
     } catch (error) {
       if (attempt >= MAX_ATTEMPTS || !isAppError(error)) throw error;
       // Every prop that failed is listed; the caller's own values are never replaced.

@@ -1,6 +1,19 @@
 import type { AppsFileT } from '@tributary/contracts';
 
 /**
+ * Pipedream's utility apps: their components call no outside service, or only URLs given as props,
+ * so an app prop of theirs runs with an empty `$auth` and no connected account.
+ */
+const NO_CREDENTIAL_APPS = [
+  { slug: 'helper_functions', name: 'Helper Functions', description: 'Pipedream utility actions; no credentials.' },
+  { slug: 'formatting', name: 'Formatting', description: 'Text, number and date formatting; no credentials.' },
+  { slug: 'pipedream_utils', name: 'Pipedream Utils', description: 'Pipedream utility actions; no credentials.' },
+  { slug: 'datetime', name: 'Date / Time', description: 'Date and time utilities; no credentials.' },
+  { slug: 'rss', name: 'RSS', description: 'Public RSS and Atom feeds; no credentials.' },
+  { slug: 'schedule', name: 'Schedule', description: 'Timer sources; no credentials.' },
+];
+
+/**
  * The catalog entries that ship with the server, in the `--apps-file` format (docs/accounts.md):
  * the apps the fixtures and docs use. An operator's entry with the same slug replaces one of these.
  */
@@ -66,6 +79,7 @@ export const BUILTIN_APPS: AppsFileT = {
       auth_type: 'keys',
       fields: [{ name: 'api_key', label: 'API key', secret: true, optional: false, description: null }],
     },
+    ...NO_CREDENTIAL_APPS.map((entry) => ({ ...entry, auth_type: 'none' as const, fields: [] })),
     {
       slug: 'http',
       name: 'HTTP',

@@ -1,7 +1,15 @@
-import type { InvocationKind, InvocationResult, InvocationState, HttpResponse, LogEntry } from '@tributary/runtime';
+import type {
+  AppAuthModes,
+  InvocationKind,
+  InvocationResult,
+  InvocationState,
+  HttpResponse,
+  LogEntry,
+} from '@tributary/runtime';
 import type { ComponentHandle, Sandbox } from '@tributary/sandbox';
 import type { AppError } from '@tributary/contracts';
 import type { Selectable } from 'kysely';
+import type { AppPropDescription } from '../accounts/account-service.js';
 import type { ComponentService, ComponentRow } from '../components/component-service.js';
 import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -29,6 +37,7 @@ export interface ExecutorOptions {
     credentialsFor(
       configured: Readonly<Record<string, unknown>>,
     ): Promise<Readonly<Record<string, Readonly<Record<string, unknown>>>>>;
+    appAuthFor(props: readonly AppPropDescription[]): Promise<AppAuthModes>;
   };
 }
 
@@ -98,6 +107,7 @@ export class SourceExecutor {
         kind: input.kind,
         configured,
         accounts,
+        ...(await this.appAuth(input.handle)),
         ...(input.event !== undefined ? { event: input.event } : {}),
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),
@@ -134,6 +144,7 @@ export class SourceExecutor {
     return input.handle.invokeBatch({
       configured,
       accounts,
+      ...(await this.appAuth(input.handle)),
       events: input.events,
       state: input.state,
       ...(endpointUrl ? { endpointUrl } : {}),
@@ -151,6 +162,14 @@ export class SourceExecutor {
       if (isAccountFailure(error)) return error;
       throw error;
     }
+  }
+
+  /** The source's apps that run without an account (AccountService.appAuthFor), as request fields. */
+  private async appAuth(handle: ComponentHandle): Promise<{ appAuth?: AppAuthModes }> {
+    if (!this.options.accounts || !handle.loaded.info) return {};
+    return {
+      appAuth: await this.options.accounts.appAuthFor(handle.loaded.info.props as unknown as AppPropDescription[]),
+    };
   }
 
   /** Turns invocation results into one commit (events with their ids, log lines with markers). */

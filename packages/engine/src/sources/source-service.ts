@@ -111,6 +111,7 @@ export class SourceService {
         configuredIn,
         await this.options.accounts.credentialsFor(configuredIn),
         this.options.configureTimeoutMs,
+        await this.options.accounts.appAuthFor(describedProps(component)),
       );
       const now = this.options.now();
       const name = request.name ?? component.name ?? component.key ?? 'source';
@@ -192,6 +193,7 @@ export class SourceService {
           merged,
           await this.options.accounts.credentialsFor(merged),
           this.options.configureTimeoutMs,
+          await this.options.accounts.appAuthFor(describedProps(newComponent)),
         );
         next = {
           ...next,

@@ -1,7 +1,7 @@
 import { isAccountFailure } from '../accounts/account-failure.js';
 import type { HttpResponse, InvocationResult } from '@tributary/runtime';
 import { OWNER_ID } from '../sources/owner.js';
-import type { AccountService } from '../accounts/account-service.js';
+import type { AccountService, AppPropDescription } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import type { QueuedInvocation } from '../ports/invocation-queue.js';
 import type { Logger } from '../ports/logger.js';
@@ -240,6 +240,7 @@ export class RunExecutor {
         kind: 'run',
         configured: evaluated.props,
         accounts,
+        appAuth: await this.options.accounts.appAuthFor(handle.info.props as unknown as AppPropDescription[]),
         steps,
         state: { db: {}, dedupe: null },
         timeoutMs: this.options.stepTimeoutMs,

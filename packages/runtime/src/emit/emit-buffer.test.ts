@@ -106,7 +106,17 @@ describe('EmitBuffer channels, summaries and ts', () => {
     t = 6_000;
     b.emit({}, undefined);
     expect(b.emits.map((e) => e.metadata.ts)).toEqual([42, 6_000]);
-    expect(caught(() => b.emit({}, { ts: '2024-01-01' }))).toMatchObject({ code: 'EMIT_INVALID' });
+    expect(caught(() => b.emit({}, { ts: { at: 1 } }))).toMatchObject({ code: 'EMIT_INVALID' });
+  });
+
+  it('reads ts as published components pass it: a Date, a numeric or ISO string, NaN as the emit time', () => {
+    const b = buffer(undefined, () => 7_000);
+    b.emit({}, { ts: new Date('2024-01-01T00:00:00Z') });
+    b.emit({}, { ts: '1700000000000' });
+    b.emit({}, { ts: '2024-01-01T00:00:01Z' });
+    b.emit({}, { ts: Date.parse('not a date') });
+    b.emit({}, { ts: 'soon' });
+    expect(b.emits.map((e) => e.metadata.ts)).toEqual([1704067200000, 1700000000000, 1704067201000, 7_000, 7_000]);
   });
 
   it('refuses metadata that is not an object', () => {

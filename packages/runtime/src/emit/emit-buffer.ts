@@ -90,15 +90,23 @@ function checkName(name: unknown): string {
   return name;
 }
 
+/**
+ * `ts` in epoch milliseconds. Published components also pass a Date, a numeric string or an ISO
+ * date string, and sometimes NaN (`Date.parse` of a missing field): Pipedream accepts all of them,
+ * so they are read as the time they name, and a time that names nothing is the time of the call.
+ */
 function checkTs(ts: unknown, now: () => number): number {
   if (ts === undefined || ts === null) return now();
-  if (typeof ts !== 'number' || !Number.isFinite(ts)) {
-    throw new AppError(
-      'EMIT_INVALID',
-      `$emit: metadata.ts must be epoch milliseconds (a number), got ${JSON.stringify(ts)}`,
-    );
+  if (ts instanceof Date) return Number.isFinite(ts.getTime()) ? ts.getTime() : now();
+  if (typeof ts === 'number') return Number.isFinite(ts) ? ts : now();
+  if (typeof ts === 'string') {
+    const parsed = /^\s*-?\d+(\.\d+)?\s*$/.test(ts) ? Number(ts) : Date.parse(ts);
+    return Number.isFinite(parsed) ? parsed : now();
   }
-  return ts;
+  throw new AppError(
+    'EMIT_INVALID',
+    `$emit: metadata.ts must be epoch milliseconds (a number, a Date or a date string), got ${typeof ts}`,
+  );
 }
 
 function checkSummary(summary: unknown, payload: Json): string {

@@ -1,4 +1,6 @@
+import { httpRequestValue } from '../props/http-request-prop.js';
 import type { ResolvedProps } from '../props/resolve-props.js';
+import { isPlainObject } from '../util/json.js';
 import type { AppDefinition, AuthorFunction, Component } from '../types.js';
 
 /** The pieces of `this` that depend on what kind of invocation is running. */
@@ -46,8 +48,10 @@ export function buildThis(component: Component, props: ResolvedProps, services: 
     });
   };
   for (const spec of props.specs) {
-    if (Object.hasOwn(props.values, spec.name)) define(spec.name, props.values[spec.name]);
-    else if (Object.hasOwn(props.apps, spec.name)) {
+    if (Object.hasOwn(props.values, spec.name)) {
+      const value = props.values[spec.name];
+      define(spec.name, spec.type === 'http_request' && isPlainObject(value) ? httpRequestValue(value) : value);
+    } else if (Object.hasOwn(props.apps, spec.name)) {
       const app = props.apps[spec.name];
       if (app) define(spec.name, createAppInstance(app.definition, app.auth));
     } else if (props.dbProps.includes(spec.name) && services.db) define(spec.name, services.db);

@@ -1,6 +1,6 @@
 import { AppError } from '@tributary/contracts';
 import { normalizeProp } from '../props/normalize-prop.js';
-import { resolveProps, type Accounts } from '../props/resolve-props.js';
+import { resolveProps, type Accounts, type AppAuthModes } from '../props/resolve-props.js';
 import type { Component, PropSpec } from '../types.js';
 import { isPlainObject } from '../util/json.js';
 import { withTimeout } from '../util/with-timeout.js';
@@ -14,6 +14,7 @@ export interface DynamicPropsInput {
   readonly component: Component;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts?: Accounts;
+  readonly appAuth?: AppAuthModes;
   readonly timeoutMs: number;
   readonly onLog?: (entry: LogEntry) => void;
 }
@@ -29,6 +30,7 @@ export async function resolvePropSpecs(input: DynamicPropsInput): Promise<readon
     specs: component.props,
     configured: pick(input.configured, component.props),
     ...(input.accounts ? { accounts: input.accounts } : {}),
+    ...(input.appAuth ? { appAuth: input.appAuth } : {}),
     partial: true,
   });
   const self = buildThis(component, partial, {});

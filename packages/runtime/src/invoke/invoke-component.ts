@@ -136,6 +136,7 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
         }
       : {}),
   });
+  for (const notice of props.notices) log('warn', notice);
   const target = pickTarget(input);
   let returned: unknown;
   let error: SerializedError | null = null;

@@ -1,5 +1,5 @@
 import { AppError } from '@tributary/contracts';
-import { resolveProps, type Accounts } from '../props/resolve-props.js';
+import { resolveProps, type Accounts, type AppAuthModes } from '../props/resolve-props.js';
 import { staticOptionsShape } from '../props/static-options.js';
 import type { Component, PropSpec } from '../types.js';
 import { isPlainObject } from '../util/json.js';
@@ -14,6 +14,7 @@ export interface ListOptionsInput {
   readonly prop: string;
   readonly configured?: Readonly<Record<string, unknown>>;
   readonly accounts?: Accounts;
+  readonly appAuth?: AppAuthModes;
   /** 0-based page number. */
   readonly page?: number;
   /** The `context` the previous page returned. */
@@ -43,6 +44,13 @@ export async function listPropOptions(input: ListOptionsInput): Promise<OptionsP
     configured,
     timeoutMs: input.timeoutMs,
     ...(input.accounts ? { accounts: input.accounts } : {}),
+    ...(input.appAuth ? { appAuth: input.appAuth } : {}),
+  }).catch((error: unknown) => {
+    // A form lists a static prop's options before the props additionalProps() reads are set, and
+    // published components' additionalProps() often fail then (notion's append-block reads
+    // `blockTypes.includes`): the static prop's options do not depend on it.
+    if (input.component.props.some((candidate) => candidate.name === input.prop)) return input.component.props;
+    throw error;
   });
   const spec = specs.find((candidate) => candidate.name === input.prop);
   if (!spec) {
@@ -104,6 +112,7 @@ function optionsThis(
     specs,
     configured,
     ...(input.accounts ? { accounts: input.accounts } : {}),
+    ...(input.appAuth ? { appAuth: input.appAuth } : {}),
     partial: true,
   });
   if (spec.fromApp) {

@@ -87,9 +87,44 @@ function coerceScalar(base: string, value: unknown): Coerced {
     }
     case 'any':
       return isJsonValue(value) ? ok(value) : fail('must be a JSON value');
+    case 'sql':
+      return coerceSql(value);
+    case 'http_request':
+      return coerceHttpRequest(value);
     default:
       return fail(`has type "${base}", which takes no user value`);
   }
+}
+
+/** Pipedream's `sql` value, `{ query, params }`; a string is a query without parameters. */
+function coerceSql(value: unknown): Coerced {
+  if (typeof value === 'string') return ok({ query: value, params: [] });
+  if (!isPlainObject(value) || typeof value['query'] !== 'string')
+    return fail(`must be a query string or { "query": "…", "params": [] }, got ${describe(value)}`);
+  const params = value['params'] ?? [];
+  if (!Array.isArray(params) || !params.every((param) => isJsonValue(param)))
+    return fail('"params" must be a list of values');
+  return ok({ query: value['query'], params });
+}
+
+/** Pipedream's `http_request` value: the request's configuration; a string is its URL. */
+function coerceHttpRequest(value: unknown): Coerced {
+  let parsed = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = value.trimStart().startsWith('{') ? JSON.parse(value) : { url: value };
+    } catch {
+      return fail('must be a URL or a request object (the string given is not valid JSON)');
+    }
+  }
+  if (!isPlainObject(parsed) || !isJsonValue(parsed))
+    return fail(
+      `must be a URL or a request object { url, method, headers, params, body, auth }, got ${describe(parsed)}`,
+    );
+  for (const field of ['url', 'method'] as const) {
+    if (parsed[field] !== undefined && typeof parsed[field] !== 'string') return fail(`"${field}" must be a string`);
+  }
+  return ok(parsed);
 }
 
 function checkBounds(spec: PropSpec, item: unknown): string | null {

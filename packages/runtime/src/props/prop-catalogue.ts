@@ -1,5 +1,5 @@
 /** What the runtime knows about a prop type (contract §2.4). */
-export type PropKind = 'input' | 'app' | 'interface' | 'service' | 'alert' | 'unsupported';
+export type PropKind = 'input' | 'app' | 'interface' | 'service' | 'alert' | 'inert' | 'unsupported';
 
 interface PropTypeInfo {
   readonly kind: PropKind;
@@ -21,10 +21,15 @@ const CATALOGUE: Readonly<Record<string, PropTypeInfo>> = {
   '$.interface.timer': { kind: 'interface', arrays: false, sources: true, actions: false },
   '$.service.db': { kind: 'service', arrays: false, sources: true, actions: true },
   alert: { kind: 'alert', arrays: false, sources: true, actions: true },
+  // Pipedream's request builder: the value is the request's configuration, and `this.<prop>` adds
+  // `execute()` (props/http-request-prop.ts).
+  http_request: { kind: 'input', arrays: false, sources: true, actions: true },
+  // A query with its parameters, `{ query, params }`; a plain string is the query.
+  sql: { kind: 'input', arrays: false, sources: true, actions: true },
+  // Accepted so published components load; they take no value and do nothing here (docs/compatibility.md).
+  dir: { kind: 'inert', arrays: false, sources: true, actions: true },
+  '$.interface.apphook': { kind: 'inert', arrays: false, sources: true, actions: false },
   data_store: { kind: 'unsupported', arrays: false, sources: false, actions: true },
-  http_request: { kind: 'unsupported', arrays: false, sources: true, actions: true },
-  sql: { kind: 'unsupported', arrays: false, sources: true, actions: true },
-  dir: { kind: 'unsupported', arrays: false, sources: true, actions: true },
 };
 
 export interface ParsedPropType {

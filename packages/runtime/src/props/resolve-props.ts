@@ -11,6 +11,13 @@ export const MAX_PROP_VALUE_BYTES = 64 * 1024;
 /** Credentials of connected accounts, keyed by app slug (or by the app prop's name). */
 export type Accounts = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 
+/**
+ * Apps the host lets run without a connected account, by app slug: `none` (the catalog says the app
+ * takes no credentials) or `unknown` (the catalog has no entry: run with an empty `$auth` and warn).
+ * An app absent here needs credentials.
+ */
+export type AppAuthModes = Readonly<Record<string, 'none' | 'unknown'>>;
+
 export interface ResolvedApp {
   readonly definition: AppDefinition;
   readonly auth: Readonly<Record<string, unknown>>;
@@ -25,12 +32,15 @@ export interface ResolvedProps {
   readonly timer: { readonly prop: string; readonly schedule: TimerSchedule } | null;
   readonly http: { readonly prop: string; readonly customResponse: boolean } | null;
   readonly dbProps: readonly string[];
+  /** Warnings for the invocation's log (an app prop running without credentials it may need). */
+  readonly notices: readonly string[];
 }
 
 export interface ResolvePropsInput {
   readonly specs: readonly PropSpec[];
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts?: Accounts;
+  readonly appAuth?: AppAuthModes;
   /** Accept missing required values (options and additionalProps run on partial configuration). */
   readonly partial?: boolean;
 }
@@ -50,7 +60,7 @@ export function resolveProps(input: ResolvePropsInput): ResolvedProps {
       );
     }
   }
-  const resolved: Resolved = { values: {}, apps: {}, timer: null, http: null, dbProps: [] };
+  const resolved: Resolved = { values: {}, apps: {}, timer: null, http: null, dbProps: [], notices: [] };
   for (const spec of input.specs) {
     try {
       resolveOne(spec, input, resolved);
@@ -69,6 +79,7 @@ type Resolved = {
   timer: ResolvedProps['timer'];
   http: ResolvedProps['http'];
   dbProps: string[];
+  notices: string[];
 };
 
 /** One prop's value into `out`; throws an AppError naming the prop when a rule fails. */
@@ -88,15 +99,19 @@ function resolveOne(spec: PropSpec, input: ResolvePropsInput, out: Resolved): vo
       break;
     }
     case 'app': {
-      const auth = findAccount(spec, input.accounts);
-      if (auth === null && spec.raw['optional'] !== true && input.partial !== true) {
+      const slug = spec.appDefinition?.app ?? '';
+      const found = findAccount(spec, input.accounts);
+      const mode = found === null && Object.hasOwn(input.appAuth ?? {}, slug) ? input.appAuth?.[slug] : undefined;
+      if (found === null && mode === undefined && spec.raw['optional'] !== true && input.partial !== true) {
         throw new AppError(
           'PROP_REQUIRED',
-          `app prop "${spec.name}" needs a connected account for app "${spec.appDefinition?.app ?? ''}"`,
-          { prop: spec.name },
+          `app prop "${spec.name}" needs a connected account for app "${slug}": set it to { "authProvisionId": "apn_…" } ` +
+            `(an account of "${slug}"), or locally pass --auth ${slug}='{…}'`,
+          { prop: spec.name, app: slug },
         );
       }
-      if (spec.appDefinition) out.apps[spec.name] = { definition: spec.appDefinition, auth: auth ?? {} };
+      if (mode === 'unknown') out.notices.push(unknownAppNotice(spec.name, slug));
+      if (spec.appDefinition) out.apps[spec.name] = { definition: spec.appDefinition, auth: found ?? {} };
       break;
     }
     case 'interface':
@@ -113,6 +128,7 @@ function resolveOne(spec: PropSpec, input: ResolvePropsInput, out: Resolved): vo
       out.dbProps.push(spec.name);
       break;
     case 'alert':
+    case 'inert':
     case 'unsupported':
       break;
   }
@@ -137,4 +153,12 @@ function findAccount(spec: PropSpec, accounts: Accounts | undefined): Record<str
   const bySlug = spec.appDefinition ? accounts[spec.appDefinition.app] : undefined;
   const found = accounts[spec.name] ?? bySlug;
   return isPlainObject(found) ? found : null;
+}
+
+/** The warning of an app the catalog does not know, run with an empty `$auth` (docs/accounts.md). */
+export function unknownAppNotice(prop: string, slug: string): string {
+  return (
+    `app "${slug}" (prop "${prop}") is not in the app catalog, so it runs with an empty $auth; ` +
+    `if it needs credentials, connect an account of "${slug}" (or locally pass --auth ${slug}='{…}')`
+  );
 }

@@ -60,6 +60,13 @@ export function checkPropRules(spec: PropSpec, context: PropRuleContext, issues:
   if (spec.raw['reloadProps'] === true && !context.hasAdditionalProps) {
     issues.warn('P9', `${label}: "reloadProps" has no effect: the component has no additionalProps()`, where);
   }
+  if (base === '$.interface.apphook') {
+    issues.warn(
+      'P2',
+      `${label}: "$.interface.apphook" events (app webhooks Pipedream subscribes for you) are not delivered by Tributary; the source runs on its timer, HTTP endpoint or manual runs only`,
+      where,
+    );
+  }
   if (base === 'alert') checkAlert(spec, label, issues);
   if (base === '$.interface.timer') checkTimer(spec, label, issues);
   else if (info.kind === 'input') checkDefault(spec, label, issues);

@@ -224,8 +224,18 @@ describe('validateComponent: prop rules', () => {
     expect(rejects(source({ props: { x: { type: 'strng' } } }), 'P2', { prop: 'x' }).message).toContain('"strng"');
     rejects(source({ props: { x: { type: 'object[]' } } }), 'P2', { prop: 'x' });
     rejects(source({ props: { x: { type: 'string[][]' } } }), 'P2', { prop: 'x' });
-    rejects(action({ props: { x: { type: 'http_request' } } }), 'P2', { prop: 'x' });
+    rejects(action({ props: { x: { type: 'data_store' } } }), 'P2', { prop: 'x' });
     rejects(source({ props: { x: 'token' } }), 'P2', { prop: 'x' });
+  });
+
+  it("P2: accepts Pipedream's http_request, sql, dir and $.interface.apphook props", () => {
+    clean(action({ props: { req: { type: 'http_request', optional: true, default: { method: 'POST' } } } }));
+    clean(action({ props: { query: { type: 'sql', auth: { app: 'postgresql' } } } }));
+    clean(action({ props: { syncDir: { type: 'dir', accessMode: 'read', sync: true, optional: true } } }));
+    const hooked = validateComponent(source({ props: { hook: { type: '$.interface.apphook', appProp: 'slack' } } }));
+    expect(hooked.component).not.toBeNull();
+    expect(hooked.issues).toContainEqual(expect.objectContaining({ level: 'warning', rule: 'P2', prop: 'hook' }));
+    rejects(action({ props: { hook: { type: '$.interface.apphook', appProp: 'slack' } } }), 'C14', { prop: 'hook' });
   });
 
   it('P3: refuses secret on anything but string', () => {

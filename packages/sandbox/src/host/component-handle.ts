@@ -4,6 +4,7 @@ import {
   applyDedupe,
   MAX_INVOCATION_PAYLOAD_BYTES,
   type Accounts,
+  type AppAuthModes,
   type DedupeState,
   type EmittedEvent,
   type HttpResponse,
@@ -35,6 +36,8 @@ export interface InvokeRequest {
   readonly kind: InvocationKind;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  /** Apps that run without an account: `none` silently, `unknown` with a warning in the logs. */
+  readonly appAuth?: AppAuthModes;
   readonly event?: unknown;
   readonly steps?: Readonly<Record<string, unknown>>;
   readonly state: InvocationState;
@@ -46,6 +49,8 @@ export interface InvokeRequest {
 export interface BatchRequest {
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  /** Apps that run without an account: `none` silently, `unknown` with a warning in the logs. */
+  readonly appAuth?: AppAuthModes;
   readonly events: readonly unknown[];
   /** The state the first item starts from; each later item starts from the one before it. */
   readonly state: InvocationState;
@@ -63,6 +68,8 @@ export interface OptionsRequest {
   readonly prop: string;
   readonly configured: Readonly<Record<string, unknown>>;
   readonly accounts: Accounts;
+  /** Apps that run without an account: `none` silently, `unknown` with a warning in the logs. */
+  readonly appAuth?: AppAuthModes;
   readonly page: number;
   readonly prevContext?: Readonly<Record<string, unknown>>;
   readonly query?: string;
@@ -116,7 +123,12 @@ export class ComponentHandle {
   }
 
   /** Resolves configured props in the worker: final prop list, timer schedule, HTTP interface. */
-  configure(configured: Readonly<Record<string, unknown>>, accounts: Accounts, timeoutMs: number): Promise<PropsInfo> {
+  configure(
+    configured: Readonly<Record<string, unknown>>,
+    accounts: Accounts,
+    timeoutMs: number,
+    appAuth?: AppAuthModes,
+  ): Promise<PropsInfo> {
     return this.serial(async () => {
       const reply = await this.call(
         {
@@ -124,6 +136,7 @@ export class ComponentHandle {
           slot: this.settings.slot,
           configured: { ...configured },
           accounts: copyAccounts(accounts),
+          ...(appAuth ? { appAuth: { ...appAuth } } : {}),
           timeoutMs,
         },
         timeoutMs,
@@ -142,6 +155,7 @@ export class ComponentHandle {
           prop: request.prop,
           configured: { ...request.configured },
           accounts: copyAccounts(request.accounts),
+          ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
           page: request.page,
           ...(request.prevContext ? { prevContext: { ...request.prevContext } } : {}),
           ...(request.query !== undefined ? { query: request.query } : {}),
@@ -170,6 +184,7 @@ export class ComponentHandle {
             kind: request.kind,
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
+            ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
             ...(request.event !== undefined ? { event: request.event } : {}),
             ...(request.steps ? { steps: { ...request.steps } } : {}),
             state: { db: request.state.db, dedupe: request.state.dedupe },
@@ -232,6 +247,7 @@ export class ComponentHandle {
             slot: this.settings.slot,
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
+            ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
             events: [...request.events],
             state: { db: request.state.db, dedupe: request.state.dedupe },
             ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),

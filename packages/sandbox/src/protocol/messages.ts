@@ -113,7 +113,12 @@ export const PropsInfo = z.object({
 });
 export type PropsInfo = z.infer<typeof PropsInfo>;
 
-const configured = { configured: record, accounts: z.record(z.string(), record) };
+const configured = {
+  configured: record,
+  accounts: z.record(z.string(), record),
+  // Apps allowed to run without an account (AppAuthModes of the runtime), by app slug.
+  appAuth: z.record(z.string(), z.enum(['none', 'unknown'])).optional(),
+};
 
 export const HostMessage = z.discriminatedUnion('type', [
   z.object({

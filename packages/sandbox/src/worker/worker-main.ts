@@ -143,9 +143,15 @@ async function handle(message: HostMessage): Promise<void> {
         component: loaded,
         configured: message.configured,
         accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
         timeoutMs: message.timeoutMs,
       });
-      const resolved = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
+      const resolved = resolveProps({
+        specs,
+        configured: message.configured,
+        accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
+      });
       send({
         v: PROTOCOL_VERSION,
         type: 'props_result',
@@ -160,9 +166,15 @@ async function handle(message: HostMessage): Promise<void> {
         component: loaded,
         configured: message.configured,
         accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
         timeoutMs: message.timeoutMs,
       });
-      const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
+      const props = resolveProps({
+        specs,
+        configured: message.configured,
+        accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
+      });
       const result = await runOne({
         loaded,
         props,
@@ -186,9 +198,15 @@ async function handle(message: HostMessage): Promise<void> {
         component: loaded,
         configured: message.configured,
         accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
         timeoutMs: message.timeoutMs,
       });
-      const props = resolveProps({ specs, configured: message.configured, accounts: message.accounts });
+      const props = resolveProps({
+        specs,
+        configured: message.configured,
+        accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
+      });
       let state = message.state;
       for (const [item, event] of message.events.entries()) {
         const result = await runOne({
@@ -215,6 +233,7 @@ async function handle(message: HostMessage): Promise<void> {
         prop: message.prop,
         configured: message.configured,
         accounts: message.accounts,
+        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
         page: message.page,
         ...(message.prevContext ? { prevContext: message.prevContext } : {}),
         ...(message.query !== undefined ? { query: message.query } : {}),
