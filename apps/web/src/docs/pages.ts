@@ -55,7 +55,10 @@ const GROUPS: readonly { readonly title: string; readonly slugs: readonly string
       'isolation',
     ],
   },
-  { title: 'Reference', slugs: [HOME_SLUG, 'cli', 'rest-api', 'sse', 'config', 'errors', 'limits', 'app-catalog', 'compatibility'] },
+  {
+    title: 'Reference',
+    slugs: [HOME_SLUG, 'cli', 'rest-api', 'sse', 'config', 'errors', 'limits', 'app-catalog', 'compatibility'],
+  },
 ];
 
 /** Shorter names in the sidebar where the page's own title says more than a list item needs. */
