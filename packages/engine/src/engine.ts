@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { WorkflowRunDetailT } from '@tributary/contracts';
 import { Sandbox } from '@tributary/sandbox';
 import { AccountService } from './accounts/account-service.js';
 import { ComponentCalls } from './actions/component-calls.js';
@@ -288,6 +289,16 @@ export class Engine {
     await this.sandbox.close();
     await this.closeStore();
     await Promise.all([this.pubsub.close(), this.endpointLimiter.close()]);
+  }
+
+  /**
+   * One workflow run as `GET /v1/workflow-runs/{id}` answers it (a local `workflow run` too): its
+   * steps, and the deliveries of their `$.send.*` calls in send order.
+   */
+  async workflowRun(runId: string): Promise<WorkflowRunDetailT> {
+    const run = await this.workflows.getRun(runId);
+    const deliveries = await this.deliveries.listByRun(runId);
+    return { ...run, deliveries: deliveries.map((record) => ({ ...record, log: [...record.log] })) };
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */
