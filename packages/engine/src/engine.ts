@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { WorkflowRunDetailT } from '@tributary/contracts';
 import { Sandbox } from '@tributary/sandbox';
 import { AccountService } from './accounts/account-service.js';
 import { ComponentCalls } from './actions/component-calls.js';
@@ -477,6 +478,16 @@ export class Engine {
    */
   publishCuratedComponents(): ReturnType<RegistryService['publishBundled']> {
     return this.registry.publishBundled(CURATED_PACKAGE_DIR);
+  }
+
+  /**
+   * One workflow run as `GET /v1/workflow-runs/{id}` answers it (a local `workflow run` too): its
+   * steps, and the deliveries of their `$.send.*` calls in send order.
+   */
+  async workflowRun(runId: string): Promise<WorkflowRunDetailT> {
+    const run = await this.workflows.getRun(runId);
+    const deliveries = await this.deliveries.listByRun(runId);
+    return { ...run, deliveries: deliveries.map((record) => ({ ...record, log: [...record.log] })) };
   }
 
   /** The active source behind an HTTP endpoint id, or null (unknown, inactive or deleted). */

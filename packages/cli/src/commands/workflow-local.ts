@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { WorkflowRunT } from '@tributary/contracts';
+import type { WorkflowRunDetailT } from '@tributary/contracts';
 import { Engine } from '@tributary/engine';
 import { defaultCacheDir } from '../local/create-sandbox.js';
 
@@ -17,7 +17,7 @@ export async function runWorkflowLocally(input: {
   readonly workflow: Record<string, unknown>;
   readonly event: unknown;
   readonly log: (message: string) => void;
-}): Promise<WorkflowRunT> {
+}): Promise<WorkflowRunDetailT> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-workflow-run-'));
   const engine = await Engine.create({
     dataDir,
@@ -33,7 +33,7 @@ export async function runWorkflowLocally(input: {
     const saved = await engine.workflows.create({ ...input.workflow, trigger: { type: 'manual' } });
     const runId = await engine.workflows.trigger(saved.id, 'manual', input.event);
     for (;;) {
-      const run = await engine.workflows.getRun(runId);
+      const run = await engine.workflowRun(runId);
       if (FINISHED.has(run.status)) return run;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

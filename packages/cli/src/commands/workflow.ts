@@ -1,4 +1,12 @@
-import { list, single, StartedRun, Workflow, WorkflowRun, type WorkflowRunT } from '@tributary/contracts';
+import {
+  list,
+  single,
+  StartedRun,
+  Workflow,
+  WorkflowRun,
+  WorkflowRunDetail,
+  type WorkflowRunDetailT,
+} from '@tributary/contracts';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
@@ -159,7 +167,10 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (runId: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const { data } = await client.get(`/v1/workflow-runs/${encodeURIComponent(runId)}`, single(WorkflowRun));
+          const { data } = await client.get(
+            `/v1/workflow-runs/${encodeURIComponent(runId)}`,
+            single(WorkflowRunDetail),
+          );
           if (flags.json) return output.json(data);
           printRun(output, data);
           return data.status === 'failed' ? REMOTE_EXIT_FAILED : undefined;
@@ -199,10 +210,11 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
 }
 
 /**
- * A run for people: its status, then each step with its result or error and its log lines. A local
- * run's ids and timings belong to a throwaway engine, so they are left out (its output is stable).
+ * A run for people: its status, then each step with its result or error and its log lines, then a
+ * server run's deliveries. A local run's ids and timings belong to a throwaway engine, so they are
+ * left out (its output is stable).
  */
-function printRun(output: Output, run: WorkflowRunT, options: { readonly local?: string } = {}): void {
+function printRun(output: Output, run: WorkflowRunDetailT, options: { readonly local?: string } = {}): void {
   output.out(
     options.local === undefined
       ? `Run ${run.id} of ${run.workflow_id} (version ${run.version}): ${run.status}`
@@ -216,4 +228,12 @@ function printRun(output: Output, run: WorkflowRunT, options: { readonly local?:
     else if (step.status === 'succeeded') output.out(`    → ${compact(step.return_value)}`);
   }
   if (run.exit) output.out(`Exited: ${run.exit.reason ?? '(no reason)'}`);
+  // A local run's engine stops as the run ends: its deliveries were queued, not followed.
+  if (options.local !== undefined) return;
+  for (const delivery of run.deliveries) {
+    const error = delivery.last_error ? ` (${delivery.last_error})` : '';
+    output.out(
+      `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${delivery.attempts} attempt(s)${error}`,
+    );
+  }
 }

@@ -23,10 +23,7 @@ function requestOf(query: z.infer<typeof SubscriptionQuery>): SubscribeRequest {
 }
 
 const toApi = (subscription: SubscriptionRecord): z.infer<typeof Subscription> => ({ ...subscription });
-export const deliveryToApi = (record: DeliveryRecord): z.infer<typeof Delivery> => ({
-  ...record,
-  log: [...record.log],
-});
+const deliveryToApi = (record: DeliveryRecord): z.infer<typeof Delivery> => ({ ...record, log: [...record.log] });
 
 /**
  * Subscriptions in Pipedream's shapes (contract §9.2): listeners of a deployed source's events,

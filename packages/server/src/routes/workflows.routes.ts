@@ -16,7 +16,6 @@ import {
 import type { Engine } from '@tributary/engine';
 import { z } from 'zod';
 import { pageInfo } from './pagination.js';
-import { deliveryToApi } from './subscriptions.routes.js';
 import { route, type RouteSpec } from './route-table.js';
 
 const RunList = z.object({
@@ -140,11 +139,7 @@ export function workflowRoutes(engine: Engine): RouteSpec[] {
       summary:
         "One run: trigger event, version, per step its status, props, results, logs and error, and its steps' deliveries",
       response: single(WorkflowRunDetail),
-      handler: async ({ params }) => {
-        const run = await workflows.getRun(params['id'] ?? '');
-        const deliveries = await engine.deliveries.listByRun(run.id);
-        return { data: { ...run, deliveries: deliveries.map(deliveryToApi) } };
-      },
+      handler: async ({ params }) => ({ data: await engine.workflowRun(params['id'] ?? '') }),
     }),
     route({
       method: 'POST',
