@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO, startTributary, type TributaryServer } from '../../../tools/test-support/tributary-server.js';
 
 export { REPO };
@@ -45,6 +45,23 @@ export type RunningServer = TributaryServer;
 /** The real server, serving the built web app. */
 export function startServer(options: { readonly env?: Record<string, string> } = {}): Promise<RunningServer> {
   return startTributary({ key: `trb_${'w'.repeat(48)}`, env: { TRIBUTARY_WEB_DIR: WEB_DIST, ...options.env } });
+}
+
+/**
+ * Signs the page's browser in as the web app does: the key traded for the session cookie
+ * (POST /v1/session with the CSRF header), so every page of the context is signed in.
+ */
+export async function signInPage(page: Page, server: RunningServer): Promise<void> {
+  if (!page.url().startsWith(server.base)) await page.goto(`${server.base}/docs`);
+  const status = await page.evaluate(async (key) => {
+    const response = await fetch('/v1/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-tributary-client': 'web' },
+      body: JSON.stringify({ api_key: key }),
+    });
+    return response.status;
+  }, server.key);
+  if (status !== 201) throw new Error(`signing in with the session route answered ${status}`);
 }
 
 export async function launchBrowser(): Promise<Browser> {

@@ -18,6 +18,7 @@ import {
   launchBrowser,
   REPO,
   screenshotPath,
+  signInPage,
   startServer,
   WEB_DIST,
   type RunningServer,
@@ -72,16 +73,7 @@ async function unlabeled(target: Page = page): Promise<string[]> {
 
 /** Signs the browser in as the sign-in form does, so a test run alone with -t does not depend on the sign-in test. */
 async function signIn(target: Page = page): Promise<void> {
-  if (!target.url().startsWith(server.base)) await target.goto(`${server.base}/docs`);
-  const status = await target.evaluate(async (key) => {
-    const response = await fetch('/v1/session', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tributary-client': 'web' },
-      body: JSON.stringify({ api_key: key }),
-    });
-    return response.status;
-  }, server.key);
-  expect(status).toBe(201);
+  await signInPage(target, server);
 }
 
 async function post(url: string, body: unknown): Promise<number> {

@@ -11,7 +11,14 @@ import path from 'node:path';
 import { OAuth2Server } from 'oauth2-mock-server';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+import {
+  ensureWebBuilt,
+  launchBrowser,
+  screenshotPath,
+  signInPage,
+  startServer,
+  type RunningServer,
+} from './harness.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-oauth-'));
 let provider: OAuth2Server;
@@ -56,8 +63,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   context.setDefaultTimeout(20_000);
   page = await context.newPage();
-  await page.goto(`${server.base}/sign-in`);
-  await page.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
+  await signInPage(page, server);
 }, 90_000);
 
 afterAll(async () => {

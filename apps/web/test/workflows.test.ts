@@ -9,7 +9,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+import {
+  ensureWebBuilt,
+  launchBrowser,
+  screenshotPath,
+  signInPage,
+  startServer,
+  type RunningServer,
+} from './harness.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const code = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -31,8 +38,7 @@ beforeAll(async () => {
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   context.setDefaultTimeout(20_000);
   page = await context.newPage();
-  await page.goto(`${server.base}/sign-in`);
-  await page.evaluate((key) => sessionStorage.setItem('tributary.api_key', key), server.key);
+  await signInPage(page, server);
 }, 90_000);
 
 afterAll(async () => {
