@@ -14,6 +14,7 @@
 //      [--kill-runs 5000] [--kills 20] [--node-red-dir DIR]   (--kill-runs 0 skips the kill run)
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
+import process from 'node:process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { COMPONENTS_DIR, onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
@@ -125,7 +126,13 @@ try {
     `Node-RED ${install.version} in ${install.dir}${install.installMs ? `, installed in ${install.installMs} ms` : ''}`,
   );
 
-  server = await startTributary({ name: 'workflows', extraEnv: BENCH_RATE_LIMIT.env });
+  // TRIBUTARY_CONCURRENCY (runs at once across sources and workflow runs, default 4) passes through,
+  // to see how much of a figure the runner's cap decides.
+  const runnerConcurrency = process.env.TRIBUTARY_CONCURRENCY;
+  server = await startTributary({
+    name: 'workflows',
+    extraEnv: { ...BENCH_RATE_LIMIT.env, ...(runnerConcurrency ? { TRIBUTARY_CONCURRENCY: runnerConcurrency } : {}) },
+  });
   nodeRed = await startNodeRed(install.dir);
   baseline = await startBaselineServer();
   logLine(`tributary at ${server.baseUrl}, Node-RED at ${nodeRed.baseUrl}, baseline at ${baseline.baseUrl}`);
@@ -334,7 +341,7 @@ try {
     rows,
   );
   writeResult(NAME, {
-    server: { endpointRateLimit: BENCH_RATE_LIMIT.note },
+    server: { endpointRateLimit: BENCH_RATE_LIMIT.note, concurrency: runnerConcurrency ?? 'default (4)' },
     git,
     nodeRed: { version: install.version, installMs: install.installMs },
     load: { ...load, mode: 'closed loop' },
