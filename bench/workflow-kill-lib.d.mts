@@ -3,6 +3,8 @@ export interface KillStreamOptions {
   readonly kills: number;
   readonly drainMs?: number;
   readonly log?: (message: string) => void;
+  /** Given the clean-up (stop the process, remove the scratch folder), for a signal handler. */
+  readonly onCleanup?: (cleanup: () => Promise<void>) => void;
 }
 
 export interface KillStreamResult {

@@ -34,16 +34,25 @@ function asyncWorkflow() {
 
 /**
  * Options: runs (acknowledged requests to reach), kills, drainMs (how long to wait for the runs
- * to finish after the stream; default 180 s), log. Resolves with the counts; throws only when the
+ * to finish after the stream; default 180 s), log, onCleanup (given the clean-up, for a signal
+ * handler). Resolves with the counts; throws only when the
  * setup fails.
  */
-export async function runKillStream({ runs, kills, drainMs = 180_000, log = () => undefined }) {
+export async function runKillStream({ runs, kills, drainMs = 180_000, log = () => undefined, onCleanup }) {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-workflow-kill-'));
   chmodSync(scratch, 0o755);
   const node = new Node('kill', await freePort(), path.join(scratch, 'data'), {
     TRIBUTARY_CACHE_DIR: path.join(scratch, 'cache'),
   });
   let db = null;
+  const cleanup = async () => {
+    db?.close();
+    db = null;
+    await node.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  };
+  // The caller's Ctrl+C handler stops the process and removes the scratch folder too.
+  onCleanup?.(cleanup);
   try {
     const started = Date.now();
     await node.start();
@@ -142,8 +151,6 @@ export async function runKillStream({ runs, kills, drainMs = 180_000, log = () =
       drainAfterStreamMs: Date.now() - drainStarted,
     };
   } finally {
-    db?.close();
-    await node.stop();
-    rmSync(scratch, { recursive: true, force: true });
+    await cleanup();
   }
 }

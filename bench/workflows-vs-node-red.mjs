@@ -111,7 +111,9 @@ let server = null;
 let nodeRed = null;
 let baseline = null;
 let db = null;
+let killCleanup = null;
 onInterrupt(async () => {
+  await killCleanup?.();
   db?.close();
   await server?.stop();
   await nodeRed?.stop();
@@ -223,7 +225,16 @@ try {
   baseline = null;
 
   const killRuns = Number(args['kill-runs']);
-  const kill = killRuns > 0 ? await runKillStream({ runs: killRuns, kills: Number(args.kills) }) : null;
+  const kill =
+    killRuns > 0
+      ? await runKillStream({
+          runs: killRuns,
+          kills: Number(args.kills),
+          onCleanup: (cleanup) => {
+            killCleanup = cleanup;
+          },
+        })
+      : null;
   if (kill) logLine(`kill -9 run: ${JSON.stringify(kill)}`);
 
   const judged = {};
