@@ -24,7 +24,13 @@ const BENCHMARKS = [
   'server-timer-drift',
 ];
 /** Summarized when present, never run by this script. */
-const EXTRA_RESULTS = ['server-timer-drift-distinct', 'server-scale', 'reliability', 'registry-import'];
+const EXTRA_RESULTS = [
+  'server-timer-drift-distinct',
+  'server-scale',
+  'reliability',
+  'registry-import',
+  'workflows-vs-node-red',
+];
 const summaryOnly = process.argv.includes('--summary');
 const onlyIndex = process.argv.indexOf('--only');
 const selected = onlyIndex >= 0 ? (process.argv[onlyIndex + 1] ?? '').split(',').filter(Boolean) : BENCHMARKS;
@@ -386,9 +392,91 @@ function rowsOf(name, result) {
           's',
         ],
       ]);
+    case 'workflows-vs-node-red':
+      return workflowRows(result);
     default:
       return [];
   }
+}
+
+/** Each case against Node-RED's flow (the baseline column) and bare node:http (a diag row). */
+function workflowRows(result) {
+  const { cases, kill } = result.results;
+  const judged = result.judged;
+  const syncTarget = `≥ 0.5× Node-RED, p99 ≤ 50 ms`;
+  const rows = [];
+  for (const [key, label] of [
+    ['customResponse', 'source with customResponse'],
+    ['workflowSync', 'workflow: trigger → pick-fields → `$.respond`'],
+  ]) {
+    const { ours, nodeRed, bare } = cases[key];
+    rows.push(
+      [
+        `${label}: 2xx req/s (baseline: Node-RED)`,
+        ours.reqPerSecond,
+        nodeRed.reqPerSecond,
+        judged[key].ratioToNodeRed,
+        syncTarget,
+        judged[key].pass,
+        '/s',
+      ],
+      [`${label}: p99`, ours.p99Ms, nodeRed.p99Ms, ratioOf(ours.p99Ms, nodeRed.p99Ms)],
+      [
+        `↳ diag: ${label}: req/s (baseline: bare node:http)`,
+        ours.reqPerSecond,
+        bare.reqPerSecond,
+        judged[key].ratioToBare,
+        undefined,
+        undefined,
+        '/s',
+      ],
+    );
+  }
+  const a = cases.workflowAsync;
+  rows.push(
+    [
+      'workflow answering at once: runs finished/s in the window (baseline: Node-RED)',
+      a.ours.completedPerSecond,
+      a.nodeRed.completedPerSecond,
+      judged.workflowAsync.ratioToNodeRed,
+      '≥ 1× Node-RED',
+      judged.workflowAsync.pass,
+      '/s',
+    ],
+    [
+      '↳ diag: … 2xx req/s (baseline: Node-RED)',
+      a.ours.reqPerSecond,
+      a.nodeRed.reqPerSecond,
+      ratioOf(a.ours.reqPerSecond, a.nodeRed.reqPerSecond),
+      undefined,
+      undefined,
+      '/s',
+    ],
+    ['↳ diag: … backlog finished after the load stopped', a.ours.drainAfterLoadMs],
+    [
+      '↳ diag: … runs finished/s once the load stopped',
+      a.ours.drainRunsPerSecond,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      '/s',
+    ],
+  );
+  if (kill) {
+    rows.push([
+      `${kill.kills} kill -9 during ${kill.acknowledged.toLocaleString('en-US')} acknowledged runs: runs lost`,
+      kill.lost,
+      undefined,
+      undefined,
+      '0, all finished',
+      result.pass.kill,
+      'n',
+    ]);
+  }
+  const averages = Object.values(result.loadAverage.oneMinuteBeforeCase).join(', ');
+  rows.push([`↳ diag: 1-minute load average before each case (customResponse, workflow, answering at once)`, averages]);
+  return rows;
 }
 
 const BASELINES = {
@@ -403,6 +491,8 @@ const BASELINES = {
   reliability: 'none: counts of what went wrong, each to be 0',
   'registry-import':
     '`npm install <spec> --ignore-scripts` in an empty folder, empty npm cache (cold) and the same cache again (warm)',
+  'workflows-vs-node-red':
+    "Node-RED 4's equivalent flow (http in → function → http response; for the asynchronous case a second wire through a counting function), installed from npm and measured in the same run under the same load; bare `node:http` answering 200 in diag rows",
   'sandbox-warm-invocation': 'in-process `resolveProps` + `invokeComponent` (N=2000, 100 warm-up)',
   'sandbox-cold-start': 'spawn bare `node -e "process.send(\'ready\')"` with IPC (30 samples)',
   'sandbox-cached-prepare': "esbuild alone: `bundleComponent({ packages: 'external' })` (50 samples)",
