@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, startServer, type RunningServer } from './harness.js';
+import { ensureWebBuilt, launchBrowser, signInPage, startServer, tabUntil, type RunningServer } from './harness.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 
@@ -23,15 +23,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-/** Presses Tab until the focused element `el` passes `test`, a JS expression (at most 60 times). */
-async function tabUntil(page: Page, what: string, test: string): Promise<void> {
-  for (let presses = 0; presses < 60; presses += 1) {
-    if (await page.evaluate(`(() => { const el = document.activeElement; return Boolean(${test}); })()`)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${what}`);
-}
 
 for (const viewport of [
   { width: 1280, height: 800 },
@@ -51,16 +42,7 @@ for (const viewport of [
 
     it("re-runs the source with an event's payload from the keyboard, and the new event arrives live", async () => {
       const page = await context.newPage();
-      await page.goto(`${server.base}/docs`);
-      const signedIn = await page.evaluate(async (key) => {
-        const response = await fetch('/v1/session', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-tributary-client': 'web' },
-          body: JSON.stringify({ api_key: key }),
-        });
-        return response.status;
-      }, server.key);
-      expect(signedIn).toBe(201);
+      await signInPage(page, server);
       const deployed = await server.api<{ data: { id: string; endpoint_url: string } }>('POST', '/v1/sources', {
         component_code: readFileSync(path.join(FIXTURES, 'web-greeter.mjs'), 'utf8'),
         name: `replay ${viewport.width}`,

@@ -64,6 +64,15 @@ export async function signInPage(page: Page, server: RunningServer): Promise<voi
   if (status !== 201) throw new Error(`signing in with the session route answered ${status}`);
 }
 
+/** Presses Tab until the focused element `el` passes `test`, a JS expression (at most 60 times). */
+export async function tabUntil(page: Page, what: string, test: string): Promise<void> {
+  for (let presses = 0; presses < 60; presses += 1) {
+    if (await page.evaluate(`(() => { const el = document.activeElement; return Boolean(${test}); })()`)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${what}`);
+}
+
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(

@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, screenshotPath, startServer, type RunningServer } from './harness.js';
+import {
+  ensureWebBuilt,
+  launchBrowser,
+  screenshotPath,
+  signInPage,
+  startServer,
+  tabUntil,
+  type RunningServer,
+} from './harness.js';
 
 const FIXTURES = path.join(path.dirname(new URL(import.meta.url).pathname), 'fixtures');
 const code = (name: string) => readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -30,34 +38,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Presses Tab until the focused element `el` passes `test`, a JS expression (at most 60 times). */
-async function tabUntil(page: Page, what: string, test: string): Promise<void> {
-  for (let presses = 0; presses < 60; presses += 1) {
-    if (await page.evaluate(`(() => { const el = document.activeElement; return Boolean(${test}); })()`)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${what}`);
-}
-
 /** Tabs to the control whose label starts with `label`. */
 const tabToLabel = (page: Page, label: string) =>
   tabUntil(page, label, `(el?.labels?.[0]?.textContent ?? '').trim().startsWith(${JSON.stringify(label)})`);
 
 const tabToButton = (page: Page, name: string) =>
   tabUntil(page, name, `el?.tagName === 'BUTTON' && el.textContent.trim() === ${JSON.stringify(name)}`);
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${server.base}/docs`);
-  const status = await page.evaluate(async (key) => {
-    const response = await fetch('/v1/session', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-tributary-client': 'web' },
-      body: JSON.stringify({ api_key: key }),
-    });
-    return response.status;
-  }, server.key);
-  expect(status).toBe(201);
-}
 
 const noSidewaysScroll = (page: Page) =>
   page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth);
@@ -74,7 +60,7 @@ for (const viewport of [
       context = await browser.newContext({ viewport });
       context.setDefaultTimeout(20_000);
       page = await context.newPage();
-      await signIn(page);
+      await signInPage(page, server);
     });
 
     afterAll(async () => {

@@ -2,9 +2,9 @@
  * The sources list beyond the API's first page of 100 (issue 15): every source is listed and
  * found by search, with the keyboard, at 1280x800 and 390x844.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, launchBrowser, startServer, type RunningServer } from './harness.js';
+import { ensureWebBuilt, launchBrowser, signInPage, startServer, tabUntil, type RunningServer } from './harness.js';
 
 const SOURCES = 105;
 // An HTTP source with nothing to configure: the quickest deploy there is.
@@ -36,14 +36,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function tabUntil(page: Page, what: string, test: string): Promise<void> {
-  for (let presses = 0; presses < 60; presses += 1) {
-    if (await page.evaluate(`(() => { const el = document.activeElement; return Boolean(${test}); })()`)) return;
-    await page.keyboard.press('Tab');
-  }
-  throw new Error(`Tab never reached ${what}`);
-}
-
 for (const viewport of [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -62,16 +54,7 @@ for (const viewport of [
 
     it('lists all 105 sources, past the first page of 100, and finds the oldest by search', async () => {
       const page = await context.newPage();
-      await page.goto(`${server.base}/docs`);
-      const signedIn = await page.evaluate(async (key) => {
-        const response = await fetch('/v1/session', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-tributary-client': 'web' },
-          body: JSON.stringify({ api_key: key }),
-        });
-        return response.status;
-      }, server.key);
-      expect(signedIn).toBe(201);
+      await signInPage(page, server);
       await page.goto(`${server.base}/sources`);
       const rows = page.locator('tr', { hasText: /paged \d{3}/ });
       await expect.poll(() => rows.count()).toBe(SOURCES);
