@@ -212,10 +212,36 @@ describe('connected accounts', () => {
     for (const entry of all.body.data)
       expect(entry.event.auth).toEqual({ api_key: SECRET, base_url: 'http://acme.test' });
 
-    // Deleting the account says which sources used it; their next run lacks the account.
+    // A workflow whose code step names the account is among its users too.
+    const workflow = await h.request('POST', '/v1/workflows', {
+      body: {
+        name: 'Acme workflow',
+        trigger: { type: 'manual' },
+        steps: [
+          {
+            name: 'call',
+            code:
+              'export default defineComponent({ props: { acme: { type: "app", app: "acme" } }, ' +
+              'async run() { return Object.keys(this.acme.$auth); } })',
+            props: { acme: { authProvisionId: accountId } },
+          },
+        ],
+      },
+    });
+    expect(workflow.status, JSON.stringify(workflow.body)).toBe(201);
+    const workflowId = workflow.body.data.id as string;
+    // Deleting the account says which sources and workflows used it; their next run lacks the account.
     const removed = await h.request('DELETE', `/v1/accounts/${accountId}`);
     expect(removed.status).toBe(200);
-    expect(removed.body).toEqual({ data: { id: accountId, used_by: [{ id: sourceId, name: 'Acme Auth Source' }] } });
+    expect(removed.body).toEqual({
+      data: {
+        id: accountId,
+        used_by: [
+          { id: sourceId, name: 'Acme Auth Source' },
+          { id: workflowId, name: 'Acme workflow' },
+        ],
+      },
+    });
     expect((await h.request('GET', `/v1/accounts/${accountId}`)).status).toBe(404);
     await h.request('POST', `/v1/sources/${sourceId}/run`, { body: {} });
     await queueIdle(h, sourceId);

@@ -201,7 +201,7 @@ function Accounts() {
         <p className="muted small" role="status">
           Removed {removed.id}.{' '}
           {removed.used_by.length > 0
-            ? `Sources that used it: ${removed.used_by.map((source) => source.name).join(', ')}.`
+            ? `Sources and workflows that used it: ${removed.used_by.map((source) => source.name).join(', ')}.`
             : 'No source used it.'}
         </p>
       ) : null}

@@ -339,7 +339,9 @@ export const AccountsQuery = PageQuery.extend({ app: z.string().min(1).max(64).o
 
 export const DeletedAccount = z.object({
   id: z.string(),
-  used_by: z.array(z.object({ id: z.string().describe('dc_ id'), name: z.string() })),
+  used_by: z.array(
+    z.object({ id: z.string().describe('dc_ id of a source or wf_ id of a workflow'), name: z.string() }),
+  ),
 });
 
 /** An app prop's configured value: the connected account it uses. */

@@ -9,6 +9,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { REDACTED } from '../sources/configured-props.js';
 import type { Database } from '../store/schema.js';
 import { authProvisionIdOf } from './auth-provision.js';
+import type { WorkflowTables } from '../workflows/workflow-tables.js';
 
 export interface AccountServiceOptions {
   readonly db: Kysely<Database>;
@@ -150,19 +151,35 @@ export class AccountService {
     return { id, usedBy };
   }
 
+  /** The deployed sources (`dc_`) and workflows (`wf_`, their current version's steps) whose props name the account. */
   async usedBy(id: string): Promise<{ id: string; name: string }[]> {
+    const names = (props: unknown): boolean =>
+      typeof props === 'object' &&
+      props !== null &&
+      Object.values(props as Record<string, unknown>).some((value) => authProvisionIdOf(value) === id);
     const sources = await this.options.db
       .selectFrom('sources')
       .select(['id', 'name', 'configured_props'])
       .orderBy('id')
       .execute();
-    return sources
-      .filter((source) =>
-        Object.values(JSON.parse(source.configured_props) as Record<string, unknown>).some(
-          (value) => authProvisionIdOf(value) === id,
-        ),
+    const workflows = await this.options.db
+      .withTables<WorkflowTables>()
+      .selectFrom('workflows')
+      .innerJoin('workflow_versions', (join) =>
+        join
+          .onRef('workflow_versions.workflow_id', '=', 'workflows.id')
+          .onRef('workflow_versions.version', '=', 'workflows.version'),
       )
-      .map((source) => ({ id: source.id, name: source.name }));
+      .select(['workflows.id as id', 'workflows.name as name', 'workflow_versions.spec as spec'])
+      .orderBy('workflows.id')
+      .execute();
+    return [
+      ...sources.filter((source) => names(JSON.parse(source.configured_props))),
+      ...workflows.filter((workflow) => {
+        const spec = JSON.parse(workflow.spec) as { steps?: readonly { props?: unknown }[] };
+        return (spec.steps ?? []).some((step) => names(step.props));
+      }),
+    ].map((row) => ({ id: row.id, name: row.name }));
   }
 
   /**
