@@ -8,11 +8,14 @@ import tseslint from 'typescript-eslint';
  */
 const LAYERS = [
   { folder: 'packages/contracts', self: 'contracts', allowed: [] },
+  // Generated types and openapi-fetch: it talks HTTP only, so it may ship to the CLI and the browser.
+  { folder: 'packages/api-client', self: 'api-client', allowed: [] },
   { folder: 'packages/runtime', self: 'runtime', allowed: ['contracts'] },
   { folder: 'packages/sandbox', self: 'sandbox', allowed: ['runtime', 'contracts'] },
   { folder: 'packages/engine', self: 'engine', allowed: ['sandbox', 'runtime', 'contracts'] },
   { folder: 'packages/server', self: 'server', allowed: ['engine', 'contracts'] },
-  { folder: 'apps/web', self: 'web', allowed: ['contracts'] },
+  // The browser talks to the API through the generated client only (docs/decisions/0015).
+  { folder: 'apps/web', self: 'web', allowed: ['contracts', 'api-client'] },
 ];
 
 /** Storage drivers belong to the engine: the server talks to its services, never to the database. */
@@ -52,10 +55,15 @@ export default tseslint.config(
       '**/dist/**',
       '**/node_modules/**',
       'test-results/**',
+      // The data directories `npx tributary start` and `tributary dev` make in the clone (saved
+      // component code): the README runs start before `npm test`.
+      '.tributary/**',
+      '.tributary-dev/**',
       'fixtures/**',
       'apps/web/test/fixtures/**',
       'bench/results/**',
       'packages/engine/src/apps/generated/**',
+      'packages/api-client/src/openapi.generated.ts',
       '**/*.d.ts',
     ],
   },

@@ -11,8 +11,15 @@ export default defineConfig({
       'docs/**/*.test.ts',
       'apps/*/test/**/*.test.ts',
     ],
+    // Tests' components call test servers on loopback, which the sandbox's egress policy refuses by
+    // default; packages/sandbox/test/egress.test.ts tests that default with a policy of its own.
+    env: { TRIBUTARY_EGRESS_ALLOW: '127.0.0.0/8,::1' },
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a state the browser or a server reaches when it gets the CPU; on two
+    // shared cores that can take seconds, so its 1 s default made slow runs fail, not wrong ones.
+    // As long as Playwright's own default wait in the browser tests.
+    expect: { poll: { timeout: 20_000 } },
     reporters: ['default', 'json', './tools/summary-reporter.ts'],
     outputFile: { json: 'test-results/vitest.json' },
   },

@@ -128,7 +128,7 @@ export async function runReliability(options) {
     log(`${ackedCount} acknowledged of ${sent} sent (${failed} failed) in ${flowMs} ms`);
 
     // Every acknowledged event must show up; a process that died holding a claim gives it up
-    // after its lease (60 s), so the wait is long.
+    // after its lease (15 s), so the wait is long.
     const reader = () => live()[0] ?? nodes[0];
     const binOf = async (sourceId) => {
       const response = await call(reader().base, 'GET', `/v1/sources/${sourceId}/event_summaries?limit=100`);

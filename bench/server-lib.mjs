@@ -335,8 +335,10 @@ export const BENCH_RATE_LIMIT = {
   note: 'endpoint rate limit off (TRIBUTARY_ENDPOINT_RATE_PER_S=0; the default 10/s, bursts of 50, would answer 429)',
 };
 
-export async function startTributary({ name, extraEnv = {}, nodeArgs = [] } = {}) {
-  if (!existsSync(CLI_BIN) || !existsSync(path.join(REPO_DIR, 'packages', 'cli', 'dist', 'main.js'))) {
+export async function startTributary({ name, extraEnv = {}, nodeArgs = [], repoDir = REPO_DIR } = {}) {
+  // `repoDir`: another checkout's build (an A/B of two builds in the same run).
+  const cliBin = path.join(repoDir, 'packages', 'cli', 'bin', 'tributary.js');
+  if (!existsSync(cliBin) || !existsSync(path.join(repoDir, 'packages', 'cli', 'dist', 'main.js'))) {
     throw new Error('the CLI is not built: run `npm run build` first');
   }
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `tributary-bench-${name}-data-`));
@@ -346,9 +348,9 @@ export async function startTributary({ name, extraEnv = {}, nodeArgs = [] } = {}
   const logFd = openSync(logFile, 'a');
   const child = spawn(
     process.execPath,
-    [...nodeArgs, CLI_BIN, 'start', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    [...nodeArgs, cliBin, 'start', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
     {
-      cwd: REPO_DIR,
+      cwd: repoDir,
       env: {
         PATH: process.env.PATH ?? '/usr/bin:/bin',
         HOME: process.env.HOME ?? os.homedir(),

@@ -12,14 +12,13 @@
 // each followed by a restart; every acknowledged request must end as a succeeded run.
 // Run: node bench/workflows-vs-node-red.mjs [--duration 10000] [--warmup 2000] [--concurrency 50]
 //      [--kill-runs 5000] [--kills 20] [--node-red-dir DIR]   (--kill-runs 0 skips the kill run)
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import process from 'node:process';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { COMPONENTS_DIR, onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
+import { onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
 import { DEFAULT_NODE_RED_DIR, installNodeRed, startNodeRed } from './node-red-lib.mjs';
 import { runKillStream } from './workflow-kill-lib.mjs';
+import { benchWorkflow, readComponent } from './workflow-specs.mjs';
 import {
   BENCH_RATE_LIMIT,
   gitState,
@@ -54,27 +53,6 @@ const load = {
   drainMs: 10_000,
   bodyBytes: 1024,
 };
-
-const readComponent = (name) => readFileSync(path.join(COMPONENTS_DIR, name), 'utf8');
-
-/** The benchmark's workflow; `customResponse` chooses between the two HTTP trigger modes. */
-export function benchWorkflow(name, customResponse) {
-  return {
-    name,
-    trigger: { type: 'http', custom_response: customResponse },
-    steps: [
-      {
-        name: 'pick',
-        action: 'tributary-pick-fields',
-        props: { data: '{{ JSON.stringify(steps.trigger.event.body) }}', paths: ['seq', 'sentAt'] },
-      },
-      {
-        name: customResponse ? 'respond' : 'count',
-        code: readComponent(customResponse ? 'workflow-respond-step.mjs' : 'workflow-count-step.mjs'),
-      },
-    ],
-  };
-}
 
 /** One closed-loop load; `counter` (optional) is read when the measured window opens and closes. */
 async function measure(label, url, counter) {

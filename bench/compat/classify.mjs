@@ -7,7 +7,7 @@ export const CAUSES = {
 };
 
 const NETWORK =
-  /ENOTFOUND|EAI_AGAIN|getaddrinfo|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|fetch failed|socket hang up|Client network socket disconnected/;
+  /egress policy: \S+ does not resolve|ENOTFOUND|EAI_AGAIN|getaddrinfo|ECONNREFUSED|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH|fetch failed|socket hang up|Client network socket disconnected/;
 
 /**
  * The cause of a failure from its error message; `known` (from scenarios.mjs) names the causes

@@ -29,7 +29,13 @@ const { values: args } = parseArgs({
   },
 });
 const only = args.only ? new Set(args.only.split(',')) : null;
-const sandbox = new Sandbox({ cacheDir: args.cache, memoryMb: 512 });
+// The databases the runs talk to listen on this machine's loopback, which the default egress
+// policy refuses (docs/isolation.md#network): allowed here as an operator would.
+const sandbox = new Sandbox({
+  cacheDir: args.cache,
+  memoryMb: 512,
+  egress: { mode: 'policy', allow: ['127.0.0.0/8', '::1'] },
+});
 const scenarios = await openScenarios();
 const started = Date.now();
 const selected = PACKAGES.filter((pkg) => !only || only.has(pkg.name.split('/')[1]));

@@ -1,41 +1,15 @@
 // Pipedream's postgresql app always asks for TLS (its ssl config is never empty), and the local
 // PostgreSQL has none. This proxy answers the client's SSLRequest with "S", terminates TLS with a
-// throwaway self-signed certificate (made with the openssl CLI) and passes the plain protocol on to
-// the local server, so the published components run unchanged against it.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// throwaway self-signed certificate (tools/test-support/self-signed-cert.mjs) and passes the plain
+// protocol on to the local server, so the published components run unchanged against it.
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import tls from 'node:tls';
+import { selfSignedCert } from '../../tools/test-support/self-signed-cert.mjs';
 
 const SSL_REQUEST_CODE = 80877103;
 
 export async function startTlsPostgresProxy({ host, port }) {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-compat-tls-'));
-  const keyFile = path.join(dir, 'key.pem');
-  const certFile = path.join(dir, 'cert.pem');
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-    ],
-    { stdio: 'ignore' },
-  );
-  const context = tls.createSecureContext({ key: readFileSync(keyFile), cert: readFileSync(certFile) });
-  rmSync(dir, { recursive: true, force: true });
+  const context = tls.createSecureContext(selfSignedCert());
   const server = net.createServer((client) => {
     client.once('data', (first) => {
       if (first.length < 8 || first.readInt32BE(4) !== SSL_REQUEST_CODE) {

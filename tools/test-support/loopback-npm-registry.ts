@@ -5,21 +5,31 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface LoopbackRegistry {
   /** `http://127.0.0.1:PORT/` */
   readonly url: string;
-  /** Publishes a tarball as `name@version`; the newest published is `latest`. */
-  publish(name: string, version: string, tarball: string): void;
+  /**
+   * Publishes a tarball as `name@version`; the newest published is `latest`. `manifest` adds
+   * fields to the version's packument entry (`engines`, say), which npm reads before the tarball.
+   */
+  publish(name: string, version: string, tarball: string, manifest?: Readonly<Record<string, unknown>>): void;
+  /**
+   * Holds every tarball download until the returned function is called: an install then stays
+   * in progress for as long as a test needs to watch it, with no sleep.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
 export async function startLoopbackRegistry(): Promise<LoopbackRegistry> {
   const packages = new Map<string, Map<string, Buffer>>();
+  const manifests = new Map<string, Readonly<Record<string, unknown>>>();
   let url = '';
-  const server: Server = createServer((request, response) => {
+  let held: (() => void)[] | null = null;
+  const serve = (request: IncomingMessage, response: ServerResponse): void => {
     const pathname = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname).slice(1);
     const tarball = /^(.+)\/-\/(.+)\.tgz$/.exec(pathname);
     if (tarball) {
@@ -40,6 +50,7 @@ export async function startLoopbackRegistry(): Promise<LoopbackRegistry> {
         [...versions.entries()].map(([version, body]) => [
           version,
           {
+            ...manifests.get(`${pathname}@${version}`),
             name: pathname,
             version,
             dist: {
@@ -51,16 +62,33 @@ export async function startLoopbackRegistry(): Promise<LoopbackRegistry> {
       ),
     };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(packument));
+  };
+  const server: Server = createServer((request, response) => {
+    if (held !== null && request.url?.endsWith('.tgz')) held.push(() => serve(request, response));
+    else serve(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   return {
     url,
-    publish(name, version, file) {
+    publish(name, version, file, manifest) {
+      if (manifest) manifests.set(`${name}@${version}`, manifest);
       const versions = packages.get(name) ?? new Map<string, Buffer>();
       versions.set(version, readFileSync(file));
       packages.set(name, versions);
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    hold() {
+      const waiting: (() => void)[] = [];
+      held = waiting;
+      return () => {
+        if (held === waiting) held = null;
+        for (const resume of waiting.splice(0)) resume();
+      };
+    },
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO, startTributary, type TributaryServer } from '../../../tools/test-support/tributary-server.js';
 
 export { REPO };
@@ -62,6 +62,53 @@ export async function signInPage(page: Page, server: RunningServer): Promise<voi
     return response.status;
   }, server.key);
   if (status !== 201) throw new Error(`signing in with the session route answered ${status}`);
+}
+
+/** A new context of `browser` at `viewport` (1280x800 by default) with one page, signed in to `server`. */
+export async function signedInContext(
+  browser: Browser,
+  server: RunningServer,
+  viewport: { width: number; height: number } = { width: 1280, height: 800 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport });
+  context.setDefaultTimeout(20_000);
+  const page = await context.newPage();
+  await signInPage(page, server);
+  return { context, page };
+}
+
+export interface SignedInBrowser {
+  readonly browser: Browser;
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** Closes the context and the browser. */
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium with one page, signed in to `server` (every page of its context is): what most browser
+ * tests start in beforeAll and share across their tests.
+ */
+export async function openSignedInPage(
+  server: RunningServer,
+  options: { readonly viewport?: { width: number; height: number } } = {},
+): Promise<SignedInBrowser> {
+  const browser = await launchBrowser();
+  try {
+    const { context, page } = await signedInContext(browser, server, options.viewport);
+    return {
+      browser,
+      context,
+      page,
+      close: async () => {
+        await context.close();
+        await browser.close();
+      },
+    };
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
 }
 
 /** Presses Tab until the focused element `el` passes `test`, a JS expression (at most 60 times). */

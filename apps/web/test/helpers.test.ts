@@ -8,8 +8,9 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SavedComponent } from '@tributary/contracts';
-import { z } from 'zod';
-import { ApiError, buildUrl, createHttp } from '../src/api/client.js';
+import { ApiError, createHttp } from '../src/api/client.js';
+import { createApi } from '../src/api/endpoints.js';
+import { installText, parseInstallEvent } from '../src/api/install-stream.js';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
@@ -316,7 +317,7 @@ describe('API client', () => {
         client: request.headers['x-tributary-client'],
       });
       response.setHeader('content-type', 'application/json');
-      if (request.url?.startsWith('/v1/bad')) {
+      if (request.url?.startsWith('/v1/actions/run')) {
         response.statusCode = 400;
         response.end(
           JSON.stringify({
@@ -327,10 +328,11 @@ describe('API client', () => {
             },
           }),
         );
-      } else if (request.url?.startsWith('/v1/shape')) {
-        response.end(JSON.stringify({ data: { id: 'sc_1' } }));
+      } else if (request.url?.startsWith('/v1/users/me')) {
+        response.statusCode = 502;
+        response.end('<html>bad gateway</html>');
       } else {
-        response.end(JSON.stringify({ data: { ok: true } }));
+        response.end(JSON.stringify({ page_info: {}, data: [] }));
       }
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -340,39 +342,28 @@ describe('API client', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('sends a given key as a Bearer header, the CSRF header always, and encodes the query', async () => {
-    const http = createHttp({ baseUrl: base, getToken: () => 'trb_k' });
-    await http({
-      method: 'GET',
-      path: '/v1/ok',
-      query: { limit: 5, app: undefined, q: 'a b' },
-      schema: z.object({ data: z.object({ ok: z.boolean() }) }),
-    });
-    expect(seen.at(-1)).toEqual({ url: '/v1/ok?limit=5&q=a+b', auth: 'Bearer trb_k', client: 'web' });
-    expect(buildUrl('', '/sources/dc_1/sse', { token: 'trb_k' })).toBe('/sources/dc_1/sse?token=trb_k');
+    const api = createApi(createHttp({ baseUrl: base, getToken: () => 'trb_k' }));
+    await api.listAccounts('a b&c');
+    expect(seen.at(-1)).toEqual({ url: '/v1/accounts?limit=100&app=a%20b%26c', auth: 'Bearer trb_k', client: 'web' });
   });
 
   it('turns the error body into an ApiError that names the prop', async () => {
-    const http = createHttp({ baseUrl: base, getToken: () => null });
-    const error = await http({ method: 'POST', path: '/v1/bad', body: {}, schema: z.unknown() }).catch(
-      (caught: unknown) => caught,
-    );
+    const api = createApi(createHttp({ baseUrl: base, getToken: () => null }));
+    const error = await api
+      .runAction({ id: 'sc_1', configured_props: { repeat: 9 } })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 400, code: 'PROP_OUT_OF_RANGE', field: 'repeat' });
   });
 
-  it('refuses a response that does not match the contract schema', async () => {
-    const http = createHttp({ baseUrl: base, getToken: () => null });
-    const error = await http({ method: 'GET', path: '/v1/shape', schema: z.object({ data: SavedComponent }) }).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toMatchObject({ code: 'BAD_RESPONSE' });
+  it('gives an answer without an error body the HTTP status as its code', async () => {
+    const api = createApi(createHttp({ baseUrl: base, getToken: () => null }));
+    await expect(api.me()).rejects.toMatchObject({ status: 502, code: 'HTTP_502' });
   });
 
   it('reports an unreachable server as NETWORK_ERROR', async () => {
-    const http = createHttp({ baseUrl: 'http://127.0.0.1:1', getToken: () => null });
-    await expect(http({ method: 'GET', path: '/v1/x', schema: z.unknown() })).rejects.toMatchObject({
-      code: 'NETWORK_ERROR',
-    });
+    const api = createApi(createHttp({ baseUrl: 'http://127.0.0.1:1', getToken: () => null }));
+    await expect(api.me()).rejects.toMatchObject({ code: 'NETWORK_ERROR' });
   });
 });
 
@@ -404,5 +395,34 @@ describe('saved components in the picker', () => {
     ];
     expect(newestSaved(list, 'source').map((component) => component.id)).toEqual(['sc_3', 'sc_1']);
     expect(newestSaved(list, 'action').map((component) => component.id)).toEqual(['sc_a']);
+  });
+});
+
+describe('install stream events', () => {
+  it('reads each phase the server sends and refuses malformed payloads', () => {
+    const installed = parseInstallEvent({ phase: 'installed', packages: ['ms@2.1.3'], duration_ms: 1400 });
+    expect(installed).toEqual({ phase: 'installed', packages: ['ms@2.1.3'], duration_ms: 1400 });
+    expect(installed && installText(installed)).toBe('Installed ms@2.1.3 in 1.4 s');
+    const failed = parseInstallEvent({
+      phase: 'failed',
+      packages: ['nope@1.0.0'],
+      duration_ms: 300,
+      code: 'PACKAGE_NOT_FOUND',
+      message: 'no such package',
+    });
+    expect(failed && installText(failed)).toBe('Installing nope@1.0.0 failed after 0.3 s: PACKAGE_NOT_FOUND');
+    expect(parseInstallEvent({ phase: 'cached', packages: ['ms@2.1.3'] })).toEqual({
+      phase: 'cached',
+      packages: ['ms@2.1.3'],
+    });
+    for (const bad of [
+      null,
+      'installed',
+      { phase: 'installed', packages: ['ms'] },
+      { phase: 'installing', packages: [1] },
+      { phase: 'failed', packages: [], duration_ms: 1, code: 'X' },
+      { phase: 'exploded', packages: [] },
+    ])
+      expect(parseInstallEvent(bad)).toBeNull();
   });
 });

@@ -11,7 +11,7 @@ import {
   ensureWebBuilt,
   launchBrowser,
   screenshotPath,
-  signInPage,
+  signedInContext,
   startServer,
   tabUntil,
   type RunningServer,
@@ -57,10 +57,7 @@ for (const viewport of [
     let page: Page;
 
     beforeAll(async () => {
-      context = await browser.newContext({ viewport });
-      context.setDefaultTimeout(20_000);
-      page = await context.newPage();
-      await signInPage(page, server);
+      ({ context, page } = await signedInContext(browser, server, viewport));
     });
 
     afterAll(async () => {
@@ -86,7 +83,7 @@ for (const viewport of [
       // Fixing one field clears its flag only; the other stays until it is fixed too.
       await tabToLabel(page, 'Channel');
       await page.keyboard.type('#general');
-      expect(await channelError.textContent()).toBe('');
+      await expect.poll(() => channelError.textContent()).toBe('');
       expect(await limitError.textContent()).toBe('prop "limit" must be <= 10, got 99');
       await tabToLabel(page, 'Limit');
       await page.keyboard.press('Control+A');

@@ -209,6 +209,12 @@ describe('web app', { timeout: 90_000 }, () => {
       });
     });
     await server.restart({ pauseMs: 1000 });
+    // The badge said "open" before the restart too: wait for the loss to be seen, then the return.
+    await expect
+      .poll(() => page.evaluate(() => (window as unknown as { streamStates: string[] }).streamStates), {
+        timeout: 20_000,
+      })
+      .toContain('reconnecting');
     await page.locator('[data-stream-status="open"]').waitFor({ timeout: 20_000 });
     // The server went away and came back: the tab said so, then reconnected by itself.
     const states = await page.evaluate(() => (window as unknown as { streamStates: string[] }).streamStates);
@@ -476,8 +482,9 @@ describe('web app', { timeout: 90_000 }, () => {
         configured_props: props,
       });
       made.push(deployed.body.data.id);
-      // created_at is in seconds: a second apart, "newest first" has one right answer.
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      // created_at is in seconds: the next deploy goes in the next second (the server shares this
+      // clock), so "newest first" has one right answer.
+      await new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)));
     }
     await server.api('PUT', `/v1/sources/${made[1]}`, { active: false });
     const names = () => page.locator('tbody tr .strong').allTextContents();
@@ -564,12 +571,11 @@ describe('web app', { timeout: 90_000 }, () => {
     const cron = page.getByLabel('Cron expression');
     await cron.waitFor();
     const preview = page.getByTestId('cron-preview');
+    const times = () =>
+      preview.locator('time').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('datetime')));
     await cron.fill('30 6 * * 1-5');
-    await expect.poll(() => preview.locator('li').count()).toBe(3);
-    for (const time of await preview
-      .locator('time')
-      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('datetime'))))
-      expect(time).toMatch(/T06:30:00\.000Z$/);
+    // The whole list is polled, so the preview of an earlier value cannot pass for this one.
+    await expect.poll(times).toEqual(Array.from({ length: 3 }, () => expect.stringMatching(/T06:30:00\.000Z$/)));
     const deployButton = () => page.getByRole('button', { name: 'Deploy' }).boundingBox();
     const before = await deployButton();
     await cron.fill('not cron');
@@ -578,7 +584,7 @@ describe('web app', { timeout: 90_000 }, () => {
     // The preview describes the field for screen readers.
     expect(await cron.getAttribute('aria-describedby')).toBe(await preview.getAttribute('id'));
     await cron.fill('0 9 * * 1');
-    await expect.poll(() => preview.locator('li').count()).toBe(3);
+    await expect.poll(times).toEqual(Array.from({ length: 3 }, () => expect.stringMatching(/T09:00:00\.000Z$/)));
     expect(await unlabeled()).toEqual([]);
     await shot('cron-preview');
   });
@@ -697,7 +703,7 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(await wordError.textContent()).toMatch(/word/);
     expect(await page.getByLabel('Word').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Word').fill('hey');
-    expect(await page.locator('[data-prop="word"] .field-error').textContent()).toBe('');
+    await expect.poll(() => page.locator('[data-prop="word"] .field-error').textContent()).toBe('');
     await page.getByLabel('Times').fill('3');
     await page.getByRole('button', { name: 'Run', exact: true }).click();
     await page.getByTestId('run-summary').waitFor({ timeout: 20_000 });
@@ -1125,6 +1131,9 @@ describe('docs', { timeout: 60_000 }, () => {
     await shot('docs-search', docs);
     await first.click();
     await expect.poll(() => docs.url()).toMatch(/\/docs(\/[a-z0-9-]+)?#[a-z0-9-]+$/);
+    // The page the search started on has copy buttons too: wait for the result's own anchor first.
+    const anchor = new URL(docs.url()).hash.slice(1);
+    await expect.poll(() => inView(anchor)).toBe(true);
     const copy = docs.locator('[data-copy-code]').first();
     await copy.click();
     await expect.poll(() => copy.textContent()).toBe('Copied');

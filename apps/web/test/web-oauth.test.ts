@@ -5,25 +5,26 @@
  * the server's callback page; the app's page then lists the account. A refused sign-in shows its
  * error code on both pages and adds no account.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { OAuth2Server } from 'oauth2-mock-server';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mockIdpServerEnv } from '../../../tools/test-support/oauth-sign-in.js';
 import {
   ensureWebBuilt,
-  launchBrowser,
+  openSignedInPage,
   screenshotPath,
-  signInPage,
   startServer,
   type RunningServer,
+  type SignedInBrowser,
 } from './harness.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-web-oauth-'));
 let provider: OAuth2Server;
 let server: RunningServer;
-let browser: Browser;
+let browser: SignedInBrowser;
 let context: BrowserContext;
 let page: Page;
 
@@ -33,41 +34,17 @@ beforeAll(async () => {
   await provider.issuer.keys.generate('RS256');
   await provider.start(0, '127.0.0.1');
   const issuer = provider.issuer.url ?? '';
-  const appsFile = path.join(scratch, 'apps.json');
-  writeFileSync(
-    appsFile,
-    JSON.stringify({
-      apps: [
-        {
-          slug: 'mockidp',
-          name: 'Mock IdP',
-          auth_type: 'oauth2',
-          fields: [],
-          oauth: {
-            authorize_url: `${issuer}/authorize`,
-            token_url: `${issuer}/token`,
-            userinfo_url: `${issuer}/userinfo`,
-          },
-        },
-      ],
-    }),
-  );
-  server = await startServer({
-    env: {
-      TRIBUTARY_APPS_FILE: appsFile,
-      TRIBUTARY_OAUTH_MOCKIDP_CLIENT_ID: 'web-client',
-      TRIBUTARY_OAUTH_MOCKIDP_CLIENT_SECRET: 'web-secret',
-    },
-  });
-  browser = await launchBrowser();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  context.setDefaultTimeout(20_000);
-  page = await context.newPage();
-  await signInPage(page, server);
+  const oauth = {
+    authorize_url: `${issuer}/authorize`,
+    token_url: `${issuer}/token`,
+    userinfo_url: `${issuer}/userinfo`,
+  };
+  server = await startServer({ env: mockIdpServerEnv(scratch, oauth, { id: 'web-client', secret: 'web-secret' }) });
+  browser = await openSignedInPage(server);
+  ({ context, page } = browser);
 }, 90_000);
 
 afterAll(async () => {
-  await context?.close();
   await browser?.close();
   await server?.stop();
   await provider?.stop();
@@ -86,6 +63,8 @@ describe('connecting an OAuth account in the web app', { timeout: 90_000 }, () =
     await page.getByRole('link', { name: 'Mock IdP' }).click();
     await page.getByRole('heading', { name: 'Mock IdP' }).waitFor();
     expect(await page.getByTestId('redirect-uri').textContent()).toBe(`${server.base}/v1/oauth/callback`);
+    // The client line comes from a query of its own that may answer after the heading: wait for it.
+    await page.getByText('Client web-client, set in environment.').waitFor();
     expect(await page.getByText('Client web-client, set in environment.').count()).toBe(1);
   });
 

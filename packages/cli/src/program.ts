@@ -11,6 +11,7 @@ import { registerRegistryCommand } from './commands/registry.js';
 import { registerStatusCommand } from './commands/status.js';
 import { registerDeployCommand } from './commands/deploy.js';
 import { registerInitCommand } from './commands/init.js';
+import { registerKeysCommand } from './commands/keys.js';
 import { registerListCommand } from './commands/list.js';
 import { registerLoginCommands } from './commands/login.js';
 import { registerPublishCommands } from './commands/publish.js';
@@ -51,6 +52,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerStatusCommand(program, output, setExit);
   registerWorkflowCommands(program, output, setExit);
   registerInitCommand(program, output, setExit);
+  registerKeysCommand(program, output, setExit);
   const exitOverride = (command: Command): void => {
     command.exitOverride();
     for (const child of command.commands) exitOverride(child);

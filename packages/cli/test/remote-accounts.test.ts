@@ -110,18 +110,21 @@ describe.sequential('connected accounts and async options through the CLI', { ti
     account = json.id;
     expect(account).toMatch(/^apn_/);
 
-    const listed = await cli(['accounts', 'list']);
+    // Two listings and a refused create: one process each, side by side.
+    const [listed, sameInList, unknownApp] = await Promise.all([
+      cli(['accounts', 'list']),
+      cli(['list', 'accounts', '--json']),
+      cli(['accounts', 'create', 'no-such-app', '--field', 'a=b']),
+    ]);
     expect(listed.stdout).toMatch(
       new RegExp(
         `^ID\\s+APP\\s+NAME\\s+STATUS\\s+CREATED\\n${account}\\s+tracker\\s+Tracker prod\\s+ok\\s+(just now|\\d+ seconds ago)\\n$`,
       ),
     );
     expect(listed.stdout).not.toContain(TOKEN);
-    const sameInList = await cli(['list', 'accounts', '--json']);
     expect(sameInList.stdout).not.toContain(TOKEN);
     expect((JSON.parse(sameInList.stdout) as { id: string }[]).map((entry) => entry.id)).toEqual([account]);
 
-    const unknownApp = await cli(['accounts', 'create', 'no-such-app', '--field', 'a=b']);
     expect(unknownApp.code).toBe(1);
     expect(unknownApp.stderr).toContain('no-such-app');
   });

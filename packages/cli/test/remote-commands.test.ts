@@ -167,7 +167,7 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     const code = await cli(['describe', 'remote-webhook', '--code']);
     expect(code.stdout).toContain('function greet(name)');
     expect(code.stdout).not.toContain("from './greeting.mjs'");
-    expect(code.stdout).not.toContain('sourceMappingURL');
+    expect(code.stdout).not.toContain(REMOTE);
   });
 
   it('events -n, logs, describe and list show the source', async () => {
@@ -180,18 +180,23 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(events.code).toBe(0);
     // Newest last, one JSON payload per line, as pd events prints them.
     expect(events.stdout).toBe('{"text":"Hello, Ann!","greeting":"hi"}\n{"text":"Hello, Bob!","greeting":"hi"}\n');
-    const last = await cli(['events', sourceId, '-n', '1', '--json']);
+    // Read-only commands: one process each, side by side.
+    const [last, logs, described, listed, json] = await Promise.all([
+      cli(['events', sourceId, '-n', '1', '--json']),
+      cli(['logs', 'remote-webhook']),
+      cli(['describe', 'remote-webhook']),
+      cli(['list', 'sources']),
+      cli(['list', 'so', '--json']),
+    ]);
     expect(JSON.parse(last.stdout)).toMatchObject({
       event: { text: 'Hello, Bob!' },
       metadata: { id: '2', summary: 'Hello, Bob!' },
     });
 
-    const logs = await cli(['logs', 'remote-webhook']);
     expect(logs.code).toBe(0);
     expect(logs.stdout).toMatch(/^\d\d:\d\d:\d\d request for \/$/m);
     expect(logs.stdout).toContain('--- deploy started');
 
-    const described = await cli(['describe', 'remote-webhook']);
     expect(described.stdout.split('\n').slice(0, 3)).toEqual([
       `id: ${sourceId}`,
       'name: remote-webhook',
@@ -199,17 +204,15 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     ]);
     expect(described.stdout).toContain('  greeting: "hi"');
 
-    const listed = await cli(['list', 'sources']);
     const [header, row] = listed.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID\s+NAME\s+COMPONENT\s+STATE\s+UPDATED\s+ENDPOINT$/);
     expect(row).toMatch(
       new RegExp(
-        `^${sourceId}\\s+remote-webhook\\s+remote-webhook-source\\s+active\\s+(just now|\\d+ seconds ago)\\s+${endpoint}$`,
+        `^${sourceId}\\s+remote-webhook\\s+remote-webhook-source\\s+active\\s+(just now|\\d+ seconds? ago|\\d+ minutes? ago)\\s+${endpoint}$`,
       ),
     );
     // Columns line up: each header starts where its cells start.
     expect(row?.indexOf('remote-webhook')).toBe(header?.indexOf('NAME'));
-    const json = await cli(['list', 'so', '--json']);
     expect((JSON.parse(json.stdout) as { id: string }[]).map((source) => source.id)).toEqual([sourceId]);
   });
 
@@ -318,7 +321,7 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     const published = await cli(['publish', path.join(REMOTE, 'webhook-source.mjs')]);
     expect(published.code).toBe(0);
     expect(published.stdout).toMatch(
-      /^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds ago)\s+remote-webhook-source\nPublished remote-webhook-source 0\.1\.0 to the registry of http:\/\/127\.0\.0\.1:\d+; use it with: tributary deploy remote-webhook-source\n$/,
+      /^sc_\w+\s+Remote Webhook\s+0\.1\.0\s+(just now|\d+ seconds? ago|\d+ minutes? ago)\s+remote-webhook-source\nPublished remote-webhook-source 0\.1\.0 to the registry of http:\/\/127\.0\.0\.1:\d+; use it with: tributary deploy remote-webhook-source\n$/,
     );
 
     const byKey = await cli([
@@ -351,13 +354,17 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
         .replace('./greeting.mjs', path.join(REMOTE, 'greeting.mjs'))
         .replace('request for', 'req'),
     );
-    const conflict = await cli(['publish', changed]);
+    // A refused publish, a listing and a deploy refused before any request change nothing: side by side.
+    const [conflict, components, noTerminal] = await Promise.all([
+      cli(['publish', changed]),
+      cli(['list', 'components']),
+      cli(['deploy']),
+    ]);
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toMatch(
       /^error VERSION_CONFLICT: "remote-webhook-source" is already published at version 0\.1\.0 with different code; bump the version/,
     );
 
-    const components = await cli(['list', 'components']);
     expect(components.stdout).toMatch(/^ID\s+NAME\s+VERSION\s+UPDATED\s+KEY$/m);
     expect(components.stdout).toMatch(/remote-webhook-source$/m);
 
@@ -384,7 +391,6 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
       expect(pickedSource.configured_props).toMatchObject({ greeting: 'hi', limit: 3 });
       expect((await cli(['delete', 'picked'])).code).toBe(0);
     }
-    const noTerminal = await cli(['deploy']);
     expect(noTerminal.code).toBe(1);
     expect(noTerminal.stderr).toMatch(/^error USAGE_ERROR: deploy what\?/);
 
@@ -397,29 +403,83 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect((await cli(['delete', source.id])).stdout).toBe(`Deleted ${source.id}\n`);
   });
 
+  it('list components shows each component once, at its newest saved version; --all shows every version', async () => {
+    const ticker = path.join(scratch, 'ticker.mjs');
+    const code = readFileSync(path.join(FIXTURES, 'cli', 'ticker.mjs'), 'utf8');
+    const deployed: string[] = [];
+    for (const version of ['0.1.0', '0.2.0']) {
+      writeFileSync(ticker, code.replace('version: "0.1.0"', `version: "${version}"`));
+      const run = await cli(['deploy', ticker, '--name', `ticker ${version}`, '--no-follow', '--json']);
+      expect(run.code).toBe(0);
+      deployed.push((JSON.parse(run.stdout) as { id: string }).id);
+    }
+    const rows = (stdout: string) => stdout.split('\n').filter((line) => line.includes('cli-ticker'));
+    const [latest, all, jsonList] = await Promise.all([
+      cli(['list', 'components']),
+      cli(['list', 'components', '--all']),
+      cli(['list', 'components', '--json']),
+    ]);
+    expect(rows(latest.stdout)).toHaveLength(1);
+    expect(rows(latest.stdout)[0]).toMatch(/^sc_\w+\s+Ticker\s+0\.2\.0\s+/);
+    expect(latest.stdout).toMatch(/^\d+ older saved versions? not shown; --all lists every one$/m);
+    expect(rows(all.stdout).map((line) => /\s(0\.\d\.0)\s/.exec(line)?.[1])).toEqual(['0.2.0', '0.1.0']);
+    const json = JSON.parse(jsonList.stdout) as { key: string; version: string }[];
+    expect(json.filter((component) => component.key === 'cli-ticker').map((component) => component.version)).toEqual([
+      '0.2.0',
+    ]);
+    for (const deleted of await Promise.all(deployed.map((id) => cli(['delete', id])))) expect(deleted.code).toBe(0);
+  });
+
   it('run --remote prints the same report as the local run', async () => {
     const file = path.join(FIXTURES, 'docs', 'hello-action.mjs');
-    const local = await tributary(['run', file, '--prop', 'name=World', '--json']);
-    const remote = await cli(['run', '--remote', file, '--prop', 'name=World', '--json']);
+    const [local, remote, human, local2] = await Promise.all([
+      tributary(['run', file, '--prop', 'name=World', '--json']),
+      cli(['run', '--remote', file, '--prop', 'name=World', '--json']),
+      cli(['run', '--remote', file, '--prop', 'name=World']),
+      cli(['run', '--remote', file, '--state', 'x']),
+    ]);
     expect(remote.code).toBe(0);
     expect(JSON.parse(remote.stdout)).toEqual(JSON.parse(local.stdout));
-    const human = await cli(['run', '--remote', file, '--prop', 'name=World']);
     expect(human.stdout).toBe(
       'Hello Action (action) ok\n  logs\n    Hello, World!\n  summary  Greeted World\n  return   "Hello, World!"\n',
     );
-    const local2 = await cli(['run', '--remote', file, '--state', 'x']);
     expect(local2.code).toBe(1);
     expect(local2.stderr).toMatch(/^error USAGE_ERROR: --state is for local runs/);
   });
 
+  it("run --remote of a bundled file names the author's files and lines in the stack, never a server path", async () => {
+    const run = await cli(['run', '--remote', path.join(REMOTE, 'throws-in-helper.mjs'), '--json']);
+    expect(run.code).toBe(1);
+    const report = JSON.parse(run.stdout) as { error: { code: string; stack: string } };
+    expect(report.error.code).toBe('COMPONENT_ERROR');
+    expect(report.error.stack.split('\n').slice(1)).toEqual([
+      '    at fail (lib/fail.mjs:2:9)',
+      '    at Object.run (throws-in-helper.mjs:9:5)',
+    ]);
+  });
+
+  it('deploy of a file importing npm packages shows the server installing them, on stderr', async () => {
+    const run = await cli(['deploy', path.join(REMOTE, 'pinned-package.mjs'), '--no-follow', '--json']);
+    expect(run.code).toBe(0);
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines[0]).toBe('npm installing ms@2.1.3 …');
+    expect(lines[1]).toMatch(/^npm installed ms@2\.1\.3 in \d+\.\d s$/);
+    const source = JSON.parse(run.stdout) as { id: string };
+    // The same packages again come from the server's cache: nothing to wait for, no lines.
+    const again = await cli(['deploy', path.join(REMOTE, 'pinned-package.mjs'), '--name', 'again', '--no-follow']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toBe('');
+    const deleted = await Promise.all([cli(['delete', source.id]), cli(['delete', 'again'])]);
+    expect(deleted.map((result) => result.code)).toEqual([0, 0]);
+  });
+
   it('run --remote says how each send was delivered', async () => {
     const file = path.join(FIXTURES, 'delivery', 'send-sse.mjs');
-    const human = await cli(['run', '--remote', file]);
+    const [human, local] = await Promise.all([cli(['run', '--remote', file]), tributary(['run', file])]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(
       /^ {2}send {5}\$\.send\.sse \{"channel":"orders","payload":\{"order":42,"status":"shipped"\}\} \(dlv_\w+ delivered after 1 attempt\)$/m,
     );
-    const local = await tributary(['run', file]);
     expect(local.stdout).toContain('(recorded, not delivered)');
   });
 
@@ -487,36 +547,38 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
     expect(events).toContain('Howdy, Dee!');
     expect((await cli(['dead-letters', 'list'])).stdout).toBe('No dead letters.\n');
 
-    const missing = await cli(['dead-letters', 'delete', id, '--json']);
+    const [missing, unknownSource] = await Promise.all([
+      cli(['dead-letters', 'delete', id, '--json']),
+      cli(['dead-letters', 'list', '--source', 'no-such-source']),
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stdout + missing.stderr).toContain('NOT_FOUND');
-    const unknownSource = await cli(['dead-letters', 'list', '--source', 'no-such-source']);
     expect(unknownSource.code).toBe(1);
     expect(unknownSource.stderr).toContain('query.source_id');
   });
 
   it('exit codes: 1 for a refused prop, usage or an ambiguous name; 2 for an unreachable server', async () => {
-    const badProp = await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow']);
+    // Each of these is refused and changes nothing: one process each, side by side.
+    const port = await closedPort();
+    const [badProp, badPropJson, twoBad, unreachable, usage, local] = await Promise.all([
+      cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow']),
+      cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--prop', 'limit=99', '--no-follow', '--json']),
+      cli([
+        'deploy',
+        path.join(REMOTE, 'webhook-source.mjs'),
+        '--prop',
+        'limit=99',
+        '--prop',
+        'greeting=howdy',
+        '--no-follow',
+      ]),
+      cli(['list', 'sources', '--api-url', `http://127.0.0.1:${port}`]),
+      cli(['events']),
+      tributary(['run']),
+    ]);
     expect(badProp.code).toBe(1);
     expect(badProp.stderr).toBe('error PROP_INVALID: prop "limit" must be <= 10, got 99\n');
-    const badPropJson = await cli([
-      'deploy',
-      path.join(REMOTE, 'webhook-source.mjs'),
-      '--prop',
-      'limit=99',
-      '--no-follow',
-      '--json',
-    ]);
     expect(JSON.parse(badPropJson.stdout)).toMatchObject({ ok: false, error: { code: 'PROP_INVALID' } });
-    const twoBad = await cli([
-      'deploy',
-      path.join(REMOTE, 'webhook-source.mjs'),
-      '--prop',
-      'limit=99',
-      '--prop',
-      'greeting=howdy',
-      '--no-follow',
-    ]);
     expect(twoBad.code).toBe(1);
     expect(twoBad.stderr).toBe(
       [
@@ -527,8 +589,6 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
       ].join('\n'),
     );
 
-    const port = await closedPort();
-    const unreachable = await cli(['list', 'sources', '--api-url', `http://127.0.0.1:${port}`]);
     expect(unreachable.code).toBe(2);
     expect(unreachable.stderr).toMatch(
       new RegExp(
@@ -536,20 +596,21 @@ describe.sequential('tributary CLI against a server', { timeout: 120_000 }, () =
       ),
     );
 
-    const usage = await cli(['events']);
     expect(usage.code).toBe(1);
-    const local = await tributary(['run']);
     expect(local.code).toBe(2);
 
     await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'Twin', '--no-follow']);
     await cli(['deploy', path.join(REMOTE, 'webhook-source.mjs'), '--name', 'twin!', '--no-follow']);
-    const byName = await cli(['describe', 'Twin']);
+    const [byName, sources, missing] = await Promise.all([
+      cli(['describe', 'Twin']),
+      cli(['list', 'sources', '--json']),
+      cli(['describe', 'no-such-source']),
+    ]);
     expect(byName.code).toBe(0);
-    const slugs = (
-      JSON.parse((await cli(['list', 'sources', '--json'])).stdout) as { name_slug: string; name: string }[]
-    ).filter((source) => source.name_slug.startsWith('twin'));
+    const slugs = (JSON.parse(sources.stdout) as { name_slug: string; name: string }[]).filter((source) =>
+      source.name_slug.startsWith('twin'),
+    );
     expect(slugs.map((source) => source.name_slug).sort()).toEqual(['twin', 'twin-2']);
-    const missing = await cli(['describe', 'no-such-source']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/^error NOT_FOUND: no source with id, slug or name "no-such-source"/);
   });

@@ -4,11 +4,12 @@
  * browser. A refused sign-in and an app without OAuth settings end the command with exit 1 and the
  * error code, and create no account.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { OAuth2Server } from 'oauth2-mock-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followOAuthSignIn, mockIdpServerEnv } from '../../../tools/test-support/oauth-sign-in.js';
 import { ADMIN_KEY, CliProcess, remoteCli, startServer, type ServerProcess } from './server-process.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-oauth-cli-'));
@@ -23,30 +24,12 @@ beforeAll(async () => {
   await provider.issuer.keys.generate('RS256');
   await provider.start(0, '127.0.0.1');
   const issuer = provider.issuer.url ?? '';
-  const appsFile = path.join(scratch, 'apps.json');
-  writeFileSync(
-    appsFile,
-    JSON.stringify({
-      apps: [
-        {
-          slug: 'mockidp',
-          name: 'Mock IdP',
-          auth_type: 'oauth2',
-          fields: [],
-          oauth: {
-            authorize_url: `${issuer}/authorize`,
-            token_url: `${issuer}/token`,
-            userinfo_url: `${issuer}/userinfo`,
-          },
-        },
-      ],
-    }),
-  );
-  server = await startServer({
-    TRIBUTARY_APPS_FILE: appsFile,
-    TRIBUTARY_OAUTH_MOCKIDP_CLIENT_ID: 'cli-client',
-    TRIBUTARY_OAUTH_MOCKIDP_CLIENT_SECRET: 'cli-secret',
-  });
+  const oauth = {
+    authorize_url: `${issuer}/authorize`,
+    token_url: `${issuer}/token`,
+    userinfo_url: `${issuer}/userinfo`,
+  };
+  server = await startServer(mockIdpServerEnv(scratch, oauth, { id: 'cli-client', secret: 'cli-secret' }));
   const login = await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY]);
   expect(login.code, login.stderr).toBe(0);
 }, 120_000);
@@ -56,15 +39,6 @@ afterAll(async () => {
   await provider?.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** The browser: open the printed URL, keep the cookie, sign in at the provider, come back. */
-async function browse(startUrl: string): Promise<number> {
-  const start = await fetch(startUrl, { redirect: 'manual' });
-  const cookie = (start.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-  const atProvider = await fetch(start.headers.get('location') ?? '', { redirect: 'manual' });
-  const back = await fetch(atProvider.headers.get('location') ?? '', { headers: { cookie } });
-  return back.status;
-}
 
 async function printedUrl(command: CliProcess): Promise<string> {
   await command.waitForStderr(/\/v1\/oauth\/start\?\S+/);
@@ -81,7 +55,7 @@ describe('tributary accounts connect', () => {
     const command = new CliProcess(['accounts', 'connect', 'mockidp', '--no-browser'], cliEnv);
     const url = await printedUrl(command);
     expect(url.startsWith(`${server.base}/v1/oauth/start?`)).toBe(true);
-    expect(await browse(url)).toBe(200);
+    expect(await followOAuthSignIn(url)).toBe(200);
     expect(await command.exited).toBe(0);
     const line = command.lines.find((text) => text.startsWith('Connected account apn_')) ?? '';
     const id = /apn_\w+/.exec(line)?.[0] ?? '';
@@ -98,7 +72,7 @@ describe('tributary accounts connect', () => {
     });
     const before = await accountCount();
     const command = new CliProcess(['accounts', 'connect', 'mockidp', '--no-browser'], cliEnv);
-    expect(await browse(await printedUrl(command))).toBe(400);
+    expect(await followOAuthSignIn(await printedUrl(command))).toBe(400);
     expect(await command.exited).toBe(1);
     expect(command.stderr.join('')).toContain('OAUTH_ACCESS_DENIED');
     expect(await accountCount()).toBe(before);

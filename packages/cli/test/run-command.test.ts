@@ -68,52 +68,53 @@ describe('tributary run', () => {
   });
 
   it('accepts components wrapped in defineSource / defineAction (@pipedream/types) and defineComponent', async () => {
-    const source = await tributaryJson<Report>(['run', fixture('typed-source.mjs'), '--json']);
+    // Independent runs: one process each, side by side.
+    const [source, action, step] = await Promise.all([
+      tributaryJson<Report>(['run', fixture('typed-source.mjs'), '--json']),
+      tributaryJson<Report>(['run', fixture('typed-action.mjs'), '--json']),
+      tributaryJson<Report>(['run', fixture('workflow-step.mjs'), '--prop', 'n=21', '--json']),
+    ]);
     expect(source.code).toBe(0);
     expect(source.json.emits[0]?.event).toEqual({ label: 'typed' });
-    const action = await tributaryJson<Report>(['run', fixture('typed-action.mjs'), '--json']);
     expect(action.json.return_value).toBe('defined with defineAction');
-    const step = await tributaryJson<Report>(['run', fixture('workflow-step.mjs'), '--prop', 'n=21', '--json']);
     expect(step.json.return_value).toBe(42);
   });
 
   it('gives app props their credentials with --auth, by app slug or prop name', async () => {
     const file = path.join(FIXTURES, 'f16-pick-list.mjs');
-    const bySlug = await tributaryJson<Report>([
-      'run',
-      file,
-      '--prop',
-      'board=b1',
-      '--auth',
-      'acme={"api_key":"abc"}',
-      '--json',
+    // Independent runs: one process each, side by side.
+    const [bySlug, byProp, missing, notJson] = await Promise.all([
+      tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--auth', 'acme={"api_key":"abc"}', '--json']),
+      tributaryJson<Report>([
+        'run',
+        file,
+        '--prop',
+        'board=b1',
+        '--prop',
+        'list=done',
+        '--auth',
+        'acme={"api_key":"abcde"}',
+        '--json',
+      ]),
+      tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--json']),
+      tributary(['run', file, '--prop', 'board=b1', '--auth', 'acme=nope']),
     ]);
     expect(bySlug.code).toBe(0);
     expect(bySlug.json.return_value).toEqual({ board: 'b1', list: null, k: 3 });
-    const byProp = await tributaryJson<Report>([
-      'run',
-      file,
-      '--prop',
-      'board=b1',
-      '--prop',
-      'list=done',
-      '--auth',
-      'acme={"api_key":"abcde"}',
-      '--json',
-    ]);
     expect(byProp.json.return_value).toEqual({ board: 'b1', list: 'done', k: 5 });
-    const missing = await tributaryJson<Report>(['run', file, '--prop', 'board=b1', '--json']);
     expect(missing.code).toBe(2);
     expect(missing.json.error).toMatchObject({ code: 'PROP_REQUIRED' });
     expect(missing.json.error?.message).toContain('app prop "acme" needs a connected account');
-    const notJson = await tributary(['run', file, '--prop', 'board=b1', '--auth', 'acme=nope']);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain('--auth acme is not valid JSON');
   });
 
   it('prints every invalid prop at once, one line each, and lists them in --json', async () => {
     const file = path.join(FIXTURES, 'f14-inputs.mjs');
-    const human = await tributary(['run', file, '--prop', 'repeat=9', '--prop', 'loud=maybe']);
+    const [human, json] = await Promise.all([
+      tributary(['run', file, '--prop', 'repeat=9', '--prop', 'loud=maybe']),
+      tributaryJson<Report>(['run', file, '--prop', 'repeat=9', '--json']),
+    ]);
     expect(human.code).toBe(2);
     expect(human.stderr).toBe(
       [
@@ -125,7 +126,6 @@ describe('tributary run', () => {
         '',
       ].join('\n'),
     );
-    const json = await tributaryJson<Report>(['run', file, '--prop', 'repeat=9', '--json']);
     expect(json.code).toBe(2);
     expect(json.json.error).toMatchObject({
       code: 'PROP_REQUIRED',
@@ -273,7 +273,11 @@ describe('tributary run: bad input gives one clear line and exit code 2', () => 
 
   for (const testCase of cases) {
     it(testCase.name, async () => {
-      const human = await tributary(testCase.args);
+      // The human and the --json form of the same refusal, side by side.
+      const [human, machine] = await Promise.all([
+        tributary(testCase.args),
+        tributaryJson<Report>([...testCase.args, '--json']),
+      ]);
       expect(human.code).toBe(2);
       expect(human.stdout).toBe('');
       const lines = human.stderr.trim().split('\n');
@@ -282,7 +286,6 @@ describe('tributary run: bad input gives one clear line and exit code 2', () => 
       expect(lines[0]).toMatch(testCase.text);
       expect(human.stderr).not.toMatch(/\n\s+at /);
 
-      const machine = await tributaryJson<Report>([...testCase.args, '--json']);
       expect(machine.code).toBe(2);
       expect(machine.json.ok).toBe(false);
       expect(machine.json.error?.code).toBe(testCase.code);

@@ -1,51 +1,20 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { BIN, REPO, tributary } from './cli-process.js';
+import { REPO, tributary } from './cli-process.js';
+import { killStartedProcesses, startProcess, type StartedProcess } from './start-process.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-start-test-'));
 // With bubblewrap and a root server, workers run as uid 65534 and must be able to enter the cache.
 chmodSync(scratch, 0o755);
 const cacheDir = path.join(scratch, 'cache');
-const children: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill('SIGKILL');
-});
+afterEach(killStartedProcesses);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-interface Started {
-  readonly child: ChildProcessWithoutNullStreams;
-  readonly lines: string[];
-  readonly base: string;
-  readonly exit: Promise<number | null>;
-}
-
-async function start(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--data-dir', dataDir], {
-    env: { ...process.env, TRIBUTARY_CACHE_DIR: cacheDir, ...env },
-  });
-  children.push(child);
-  const lines: string[] = [];
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ready line; got:\n${lines.join('\n')}`)), 20_000);
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      lines.push(line);
-      const match = /ready: API (http:\/\/[^\s]+)\/v1/.exec(line);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    createInterface({ input: child.stderr }).on('line', (line) => lines.push(line));
-    child.on('exit', () => reject(new Error(`exited before ready:\n${lines.join('\n')}`)));
-  });
-  return { child, lines, base, exit };
-}
+const start = (dataDir: string, env: Record<string, string> = {}): Promise<StartedProcess> =>
+  startProcess(dataDir, { TRIBUTARY_CACHE_DIR: cacheDir, ...env });
 
 describe('tributary start', () => {
   it('creates the data directory, prints an admin key once, answers /healthz, and stops cleanly on SIGTERM', async () => {

@@ -160,7 +160,7 @@ describe('tributary start on PostgreSQL', () => {
     );
     expect((await summaries(counter.id)).map((summary) => summary.event.n)).toEqual([2, 1]);
     // Up to 75 s: under load a stop may outlast the harness's 10 s SIGTERM grace, and a process killed
-    // while holding a claim leaves it leased for 60 s before the new one runs that source.
+    // while holding a claim leaves it leased for 15 s before the new one runs that source.
     const fired = await until(async () => (await summaries(tick.body.data.id))[0], 'the timer tick', 75_000);
     expect(fired.event.at).toEqual(expect.any(Number));
   }, 150_000);

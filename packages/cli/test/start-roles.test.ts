@@ -199,8 +199,25 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
     const ticks: Deployed[] = [];
     for (let index = 0; index < 4; index += 1)
       ticks.push(await deploy('f03-tick.mjs', { timer: { intervalSeconds: 15 } }));
+    // A timer workflow saved on an api process: its job scheduler comes from there too.
+    const saved = await apis[0]!.api<{ data: { id: string } }>('POST', '/v1/workflows', {
+      name: 'quarter minute',
+      trigger: { type: 'timer', interval_seconds: 15 },
+      steps: [
+        { name: 'echo', code: readFileSync(path.join(REPO, 'fixtures/components/workflows/echo-step.mjs'), 'utf8') },
+      ],
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const workflowRuns = async (): Promise<{ event: { timestamp: number } }[]> =>
+      (
+        await apis[1]!.api<{ data: { event: { timestamp: number } }[] }>(
+          'GET',
+          `/v1/workflows/${saved.body.data.id}/runs`,
+        )
+      ).body.data;
     for (const tick of ticks)
       await until(async () => ((await summaries(tick.id)).length >= 2 ? true : undefined), `two ticks of ${tick.id}`);
+    await until(async () => ((await workflowRuns()).length >= 2 ? true : undefined), 'two runs of the timer workflow');
     // A moment for a second firing of a slot to land, had one been queued.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const slots = Math.floor((Date.now() - deployedAt) / 15_000);
@@ -209,5 +226,8 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
       expect(new Set(fired).size).toBe(fired.length);
       expect(fired.length).toBeLessThanOrEqual(slots);
     }
+    const runs = (await workflowRuns()).map((run) => run.event.timestamp);
+    expect(new Set(runs).size).toBe(runs.length);
+    expect(runs.length).toBeLessThanOrEqual(slots);
   }, 180_000);
 });

@@ -46,22 +46,23 @@ function portable(run: Record<string, unknown>) {
 
 describe('tributary workflow', () => {
   it('runs a workflow file locally, offline, and prints the run', async () => {
-    const human = await tributary(['workflow', 'run', FILE, '--event', EVENT], { env: { NO_COLOR: '1' } });
+    const broken = path.join(scratch, 'broken.workflow.yml');
+    writeFileSync(broken, 'name: broken\nsteps: [unclosed\n');
+    // Independent local runs: one process each, side by side.
+    const [human, yaml, refused, bad] = await Promise.all([
+      tributary(['workflow', 'run', FILE, '--event', EVENT], { env: { NO_COLOR: '1' } }),
+      // The YAML file of the same workflow runs the same.
+      tributary(['workflow', 'run', FILE.replace(/\.json$/, '.yaml'), '--event', EVENT], { env: { NO_COLOR: '1' } }),
+      tributary(['workflow', 'run', broken]),
+      tributary(['workflow', 'run', FILE, '--event', '{nope']),
+    ]);
     expect(human.code).toBe(0);
     expect(human.stdout).toMatch(/^Run of signup: succeeded\n {2}answer: succeeded\n/);
     expect(human.stdout).toContain('  greet: succeeded');
     expect(human.stdout).toContain('    Hello, ada@example.com!\n    → 23\n');
-    // The YAML file of the same workflow runs the same.
-    const yaml = await tributary(['workflow', 'run', FILE.replace(/\.json$/, '.yaml'), '--event', EVENT], {
-      env: { NO_COLOR: '1' },
-    });
     expect([yaml.code, yaml.stdout]).toEqual([0, human.stdout]);
-    const broken = path.join(scratch, 'broken.workflow.yml');
-    writeFileSync(broken, 'name: broken\nsteps: [unclosed\n');
-    const refused = await tributary(['workflow', 'run', broken]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/^error VALIDATION_FAILED: .*broken\.workflow\.yml is not YAML: /);
-    const bad = await tributary(['workflow', 'run', FILE, '--event', '{nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error USAGE_ERROR: --event is not valid JSON: /);
   });
@@ -75,13 +76,17 @@ describe('tributary workflow', () => {
     expect(workflow.version).toBe(1);
     const again = await cli(['workflow', 'deploy', FILE]);
     expect(again.stdout).toMatch(new RegExp(`^Deployed signup \\(${workflow.id}\\) version 2\\nEndpoint: http`));
-    const listed = await cli(['workflow', 'list']);
+    const [listed, described] = await Promise.all([
+      cli(['workflow', 'list']),
+      cli(['workflow', 'describe', workflow.id]),
+    ]);
     expect(listed.stdout).toMatch(new RegExp(`${workflow.id}\\s+signup\\s+2\\s+yes\\s+http\\s+3`));
-    const described = await cli(['workflow', 'describe', workflow.id]);
     expect(described.stdout).toContain('  greet: code step {"name":"{{ steps.trigger.event.body.email }}"}');
 
     const started = await cli(['workflow', 'run-now', workflow.id, '--event', EVENT, '--json']);
     const runId = (JSON.parse(started.stdout) as { run_id: string }).run_id;
+    // The local run of the same file goes while the server's run is polled.
+    const localRun = tributary(['workflow', 'run', FILE, '--event', EVENT, '--json']);
     let remote: Record<string, unknown> = {};
     for (let i = 0; i < 300; i += 1) {
       const logs = await cli(['workflow', 'logs', runId, '--json']);
@@ -89,7 +94,7 @@ describe('tributary workflow', () => {
       if (remote['status'] === 'succeeded') break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const local = await tributary(['workflow', 'run', FILE, '--event', EVENT, '--json']);
+    const local = await localRun;
     expect(portable(JSON.parse(local.stdout) as Record<string, unknown>)).toEqual(portable(remote));
 
     const runs = await cli(['workflow', 'runs', workflow.id]);

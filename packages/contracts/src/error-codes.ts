@@ -258,6 +258,18 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'The CLI could not reach the Tributary server at the API URL (not running, wrong URL, network down).',
   },
+  EGRESS_UNENFORCEABLE: {
+    status: 503,
+    category: 'user',
+    description:
+      'Components cannot run: the egress policy needs bubblewrap network namespaces, which this machine does not give (install bubblewrap, or set TRIBUTARY_EGRESS=open).',
+  },
+  SSE_CLIENT_TOO_SLOW: {
+    status: 503,
+    category: 'user',
+    description:
+      'An SSE client read more slowly than its stream was written: past the buffer limit the server closed the stream (reconnect with Last-Event-ID).',
+  },
   REDIS_UNREACHABLE: {
     status: 503,
     category: 'user',
@@ -332,6 +344,30 @@ export const ERROR_CODES = {
     category: 'user',
     description:
       "The provider refused to refresh a connected account's token; runs that use the account fail until it is connected again (the message names the account).",
+  },
+  ACCOUNT_TEST_FAILED: {
+    status: 502,
+    category: 'user',
+    description:
+      'A connected account\'s test request (the app\'s "who am I" endpoint) could not be reached or did not answer 2xx; the message names the request and the HTTP status, never the credentials.',
+  },
+  MASTER_KEY_INVALID: {
+    status: 400,
+    category: 'user',
+    description:
+      'TRIBUTARY_MASTER_KEY or TRIBUTARY_MASTER_KEY_FILE is not usable: both are set, the file does not exist, or a key is not 32 bytes as base64 or hex (the message names the variable and which key; it never shows a key).',
+  },
+  SECRET_UNREADABLE: {
+    status: 500,
+    category: 'user',
+    description:
+      'A stored secret does not open: it was sealed with a master key that is not given (the message names the key id), or it was changed or copied from another row or column (the message names the table, row and column).',
+  },
+  KEY_ROTATION_REFUSED: {
+    status: 400,
+    category: 'user',
+    description:
+      '`tributary keys rotate` cannot go on: TRIBUTARY_MASTER_KEY holds one key (put the new key first), or the key file cannot be written.',
   },
   INTERNAL: {
     status: 500,

@@ -32,6 +32,7 @@ export {
   AccountDetail,
   AccountsQuery,
   AccountStatus,
+  AccountTestResult,
   AppAuthMode,
   AppOAuth,
   AppTestRequest,

@@ -1,6 +1,9 @@
+import { InstallProgressFeed } from './installs/install-progress-feed.js';
 import path from 'node:path';
+import type { Kysely } from 'kysely';
 import type { WorkflowRunDetailT } from '@tributary/contracts';
-import { Sandbox } from '@tributary/sandbox';
+import { egressFromEnv, Sandbox } from '@tributary/sandbox';
+import { AccountCache } from './accounts/account-cache.js';
 import { AccountService } from './accounts/account-service.js';
 import { ComponentCalls } from './actions/component-calls.js';
 import { AppCatalog } from './apps/app-catalog.js';
@@ -24,6 +27,10 @@ import type { RateLimiter } from './ratelimit/rate-limiter.js';
 import { OAuthClients } from './oauth/oauth-clients.js';
 import { OAuthConnect } from './oauth/oauth-connect.js';
 import { TokenRefresher } from './oauth/token-refresher.js';
+import { instanceSecret } from './secrets/instance-secrets.js';
+import { MasterKeyring } from './secrets/master-keyring.js';
+import { makePrivateDir } from './secrets/private-files.js';
+import { resealAll } from './secrets/reseal-all.js';
 import { SecretBox } from './secrets/secret-box.js';
 import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
@@ -34,8 +41,11 @@ import { PackageImporter } from './registry-import/package-importer.js';
 import { CURATED_PACKAGE_DIR } from './registry-import/curated.js';
 import { RegistryService } from './registry-import/registry-service.js';
 import { openBackend } from './store/open-backend.js';
+import type { Database } from './store/schema.js';
 import type { BullmqTimerJobs } from './redis/bullmq-timer-jobs.js';
 import { BullmqScheduler } from './scheduler/bullmq-scheduler.js';
+import { SourceTimerTargets } from './scheduler/source-timer-targets.js';
+import { WorkflowTimerTargets } from './workflows/workflow-timer-targets.js';
 import { earliestFireAt, oldestDueSince, pingDatabase } from './health/readiness-queries.js';
 import { Readiness, type ReadinessThresholds } from './health/readiness.js';
 import { RecentFailures } from './health/recent-failures.js';
@@ -43,7 +53,7 @@ import { StatusService } from './health/status-service.js';
 import { readQueueDepths } from './metrics/queue-depths.js';
 import { NO_METRICS, type Metrics } from './ports/metrics.js';
 import { messageLogger, type Logger } from './ports/logger.js';
-import { composeWorkflows } from './workflows/compose-workflows.js';
+import { composeWorkflows, workflowRunsAtOnce } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
 
@@ -59,10 +69,32 @@ export interface EngineOptions {
   readonly cacheDir: string;
   /** Public base URL of the server: endpoint URLs are built from it. */
   readonly publicUrl: string;
+  /**
+   * Base of endpoint URLs (`<base>/e/<id>`) when endpoints have an origin of their own
+   * (TRIBUTARY_ENDPOINT_BASE_URL, docs/server.md#endpoint-origin); default `publicUrl`.
+   */
+  readonly endpointBaseUrl?: string;
   readonly allowPrivateUrls: boolean;
   /** Invocations running at once across sources. */
   readonly concurrency: number;
+  /**
+   * A run past this long gives its slot to the next source and holds a long-run slot instead
+   * (default 500 ms), so slow or hanging code cannot take every slot (docs/operations.md#fair-scheduling).
+   */
+  readonly longRunMs?: number;
+  /** Slots for runs past `longRunMs`, beside `concurrency` (default: as many as `concurrency`). */
+  readonly longRunSlots?: number;
+  /**
+   * On `stop`, how long runs in flight may finish (default 30 s); those still running then are
+   * stopped with their workers and stay queued for the next start.
+   */
+  readonly shutdownGraceMs?: number;
   readonly sourceTimeoutMs: number;
+  /**
+   * The data directory is thrown away when the engine stops (a local `workflow run`): no advice
+   * about moving its master key out of it, which only matters for a directory that is kept.
+   */
+  readonly throwawayDataDir?: boolean;
   /** Where the engine's lines go when there is no `logger`: one line of text each. */
   readonly log: (message: string) => void;
   /**
@@ -81,8 +113,9 @@ export interface EngineOptions {
    */
   readonly dispatch?: WorkDispatch;
   /**
-   * Timer sources' schedules as BullMQ job schedulers (Redis); closed with the engine. Without it
-   * the scheduler checks the store's fire times itself.
+   * Timer sources' and timer workflows' schedules as BullMQ job schedulers (Redis); closed with the
+   * engine. Without it the scheduler checks the store's fire times itself, and workflow timers are
+   * checked every second.
    */
   readonly timerJobs?: BullmqTimerJobs;
   /** The HTTP endpoints' rate limit (default: in-process, 10/s with bursts of 50). */
@@ -103,7 +136,10 @@ export interface EngineOptions {
   readonly metrics?: Metrics;
   /** When `/readyz` calls the runner stuck or the scheduler behind (docs/operations.md). */
   readonly readiness?: Partial<ReadinessThresholds>;
-  /** Where TRIBUTARY_OAUTH_<SLUG>_CLIENT_ID/SECRET are read (default: the process environment). */
+  /**
+   * Where TRIBUTARY_OAUTH_<SLUG>_CLIENT_ID/SECRET and TRIBUTARY_EGRESS(_ALLOW) are read (default:
+   * the process environment).
+   */
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Refresh OAuth tokens expiring within this many ms before a run (default 60 s). */
   readonly oauthRefreshLeewayMs?: number;
@@ -152,6 +188,8 @@ export class Engine {
     readonly readiness: Readiness,
     /** Version-free health at a glance: uptime, queue, pool, readiness, recent failures. */
     readonly status: StatusService,
+    /** npm installs for components as they start and finish (deploy progress). */
+    readonly installs: InstallProgressFeed,
   ) {}
 
   static async create(engineOptions: EngineOptions): Promise<Engine> {
@@ -160,6 +198,12 @@ export class Engine {
     // connection): warnings in the structured log. Lines about one item carry its ids instead.
     const options: EngineOptions = { ...engineOptions, log: (message) => logger.warn({}, message) };
     const now = options.now ?? Date.now;
+    // Before the data directory and the database: a key that is not usable is refused before
+    // anything is created.
+    const box = new SecretBox(
+      MasterKeyring.load({ dataDir: options.dataDir, env: options.env ?? process.env, log: options.log }),
+    );
+    makePrivateDir(options.dataDir, options.log);
     const backend = await openBackend({
       dataDir: options.dataDir,
       now,
@@ -168,10 +212,24 @@ export class Engine {
       ...(options.retry ? { retry: options.retry } : {}),
     });
     const { db, store, queue } = backend;
-    const box = SecretBox.fromKeyFile(path.join(options.dataDir, 'master.key'));
+    const { pepper } = await prepareSecrets(backend, box, now).catch(async (error: unknown) => {
+      await backend.close();
+      throw error;
+    });
+    const placement = box.keyring.placementWarning();
+    if (placement && options.throwawayDataDir !== true) options.log(placement);
     const metrics = options.metrics ?? NO_METRICS;
+    const longRunSlots = options.longRunSlots ?? options.concurrency;
+    const installs = new InstallProgressFeed();
     const sandbox = new Sandbox({
       cacheDir: options.cacheDir,
+      onInstallProgress: (progress) => installs.publish(progress),
+      // Every run slot, long-run ones included, gets a worker of its own: a run queued behind a
+      // hanging one on a shared worker would wait for it, whatever the runner's slots say.
+      maxWorkersPerGroup: Math.max(4, options.concurrency + longRunSlots),
+      maxWorkers: Math.max(16, options.concurrency + longRunSlots),
+      egress: egressFromEnv(options.env ?? process.env),
+      onEgressRefused: (target, reason) => logger.warn({ target }, `egress refused: ${reason}`),
       workerEvents: { started: () => metrics.workerStarted(), exited: (reason) => metrics.workerExited(reason) },
     });
     for (const layer of sandbox.isolation.layers)
@@ -185,7 +243,15 @@ export class Engine {
       env: options.env ?? process.env,
       redirectUri: new URL('/v1/oauth/callback', options.publicUrl).href,
     });
-    const apps = new AppCatalog({ db, now, oauthClients: () => oauthClients.sources() });
+    // What runs read of accounts and the catalog is kept between writes only where this process
+    // makes every write (SQLite); processes sharing PostgreSQL read the store on every run.
+    const accountCache = backend.kind === 'sqlite' ? new AccountCache() : undefined;
+    const apps = new AppCatalog({
+      db,
+      now,
+      oauthClients: () => oauthClients.sources(),
+      ...(accountCache ? { onChanged: () => accountCache.catalogChanged() } : {}),
+    });
     if (options.appsFile) {
       const file = options.appsFile;
       const count = await apps.loadFile(file).catch(async (error: unknown) => {
@@ -200,11 +266,19 @@ export class Engine {
       catalog: apps,
       clients: oauthClients,
       dialect: backend.kind,
+      ...(accountCache ? { cache: accountCache } : {}),
       now,
       log: options.log,
       ...(options.oauthRefreshLeewayMs !== undefined ? { leewayMs: options.oauthRefreshLeewayMs } : {}),
     });
-    const accounts = new AccountService({ db, catalog: apps, box, now, refresher });
+    const accounts = new AccountService({
+      db,
+      catalog: apps,
+      box,
+      now,
+      refresher,
+      ...(accountCache ? { cache: accountCache } : {}),
+    });
     const oauth = new OAuthConnect({
       db,
       box,
@@ -234,7 +308,7 @@ export class Engine {
     });
     const sourceExists = async (id: string): Promise<boolean> => (await store.getSource(id)) !== undefined;
     const subscriptions: SubscriptionService = new SubscriptionService({
-      table: new SqlSubscriptions({ db }),
+      table: new SqlSubscriptions({ db, remember: backend.kind === 'sqlite' }),
       deliveries,
       box,
       sources: {
@@ -256,7 +330,7 @@ export class Engine {
       box,
       pubsub,
       now,
-      publicUrl: options.publicUrl,
+      publicUrl: options.endpointBaseUrl ?? options.publicUrl,
       sourceTimeoutMs: options.sourceTimeoutMs,
       accounts,
       onCommitted: (sourceId, events) => subscriptions.committed(sourceId, events),
@@ -270,7 +344,7 @@ export class Engine {
       accounts,
       pubsub,
       sources: store,
-      publicUrl: options.publicUrl,
+      publicUrl: options.endpointBaseUrl ?? options.publicUrl,
       now,
       log: options.log,
       logger,
@@ -290,6 +364,8 @@ export class Engine {
       notify: (key) => runner.notify([key]),
       onDeleted: (id) => subscriptions.forget(id),
       checkSends: (sends) => deliveries.check(sends),
+      // `scheduler` is made below; schedules change only once the engine serves requests.
+      ...(options.timerJobs ? { onSchedulesChanged: () => scheduler.wake() } : {}),
     });
     // Workflows (`wf_…`) emit with `$.send.emit` and listen as subscribers: each event starts a run.
     const workflowIds = {
@@ -300,13 +376,15 @@ export class Engine {
     subscriptions.registerListener('wf_', workflowIds);
     const recentFailures = new RecentFailures();
     const runner = new InvocationRunner({
-      workflows: workflowParts.queueHandler,
+      workflows: { ...workflowParts.queueHandler, concurrency: workflowRunsAtOnce(options.concurrency) },
       store,
       queue,
       executor,
       components,
       locks,
       concurrency: options.concurrency,
+      longRunSlots,
+      ...(options.longRunMs !== undefined ? { longRunMs: options.longRunMs } : {}),
       now,
       logger,
       pubsub,
@@ -323,11 +401,22 @@ export class Engine {
     const scheduler: Scheduler = options.timerJobs
       ? new BullmqScheduler({
           jobs: options.timerJobs,
-          db,
+          targets: {
+            source: new SourceTimerTargets({
+              db,
+              now,
+              queueTicks: (ticks) => backend.queueTicks(ticks),
+              onQueued: (sourceIds) => runner.notify(sourceIds),
+            }),
+            workflow: new WorkflowTimerTargets({
+              store: backend.workflows,
+              now,
+              notify: (queueKey) => runner.notify([queueKey]),
+            }),
+          },
           now,
-          queueTicks: (ticks) => backend.queueTicks(ticks),
           sweep: storeScheduler,
-          onQueued: (sourceIds) => runner.notify(sourceIds),
+          onTickLate: (lateMs) => metrics.timerDrift(lateMs / 1000),
           log: options.log,
         })
       : storeScheduler;
@@ -358,18 +447,19 @@ export class Engine {
       deliveries,
       owner: OWNER_ID,
     });
-    const apiKeys = new ApiKeys(db, now);
+    const apiKeys = new ApiKeys(db, now, pepper);
     metrics.bind({ queue: () => readQueueDepths(db, now()), pool: () => sandbox.poolStats() });
     const readiness = new Readiness({
       thresholds: {
         // An invocation may legitimately hold its source's lane for its whole timeout.
         runnerStallMs: options.readiness?.runnerStallMs ?? Math.max(60_000, options.sourceTimeoutMs + 30_000),
+        runnerWaitMs: options.readiness?.runnerWaitMs ?? 30_000,
         schedulerLagMs: options.readiness?.schedulerLagMs ?? 30_000,
         databaseTimeoutMs: options.readiness?.databaseTimeoutMs ?? 2000,
       },
       now,
       ping: (timeoutMs) => pingDatabase(db, timeoutMs),
-      oldestDueSince: (at) => oldestDueSince(db, at),
+      oldestDueSince: (at, except) => oldestDueSince(db, at, except),
       earliestFireAt: () => earliestFireAt(db),
       runner: () => runner.progress(),
     });
@@ -417,6 +507,7 @@ export class Engine {
       metrics,
       readiness,
       status,
+      installs,
     );
   }
 
@@ -455,14 +546,33 @@ export class Engine {
     this.workflowTimers.start();
   }
 
+  private stoppingWork: Promise<number> | undefined;
+
+  /**
+   * Stops taking work at once (timers, the runner) and lets runs in flight finish for up to the
+   * shutdown grace. Resolves with how many runs were still in flight then; `stop` stops them and
+   * their entries stay queued. The API keeps answering meanwhile (what it queues waits too).
+   */
+  stopWork(): Promise<number> {
+    this.stoppingWork ??= (async () => {
+      await this.scheduler.stop();
+      await this.workflowTimers.stop();
+      return this.runner.stop(this.options.shutdownGraceMs ?? 30_000);
+    })();
+    return this.stoppingWork;
+  }
+
   /** Stops timers, finishes invocations in flight (queued ones wait for the next start), closes. */
   async stop(): Promise<void> {
-    await this.scheduler.stop();
-    await this.workflowTimers.stop();
-    await this.runner.stop();
+    const left = await this.stopWork();
+    if (left > 0)
+      this.options.log(
+        `${left} run(s) still in flight after the ${this.options.shutdownGraceMs ?? 30_000} ms shutdown grace: stopped; their invocations stay queued for the next start`,
+      );
     await this.subscriptions.drain();
     await this.deliveries.stop();
     await this.sandbox.close();
+    await this.runner.settled();
     await this.closeStore();
     await Promise.all([
       this.pubsub.close(),
@@ -494,4 +604,18 @@ export class Engine {
   findEndpoint(endpointId: string): Promise<{ readonly id: string; readonly customResponse: boolean } | null> {
     return this.store.findEndpoint(endpointId);
   }
+}
+
+/**
+ * Values sealed before key ids and row binding (migration 0011) are sealed again under the active
+ * key (each row once; a start after a crash finishes the rest), then the instance's API key pepper
+ * is read, or made on the first start.
+ */
+async function prepareSecrets(
+  backend: { readonly db: Kysely<Database> },
+  box: SecretBox,
+  now: () => number,
+): Promise<{ pepper: Buffer }> {
+  await resealAll({ db: backend.db, box, mode: 'legacy' });
+  return { pepper: await instanceSecret(backend.db, box, 'api_key_pepper', now()) };
 }

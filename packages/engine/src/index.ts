@@ -5,6 +5,8 @@
  * event bin and logs, API keys and encrypted secrets.
  */
 export { Engine, PROCESS_ROLES } from './engine.js';
+export { InstallProgressFeed } from './installs/install-progress-feed.js';
+export type { InstallProgressListener, InstallScope } from './installs/install-progress-feed.js';
 export type { EngineOptions, ProcessRole } from './engine.js';
 export type { WorkDispatch } from './ports/work-dispatch.js';
 export { BullmqDispatch } from './redis/bullmq-dispatch.js';
@@ -125,3 +127,6 @@ export { messageLogger } from './ports/logger.js';
 export type { LogFields, Logger } from './ports/logger.js';
 export { bindingCookieName, OAuthConnect } from './oauth/oauth-connect.js';
 export { OAuthClients, envPrefix } from './oauth/oauth-clients.js';
+export { rotateKeys } from './secrets/rotate-keys.js';
+export type { RotateKeysOptions, RotationReport } from './secrets/rotate-keys.js';
+export { MASTER_KEY_FILE_VARIABLE, MASTER_KEY_VARIABLE } from './secrets/master-keyring.js';

@@ -1,6 +1,7 @@
 /**
  * The generated app catalog (docs/app-catalog.md): at least 400 apps, each a valid catalog entry
- * with a slug in Pipedream's form, OAuth apps with usable endpoints, and `none` never generated.
+ * with a slug in Pipedream's form, OAuth apps with usable endpoints, and `none` never generated;
+ * Pipedream's own slugs (hubspot, twilio…) resolve through the override layer.
  */
 import { App, AppSlug } from '@tributary/contracts';
 import { describe, expect, it } from 'vitest';
@@ -42,4 +43,67 @@ describe('the generated catalog', () => {
     for (const slug of ['slack', 'google_drive', 'google_sheets', 'dropbox', 'zoom', 'notion', 'stripe'])
       expect(bySlug.has(slug), slug).toBe(true);
   });
+
+  // The `app` values of the compatibility report's packages (bench/compat/packages.mjs) and of
+  // Pipedream's most used registry components resolve, with endpoints and scopes a sign-in can use.
+  it('resolves the slugs Pipedream components name, through the override layer', () => {
+    const bySlug = new Map(GENERATED_APPS.map((app) => [app.slug, app]));
+    const oauthApps = [
+      'hubspot',
+      'airtable_oauth',
+      'gmail',
+      'google_sheets',
+      'google_drive',
+      'google_calendar',
+      'microsoft_outlook',
+      'microsoft_teams',
+      'jira',
+      'salesforce_rest_api',
+      'linear_app',
+      'monday',
+      'pipedrive',
+      'zoho_crm',
+      'slack',
+      'notion',
+      'gitlab',
+      'github',
+    ];
+    for (const slug of oauthApps) {
+      const app = bySlug.get(slug);
+      expect(app?.auth_mode, slug).toBe('oauth2_authorization_code');
+      expect(app?.oauth?.authorize_url, slug).toMatch(/^https:\/\//);
+      expect(app?.oauth?.token_url, slug).toMatch(/^https:\/\//);
+    }
+    for (const slug of ['hubspot', 'gmail', 'google_sheets', 'github', 'jira', 'microsoft_outlook'])
+      expect(bySlug.get(slug)?.oauth?.scopes.length, slug).toBeGreaterThan(0);
+    expect(bySlug.get('hubspot')?.oauth).toMatchObject({
+      authorize_url: 'https://app.hubspot.com/oauth/authorize',
+      token_url: 'https://api.hubapi.com/oauth/v1/token',
+    });
+    // Google gives a refresh token only to a sign-in that asks for offline access.
+    expect(bySlug.get('gmail')?.oauth).toMatchObject({
+      token_url: 'https://oauth2.googleapis.com/token',
+      authorize_params: { access_type: 'offline', prompt: 'consent' },
+    });
+    expect(bySlug.get('airtable_oauth')?.oauth?.token_auth).toBe('client_secret_basic');
+    // Key-based apps carry the `$auth` names Pipedream's app files read.
+    const fieldsOf = (slug: string): string[] =>
+      (catalogEntry(bySlug.get(slug) ?? fail(slug)).fields ?? []).map((field) => field.name);
+    expect(fieldsOf('twilio')).toEqual(['AccountSid', 'Sid', 'Secret']);
+    expect(fieldsOf('postgresql')).toEqual(expect.arrayContaining(['host', 'port', 'user', 'password', 'database']));
+    expect(fieldsOf('mysql')).toEqual(expect.arrayContaining(['host', 'username', 'password', 'database']));
+    expect(fieldsOf('sftp')).toEqual(['host', 'username', 'privateKey']);
+    expect(fieldsOf('apify')).toEqual(['api_token']);
+    expect(fieldsOf('airtable')).toEqual(['api_key']);
+    expect(fieldsOf('pipedream')).toEqual(['api_key']);
+    expect(bySlug.get('openai')?.test_request).toEqual({
+      method: 'GET',
+      url: 'https://api.openai.com/v1/models',
+      headers: { Authorization: 'Bearer {{api_key}}' },
+    });
+  });
 });
+
+function fail(slug: string): never {
+  throw new Error(`no generated app "${slug}"`);
+}

@@ -61,6 +61,7 @@ describe('package layering lint rule', () => {
       { file: 'packages/engine/src/probe.ts', specifier: '@tributary/server', allowed: false },
       { file: 'packages/engine/src/probe.ts', specifier: '@tributary/cli', allowed: false },
       { file: 'apps/web/src/probe.tsx', specifier: '@tributary/contracts', allowed: true },
+      { file: 'apps/web/src/probe.tsx', specifier: '@tributary/api-client', allowed: true },
       { file: 'apps/web/src/probe.tsx', specifier: '@tributary/engine', allowed: false },
       { file: 'packages/cli/src/probe.ts', specifier: '@tributary/sandbox', allowed: true },
       { file: 'packages/cli/src/probe.ts', specifier: '@tributary/server', allowed: true },

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../tools/test-support/postgres.js';
 import { SqlDeliveryJobs } from '../src/delivery/sql-delivery-jobs.js';
+import { MasterKeyring } from '../src/secrets/master-keyring.js';
 import { SecretBox } from '../src/secrets/secret-box.js';
 import { openPostgres } from '../src/store/open-postgres.js';
 import { SqlSubscriptions } from '../src/subscriptions/sql-subscriptions.js';
@@ -19,7 +20,7 @@ import { emptyDatabase } from './postgres-backend.js';
 
 let database: TestDatabase;
 const keys = mkdtempSync(path.join(os.tmpdir(), 'tributary-pg-delivery-keys-'));
-const box = SecretBox.fromKeyFile(path.join(keys, 'master.key'));
+const box = new SecretBox(MasterKeyring.load({ dataDir: keys, env: {}, log: () => undefined }));
 beforeAll(async () => {
   database = await createTestDatabase();
 });

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SqlDeliveryJobs } from '../src/delivery/sql-delivery-jobs.js';
+import { MasterKeyring } from '../src/secrets/master-keyring.js';
 import { SecretBox } from '../src/secrets/secret-box.js';
 import { openDatabase } from '../src/store/open-database.js';
 import { SqlSubscriptions } from '../src/subscriptions/sql-subscriptions.js';
@@ -14,7 +15,7 @@ import { subscriptionTableContract } from './contracts/subscription-table.contra
 
 deliveryJobsContract('SQLite', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-delivery-contracts-'));
-  const box = SecretBox.fromKeyFile(path.join(dir, 'master.key'));
+  const box = new SecretBox(MasterKeyring.load({ dataDir: dir, env: {}, log: () => undefined }));
   return Promise.resolve({
     async open() {
       const { db, raw } = await openDatabase({ file: path.join(dir, 'tributary.db') });

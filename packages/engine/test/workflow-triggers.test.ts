@@ -77,6 +77,26 @@ describe('workflow triggers', () => {
     await engine.workflows.setActive(cron.id, false);
   });
 
+  it('keeps the next tick when a save leaves the schedule as it was, and counts again from a new one', async () => {
+    const spec = (name: string, interval: number) => ({
+      name,
+      trigger: { type: 'timer' as const, interval_seconds: interval },
+      steps: [{ name: 'greet', action: 'wf-greet', props: { name: 'kept' } }],
+    });
+    const workflow = await engine.workflows.create(spec('hourly', 3600));
+    // 50 minutes on, a save that renames it: the tick still comes at the hour, not an hour later.
+    offset += 50 * 60_000;
+    await engine.workflows.update(workflow.id, spec('hourly, renamed', 3600));
+    offset += 11 * 60_000;
+    await runsOf(workflow.id, 1);
+    // A new interval counts from the save that sets it.
+    await engine.workflows.update(workflow.id, spec('hourly, renamed', 7200));
+    offset += 61 * 60_000;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await engine.workflows.listRuns(workflow.id, { limit: 5 })).total).toBe(1);
+    await engine.workflows.setActive(workflow.id, false);
+  });
+
   it("starts one run per event a deployed source emits, after the source's dedupe", async () => {
     const source = await engine.sources.deploy({ componentCode: code('emit-source.mjs'), name: 'emitter' });
     const workflow = await engine.workflows.create({

@@ -17,3 +17,16 @@ await esbuild.build({
   logLevel: 'warning',
   legalComments: 'none',
 });
+
+// The egress proxy's clients, loaded by a worker on its first request (src/worker/egress-client.ts):
+// CommonJS, like undici and https-proxy-agent themselves, so the harness can require it synchronously.
+await esbuild.build({
+  entryPoints: [path.join(root, 'src/worker/egress-agents.ts')],
+  outfile: path.join(root, 'dist/worker-bundle/egress-agents.cjs'),
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  logLevel: 'warning',
+  legalComments: 'none',
+});

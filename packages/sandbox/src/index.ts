@@ -24,3 +24,5 @@ export { PackageInstaller } from './packages/package-installer.js';
 export type { InstallProgress, InstalledPackages, PackageLock } from './packages/package-installer.js';
 export { MAX_BATCH_ITEMS, PROTOCOL_VERSION } from './protocol/messages.js';
 export type { ComponentInfo, PropsInfo } from './protocol/messages.js';
+export { addressChecker, DEFAULT_EGRESS, egressFromEnv, isPrivateAddress } from './egress/address-policy.js';
+export type { EgressPolicy } from './egress/address-policy.js';

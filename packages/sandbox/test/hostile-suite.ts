@@ -20,7 +20,9 @@ export function defineHostileSuite(mode: NonNullable<IsolationOptions['mode']>, 
 
   beforeAll(() => {
     process.env['TRIBUTARY_TEST_SECRET'] = 'must-not-leak';
-    ({ sandbox, dispose } = testSandbox({ isolation: { mode }, ...(placement ? { placement } : {}) }));
+    // Without bubblewrap the egress policy cannot be enforced; this suite is about the other layers.
+    const egress = mode === 'process' ? { egress: { mode: 'open' as const, allow: [] } } : {};
+    ({ sandbox, dispose } = testSandbox({ isolation: { mode }, ...egress, ...(placement ? { placement } : {}) }));
   });
   afterAll(async () => {
     delete process.env['TRIBUTARY_TEST_SECRET'];

@@ -8,14 +8,23 @@ import { Sandbox, type ComponentHandle, type SandboxOptions } from '@tributary/s
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 export const FIXTURES = path.join(REPO, 'fixtures/components');
 
-/** A sandbox on its own cache folder, with limits small enough for tests to hit quickly. */
+/**
+ * A sandbox on its own cache folder, with limits small enough for tests to hit quickly, whose
+ * components may reach the test servers on loopback (egress.test.ts sets the default policy).
+ */
 export function testSandbox(options: Partial<SandboxOptions> = {}): {
   sandbox: Sandbox;
   cacheDir: string;
   dispose: () => Promise<void>;
 } {
   const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-sandbox-test-'));
-  const sandbox = new Sandbox({ cacheDir, memoryMb: 128, graceMs: 500, ...options });
+  const sandbox = new Sandbox({
+    cacheDir,
+    memoryMb: 128,
+    graceMs: 500,
+    egress: { mode: 'policy', allow: ['127.0.0.0/8', '::1'] },
+    ...options,
+  });
   return {
     sandbox,
     cacheDir,

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { InvocationResult } from '@tributary/runtime';
 import type { ComponentHandle, Sandbox, SandboxOptions } from '@tributary/sandbox';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { FIXTURES, invoke, testSandbox } from './sandbox-harness.js';
 
 /**
@@ -53,9 +53,13 @@ async function openFile(sandbox: Sandbox, file: string, key: string, group?: str
 
 const emitted = (result: InvocationResult) => result.emits[0]?.event as Record<string, unknown> | undefined;
 
+/**
+ * A sandbox for the running test, closed (its workers ended, its cache removed) when that test
+ * finishes, passed or failed or timed out, so no worker outlives it.
+ */
 function sandboxWith(options: Partial<SandboxOptions>) {
   const env = testSandbox(options);
-  afterAll(() => env.dispose());
+  onTestFinished(() => env.dispose());
   return env.sandbox;
 }
 
@@ -170,6 +174,38 @@ describe('shared placement (many components per worker)', () => {
     }
     expect(new Set(pids.slice(0, 2)).size).toBe(1);
     expect(pids[3]).not.toBe(pids[0]);
+  });
+});
+
+describe('concurrent invocations of one handle', () => {
+  it('run side by side on two workers of the group when marked concurrent, one after the other otherwise', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2 });
+    const file = writeComponent(
+      'concurrent-sleeper',
+      `globalThis.processMark ??= Math.random().toString(36).slice(2);
+       const start = Date.now();
+       await new Promise((resolve) => setTimeout(resolve, 300));
+       this.$emit({ start, end: Date.now(), worker: globalThis.processMark });`,
+    );
+    const handle = await openFile(sandbox, file, 'concurrent-sleeper', 'concurrent-owner');
+    const twice = async (concurrent: boolean) => {
+      const request = { kind: 'run' as const, configured: {}, accounts: {}, state: { db: {}, dedupe: null } };
+      const results = await Promise.all(
+        [1, 2].map(() => handle.invoke({ ...request, timeoutMs: 10_000, ...(concurrent ? { concurrent } : {}) })),
+      );
+      const [first, second] = results.map(
+        (result) => emitted(result) as { start: number; end: number; worker: string },
+      );
+      if (!first || !second) throw new Error('an invocation emitted nothing');
+      return { first, second, overlapped: first.start < second.end && second.start < first.end };
+    };
+    // The first concurrent pair starts the group's second worker (the pool waits briefly for a busy one first).
+    await twice(true);
+    const serial = await twice(false);
+    expect(serial.overlapped).toBe(false);
+    const side = await twice(true);
+    expect(side.overlapped).toBe(true);
+    expect(side.first.worker).not.toBe(side.second.worker);
   });
 });
 

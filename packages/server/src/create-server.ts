@@ -8,29 +8,20 @@ import {
   installJsonParser,
 } from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
+import { registerEndpointOrigin } from './http/endpoint-origin.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerOpsRoutes } from './routes/ops.routes.js';
-import { statusRoutes } from './routes/status.routes.js';
 import { registerIngress } from './ingress/ingress.routes.js';
-import { accountRoutes } from './routes/accounts.routes.js';
-import { apiKeyRoutes } from './routes/api-keys.routes.js';
-import { appRoutes } from './routes/apps.routes.js';
-import { callRoutes } from './routes/calls.routes.js';
-import { componentRoutes } from './routes/components.routes.js';
-import { registryRoutes } from './routes/registry.routes.js';
-import { deadLetterRoutes } from './routes/dead-letters.routes.js';
 import { registerOAuthPages } from './routes/oauth-pages.js';
-import { oauthRoutes } from './routes/oauth.routes.js';
-import { buildOpenApi } from './routes/openapi.js';
-import { registerRoutes, route } from './routes/route-table.js';
-import { sessionRoutes } from './routes/session.routes.js';
-import { sourceRoutes } from './routes/sources.routes.js';
-import { subscriptionRoutes } from './routes/subscriptions.routes.js';
+import { apiRoutes } from './routes/api-routes.js';
+import { registerRoutes } from './routes/route-table.js';
 import { registerChannelSse } from './sse/channel-sse.routes.js';
-import { workflowRoutes } from './routes/workflows.routes.js';
+import { registerInstallSse } from './sse/install-sse.routes.js';
 import { registerSse } from './sse/sse.routes.js';
+import { StreamTickets } from './sse/stream-tickets.js';
+import { streamTicketRoutes } from './routes/stream-tickets.routes.js';
 import { registerWebApp } from './web/web-app.js';
-import { z } from 'zod';
 
 export interface ServerOptions {
   readonly engine: Engine;
@@ -40,6 +31,8 @@ export interface ServerOptions {
   readonly apiBodyLimitBytes?: number;
   readonly responseDeadlineMs?: number;
   readonly sseKeepaliveMs?: number;
+  /** Unread output an SSE client may leave before it is dropped (default 16 MB; docs/sse.md). */
+  readonly sseMaxBufferBytes?: number;
   /** pino request log on stderr at this level (docs/server.md); none when absent. */
   readonly logLevel?: LogLevel;
   /** Where that log goes (default stderr). */
@@ -48,6 +41,11 @@ export interface ServerOptions {
   readonly logger?: FastifyBaseLogger;
   /** The built web app (apps/web/dist), served at `/` with an SPA fallback; none when absent. */
   readonly webDir?: string;
+  /**
+   * An origin of its own for endpoints (TRIBUTARY_ENDPOINT_BASE_URL): `/e/` answers only on its
+   * host, and nothing else does there (docs/server.md#endpoint-origin).
+   */
+  readonly endpointBaseUrl?: string;
   /** `/metrics` without an API key (TRIBUTARY_METRICS_PUBLIC): for a scraper on a private network. */
   readonly metricsPublic?: boolean;
 }
@@ -68,40 +66,23 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   installJsonParser(app);
   // Browser sessions ride on a cookie (docs/rest-api.md#browser-sessions).
   await app.register(fastifyCookie);
+  await registerSecurityHeaders(app);
+  if (options.endpointBaseUrl) registerEndpointOrigin(app, options.endpointBaseUrl);
   registerRequestLog(app);
   registerRequestMetrics(app, engine.metrics);
   registerOpsRoutes(app, engine, { metricsPublic: options.metricsPublic ?? false });
-  // The fixed paths (/v1/components/configure, /v1/components/props) sit beside /v1/components/:id; the router prefers them.
-  const routes = [
-    ...componentRoutes(engine),
-    ...registryRoutes(engine),
-    ...callRoutes(engine),
-    ...sourceRoutes(engine),
-    ...appRoutes(engine),
-    ...oauthRoutes(engine),
-    ...accountRoutes(engine),
-    ...apiKeyRoutes(engine),
-    ...sessionRoutes(engine),
-    ...deadLetterRoutes(engine),
-    ...subscriptionRoutes(engine),
-    ...workflowRoutes(engine),
-    ...statusRoutes(engine, options.version),
-  ];
-  const openapi = buildOpenApi(routes, options.version);
-  routes.push(
-    route({
-      method: 'GET',
-      url: '/v1/openapi.json',
-      tag: 'meta',
-      summary: 'This OpenAPI document',
-      response: z.record(z.string(), z.unknown()),
-      handler: () => Promise.resolve(openapi),
-    }),
-  );
-  registerRoutes(app, engine, routes);
+  const tickets = new StreamTickets();
+  registerRoutes(app, engine, apiRoutes(engine, options.version, streamTicketRoutes(tickets)));
   registerOAuthPages(app, engine);
-  registerSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
-  registerChannelSse(app, engine, options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {});
+  const sse = {
+    tickets,
+    log: options.log,
+    ...(options.sseKeepaliveMs ? { keepaliveMs: options.sseKeepaliveMs } : {}),
+    ...(options.sseMaxBufferBytes ? { maxBufferBytes: options.sseMaxBufferBytes } : {}),
+  };
+  registerSse(app, engine, sse);
+  registerChannelSse(app, engine, sse);
+  registerInstallSse(app, engine, sse);
   await registerIngress(
     app,
     engine,

@@ -7,3 +7,5 @@ export { createServer } from './create-server.js';
 export type { ServerOptions } from './create-server.js';
 export { LOG_LEVELS } from './http/request-log.js';
 export type { LogLevel } from './http/request-log.js';
+export { apiRoutes } from './routes/api-routes.js';
+export type { RouteSpec } from './routes/route-table.js';

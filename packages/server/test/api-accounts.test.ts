@@ -22,7 +22,7 @@ afterAll(async () => {
 async function accountsSnapshot(): Promise<unknown> {
   const accounts = await h.request('GET', '/v1/accounts?limit=100');
   const apps = await h.request('GET', '/v1/apps');
-  return { base: await snapshot(h, { savedComponents: false }), accounts: accounts.body, apps: apps.body };
+  return { base: await snapshot(h), accounts: accounts.body, apps: apps.body };
 }
 
 describe('app catalog', () => {

@@ -333,8 +333,8 @@ describe('PUT /v1/components/{key} (publish) and deploy by key', () => {
   });
 
   it('refuses deploying an action, or an unknown key, and creates no source', async () => {
-    // Deploying saves the code first (contract §5.3), so only sources and the registry are compared.
-    const before = await snapshot(h, { savedComponents: false });
+    // A refused deploy stores nothing, not even code never saved before.
+    const before = await snapshot(h);
     const action = await h.request('POST', '/v1/sources', { body: { component_key: 'fx-sum' } });
     expect(action.status).toBe(400);
     expect(action.body.error.code).toBe('WRONG_COMPONENT_TYPE');
@@ -346,7 +346,7 @@ describe('PUT /v1/components/{key} (publish) and deploy by key', () => {
     expect(unknown.body.error).toMatchObject({ code: 'NOT_FOUND', details: { field: 'component_key' } });
     const unknownId = await h.request('POST', '/v1/sources', { body: { component_id: 'sc_doesnotexi' } });
     expect(unknownId.status).toBe(404);
-    expect(await snapshot(h, { savedComponents: false })).toEqual(before);
+    expect(await snapshot(h)).toEqual(before);
   });
 
   it('takes component_id over component_code (precedence id > code > key > url)', async () => {

@@ -299,7 +299,10 @@ describe('refreshing tokens', () => {
     expect((await callback(browser)).status).toBe(200);
     const fixed = await h.request('GET', `/v1/accounts/${id}`);
     expect(fixed.body.data).toMatchObject({ status: 'ok', status_message: null });
-    await expect(h.engine.accounts.credentialsFor({ app: { authProvisionId: id } })).resolves.toHaveProperty('app');
+    // The reconnect's tokens, not those runs read before it (the engine keeps accounts in memory).
+    await expect(h.engine.accounts.credentialsFor({ app: { authProvisionId: id } })).resolves.toMatchObject({
+      app: { oauth_access_token: issuedTokens.at(-2), oauth_refresh_token: issuedTokens.at(-1) },
+    });
   });
 
   it('fails the runs of a source whose account needs reconnecting, naming it, until it is reconnected', async () => {

@@ -62,7 +62,7 @@ const reversed = (text: string): string => text.split('').reverse().join('');
 
 describe('validation and coercion', () => {
   it('refuses bad values with PROP_INVALID, PROP_REQUIRED, PROP_UNKNOWN and creates no source', async () => {
-    const before = await snapshot(h, { savedComponents: false });
+    const before = await snapshot(h);
     const cases: [Record<string, unknown>, string, string][] = [
       [{ apiKey: 'k', size: 'l', repeat: 9 }, 'PROP_INVALID', 'repeat'],
       [{ apiKey: 'k', size: 'l', repeat: 'three' }, 'PROP_INVALID', 'repeat'],
@@ -83,11 +83,11 @@ describe('validation and coercion', () => {
       expect(response.body.error, JSON.stringify(configured)).toMatchObject({ code, details: { prop } });
       expect(response.body.error.message).toContain(prop);
     }
-    expect(await snapshot(h, { savedComponents: false })).toEqual(before);
+    expect(await snapshot(h)).toEqual(before);
   });
 
   it('reports every invalid prop at once, each with its code and message, and creates no source', async () => {
-    const before = await snapshot(h, { savedComponents: false });
+    const before = await snapshot(h);
     const response = await h.request('POST', '/v1/sources', {
       body: { component_code: INPUTS, configured_props: { repeat: 9, loud: 'maybe', nope: 1 } },
     });
@@ -108,13 +108,13 @@ describe('validation and coercion', () => {
       body: { component_code: INPUTS, configured_props: { apiKey: 'k', size: 'l' } },
     });
     expect(deployed.status).toBe(200);
-    const afterDeploy = await snapshot(h, { savedComponents: false });
+    const afterDeploy = await snapshot(h);
     const update = await h.request('PUT', `/v1/sources/${deployed.body.data.id as string}`, {
       body: { configured_props: { repeat: 0, size: 'm' } },
     });
     expect(update.status).toBe(400);
     expect(update.body.error.details.errors.map((entry: { prop: string }) => entry.prop)).toEqual(['repeat', 'size']);
-    expect(await snapshot(h, { savedComponents: false })).toEqual(afterDeploy);
+    expect(await snapshot(h)).toEqual(afterDeploy);
     expect(before).not.toEqual(afterDeploy);
   });
 
@@ -177,7 +177,7 @@ describe('secret props', () => {
       };
       const stored = JSON.parse(row.configured_props) as Record<string, unknown>;
       expect(stored['size']).toBe('l');
-      expect(stored['apiKey']).toEqual({ $sealed: expect.stringMatching(/^v1:/) });
+      expect(stored['apiKey']).toEqual({ $sealed: expect.stringMatching(/^v2:[0-9a-f]{16}:/) });
       expect(row.configured_props).not.toContain(secret);
       sqlite.pragma('wal_checkpoint(TRUNCATE)');
     } finally {
@@ -203,7 +203,7 @@ describe('secret props', () => {
 describe('the 64 KB limit per prop value', () => {
   it('refuses a value over 64 KB with PROP_TOO_LARGE on deploy and on update, and changes nothing', async () => {
     const big = 'x'.repeat(64 * 1024 + 1);
-    const before = await snapshot(h, { savedComponents: false });
+    const before = await snapshot(h);
     const deploy = await h.request('POST', '/v1/sources', {
       body: { component_code: INPUTS, configured_props: { apiKey: 'k', size: 's', blob: big } },
     });
@@ -221,7 +221,7 @@ describe('the 64 KB limit per prop value', () => {
     });
     expect(bigObject.status).toBe(400);
     expect(bigObject.body.error).toMatchObject({ code: 'PROP_TOO_LARGE', details: { prop: 'meta' } });
-    expect(await snapshot(h, { savedComponents: false })).toEqual(before);
+    expect(await snapshot(h)).toEqual(before);
 
     // Just under the limit is fine (the JSON string with its quotes stays within 64 KB).
     const fits = await h.request('POST', '/v1/sources', {
@@ -267,11 +267,11 @@ describe('props across updates', () => {
     expect(await runAndRead(id)).toEqual({ a: 'x', b: null, c: 7 });
 
     // v3 adds a required prop without a default: refused unless given, and nothing changes.
-    const before = await snapshot(h, { savedComponents: false });
+    const before = await snapshot(h);
     const missing = await h.request('PUT', `/v1/sources/${id}`, { body: { component_code: V3 } });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'PROP_REQUIRED', details: { prop: 'd' } });
-    expect(await snapshot(h, { savedComponents: false })).toEqual(before);
+    expect(await snapshot(h)).toEqual(before);
     const given = await h.request('PUT', `/v1/sources/${id}`, {
       body: { component_code: V3, configured_props: { d: 'dee' } },
     });
@@ -301,7 +301,7 @@ describe('timer props (F03)', () => {
     expect(deployed.body.data.configured_props).toEqual({ timer: { cron: null, interval_seconds: 15 } });
     const id = deployed.body.data.id as string;
 
-    const before = await snapshot(h, { savedComponents: false });
+    const before = await snapshot(h);
     const tooOften = await h.request('POST', '/v1/sources', {
       body: { component_code: code, configured_props: { timer: { intervalSeconds: 5 } } },
     });
@@ -317,7 +317,7 @@ describe('timer props (F03)', () => {
     });
     expect(cronTooOften.status).toBe(400);
     expect(cronTooOften.body.error.code).toBe('PROP_INVALID');
-    expect(await snapshot(h, { savedComponents: false })).toEqual(before);
+    expect(await snapshot(h)).toEqual(before);
 
     // RUN NOW without an event gives run a timer event of the configured schedule.
     const event = await runAndRead(id);

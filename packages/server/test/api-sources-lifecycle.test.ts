@@ -246,17 +246,20 @@ export default {
 });
 
 describe('hooks that throw fail the operation and change nothing', () => {
-  it('a deploy or activate hook that throws fails the deploy with HOOK_FAILED and creates no source', async () => {
-    const before = await snapshot(h, { savedComponents: false });
+  it('a deploy or activate hook that throws fails the deploy with HOOK_FAILED and stores nothing, not even the code', async () => {
+    const before = await snapshot(h);
+    const savedBefore = (await h.request('GET', '/v1/users/me/components?limit=100')).body;
     for (const hook of ['deploy', 'activate']) {
+      // Code never saved before: a refused deploy must not leave it as a saved component.
       const response = await h.request('POST', '/v1/sources', {
-        body: { component_code: FLAKY('1.0.0'), configured_props: { failOn: hook } },
+        body: { component_code: FLAKY(`1.0.1-${hook}`), configured_props: { failOn: hook } },
       });
       expect(response.status, hook).toBe(400);
       expect(response.body.error).toMatchObject({ code: 'HOOK_FAILED', details: { hook } });
       expect(response.body.error.message).toContain(`${hook} refused`);
     }
-    expect(await snapshot(h, { savedComponents: false })).toEqual(before);
+    expect(await snapshot(h)).toEqual(before);
+    expect((await h.request('GET', '/v1/users/me/components?limit=100')).body).toEqual(savedBefore);
   });
 
   it('an activate that throws on update rolls back: the old code and props still serve, same endpoint', async () => {
@@ -267,6 +270,7 @@ describe('hooks that throw fail the operation and change nothing', () => {
     const source = deployed.body.data;
     const stored = async () => (await h.request('GET', `/v1/sources/${source.id}`)).body.data;
     const before = await stored();
+    const snapshotBefore = await snapshot(h);
 
     // New code whose activate always throws.
     const broken = await h.request('PUT', `/v1/sources/${source.id}`, {
@@ -276,6 +280,8 @@ describe('hooks that throw fail the operation and change nothing', () => {
     expect(broken.body.error).toMatchObject({ code: 'HOOK_FAILED', details: { hook: 'activate' } });
     expect(broken.body.error.message).toContain('v2 cannot activate');
     expect(await stored()).toEqual(before);
+    // The rolled-back code is not kept as a saved component either.
+    expect(await snapshot(h)).toEqual(snapshotBefore);
 
     // New props that make activate throw.
     const badProps = await h.request('PUT', `/v1/sources/${source.id}`, {

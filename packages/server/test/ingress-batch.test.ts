@@ -17,6 +17,7 @@ import {
 } from './ingress-harness.js';
 
 const SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/batch-webhook.mjs');
+const RESPONDING = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/batch-respond.mjs');
 
 interface LogLine {
   readonly level: string;
@@ -118,5 +119,34 @@ describe('batched runs of a backlog (real engine and server)', () => {
     expect(ends).toHaveLength(12);
     expect(ends.filter((end) => end.includes('failed'))).toEqual([expect.stringMatching(/: CRASHED$/)]);
     expect(ends[5]).toMatch(/CRASHED$/);
+  });
+
+  it('answers each customResponse caller of a batch with its own http.respond(), as that request runs', async () => {
+    const source = await server.api.deploy(RESPONDING, { name: 'responding' });
+    const url = server.api.endpoint(source);
+    // The first request holds the source; the rest queue behind it and go to the worker together.
+    const first = postJson(url, { n: 1, holdMs: 800 });
+    await waitFor(() => (queuedInvocations(server, source.id).length >= 1 ? true : undefined), 'the first request');
+    const rest = Array.from({ length: 8 }, (_, index) =>
+      postJson(url, { n: index + 2, ...(index === 0 ? { lingerMs: 4000 } : {}) }),
+    );
+    // Request 2 answers, then keeps running: its answer must not wait for its batch to commit.
+    const second = await rest[0];
+    expect(second?.status).toBe(200);
+    expect(JSON.parse(second?.text ?? '{}')).toEqual({ n: 2, count: 2 });
+    const committed = await server.api.call<{ data: { event: { n: number } }[] }>(
+      'GET',
+      `/v1/sources/${source.id}/event_summaries?limit=25&expand=event`,
+    );
+    expect(committed.status).toBe(200);
+    expect(committed.json.data.map((record) => record.event.n)).not.toContain(2);
+    const answers = await Promise.all([first, ...rest]);
+    expect(answers.map((answer) => [answer.status, JSON.parse(answer.text)])).toEqual(
+      Array.from({ length: 9 }, (_, index) => [200, { n: index + 1, count: index + 1 }]),
+    );
+    const events = await waitForEvents(server.api, source.id, 9);
+    expect(events.map((record) => record.event)).toEqual(
+      Array.from({ length: 9 }, (_, index) => ({ n: index + 1, count: index + 1 })),
+    );
   });
 });

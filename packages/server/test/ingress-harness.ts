@@ -121,6 +121,8 @@ export async function startTestServer(
   options: {
     responseDeadlineMs?: number;
     sseKeepaliveMs?: number;
+    sseMaxBufferBytes?: number;
+    endpointBaseUrl?: string;
     concurrency?: number;
     retry?: Partial<RetryPolicy>;
   } = {},
@@ -139,6 +141,7 @@ export async function startTestServer(
     concurrency: options.concurrency ?? 4,
     sourceTimeoutMs: 20_000,
     log,
+    ...(options.endpointBaseUrl ? { endpointBaseUrl: options.endpointBaseUrl } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
   });
   const { key } = await engine.apiKeys.create('test');
@@ -148,6 +151,8 @@ export async function startTestServer(
     log,
     ...(options.responseDeadlineMs !== undefined ? { responseDeadlineMs: options.responseDeadlineMs } : {}),
     ...(options.sseKeepaliveMs !== undefined ? { sseKeepaliveMs: options.sseKeepaliveMs } : {}),
+    ...(options.sseMaxBufferBytes !== undefined ? { sseMaxBufferBytes: options.sseMaxBufferBytes } : {}),
+    ...(options.endpointBaseUrl ? { endpointBaseUrl: options.endpointBaseUrl } : {}),
   });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   await engine.start();

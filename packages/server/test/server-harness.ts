@@ -118,6 +118,10 @@ export interface HarnessOptions {
   readonly readiness?: EngineOptions['readiness'];
   /** The store on PostgreSQL instead of the SQLite file. */
   readonly databaseUrl?: string;
+  /** Run slots (default 4) and when a run moves to a long-run slot (EngineOptions). */
+  readonly concurrency?: number;
+  readonly longRunMs?: number;
+  readonly longRunSlots?: number;
 }
 
 export const PUBLIC_URL = 'http://tributary.test';
@@ -134,7 +138,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     cacheDir,
     publicUrl: PUBLIC_URL,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
-    concurrency: 4,
+    concurrency: options.concurrency ?? 4,
+    ...(options.longRunMs !== undefined ? { longRunMs: options.longRunMs } : {}),
+    ...(options.longRunSlots !== undefined ? { longRunSlots: options.longRunSlots } : {}),
     sourceTimeoutMs: options.sourceTimeoutMs ?? 20_000,
     log,
     ...(options.appsFile !== undefined ? { appsFile: options.appsFile } : {}),
@@ -255,9 +261,9 @@ export async function logMessages(harness: Harness, sourceId: string): Promise<s
 }
 
 /**
- * Everything a client can list (sources, published components) and the raw row counts. A deploy
- * saves its code before anything else (contract §5.3), so a refused deploy may leave a saved
- * component: `savedComponents: false` leaves that count out.
+ * Everything a client can list (sources, published components) and the raw row counts. A refused
+ * deploy stores nothing, not even its code; a deploy that was accepted and deleted since leaves
+ * its saved component: `savedComponents: false` leaves that count out.
  */
 export async function snapshot(
   harness: Harness,

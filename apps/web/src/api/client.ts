@@ -1,9 +1,11 @@
 /**
- * The one HTTP client of the web app. Every request goes through `request`, which sends the
- * session cookie (same origin) with the CSRF header the server asks of cookie requests, encodes the query, parses the `{ error: { code, message, details } }` body into an
- * ApiError, and validates the response with the contract's zod schema.
+ * The one HTTP client of the web app: `@tributary/api-client` (openapi-fetch over the types
+ * generated from `/v1/openapi.json`), so every path, parameter, body and answer the screens use is
+ * checked by the compiler against the served document. Around it: the session cookie (same
+ * origin) with the CSRF header the server asks of cookie requests, a 401 that returns the app to
+ * sign-in, and `{ error: { code, message, details } }` bodies turned into ApiErrors.
  */
-import type { z } from 'zod';
+import { createApiClient, type ApiClient } from '@tributary/api-client';
 
 /** An error the API answered with (or a network failure, code NETWORK_ERROR). */
 export class ApiError extends Error {
@@ -45,16 +47,6 @@ export class ApiError extends Error {
   }
 }
 
-export type QueryValue = string | number | boolean | undefined | null;
-
-export interface RequestSpec<T extends z.ZodType> {
-  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  readonly path: string;
-  readonly query?: Record<string, QueryValue>;
-  readonly body?: unknown;
-  readonly schema: T;
-}
-
 /** Sent on every request: the server refuses state-changing cookie requests without it (CSRF). */
 export const CLIENT_HEADER = 'x-tributary-client';
 
@@ -65,75 +57,63 @@ export interface HttpOptions {
   readonly getToken?: () => string | null;
   /** Called on a 401 so the app can return to sign-in. */
   readonly onUnauthorized?: () => void;
-  readonly fetchImpl?: typeof fetch;
+  readonly fetchImpl?: (request: Request) => Promise<Response>;
 }
 
-export function buildUrl(baseUrl: string, path: string, query: Record<string, QueryValue> = {}): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
-  }
-  const search = params.toString();
-  return `${baseUrl}${path}${search ? `?${search}` : ''}`;
+export type Http = ApiClient;
+
+/** The generated client, signed in by the session cookie (or `getToken`'s key). */
+export function createHttp(options: HttpOptions): Http {
+  const doFetch = options.fetchImpl ?? ((request: Request) => fetch(request));
+  return createApiClient({
+    baseUrl: options.baseUrl,
+    // The session cookie is HttpOnly and SameSite=Strict: same-origin requests carry it.
+    credentials: 'same-origin',
+    headers: { [CLIENT_HEADER]: 'web' },
+    fetch: async (request) => {
+      // Read per request: a key given after the client was made still signs the next call.
+      const token = options.getToken?.() ?? null;
+      if (token) request.headers.set('authorization', `Bearer ${token}`);
+      let response: Response;
+      try {
+        response = await doFetch(request);
+      } catch (error) {
+        throw new ApiError(
+          0,
+          'NETWORK_ERROR',
+          `Cannot reach the server: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      if (response.status === 401) options.onUnauthorized?.();
+      return response;
+    },
+  });
+}
+
+/** What a call of the generated client resolves to (openapi-fetch's FetchResponse, loosened). */
+interface Answer<D> {
+  readonly data?: D;
+  readonly error?: unknown;
+  readonly response: Response;
+}
+
+/** The answer's body, or the server's error body as an ApiError. */
+export async function unwrap<D>(pending: Promise<Answer<D>>): Promise<D> {
+  const { data, error, response } = await pending;
+  if (!response.ok) throw errorFrom(response.status, error, `${response.status} ${response.statusText}`.trim());
+  return data as D;
 }
 
 function errorFrom(status: number, body: unknown, fallback: string): ApiError {
-  if (body && typeof body === 'object' && 'error' in body) {
-    const error = (body as { error: { code?: unknown; message?: unknown; details?: unknown } }).error;
+  const error = body && typeof body === 'object' && 'error' in body ? body.error : null;
+  if (error && typeof error === 'object') {
+    const { code, message, details } = error as { code?: unknown; message?: unknown; details?: unknown };
     return new ApiError(
       status,
-      typeof error.code === 'string' ? error.code : `HTTP_${status}`,
-      typeof error.message === 'string' ? error.message : fallback,
-      error.details && typeof error.details === 'object' ? (error.details as Record<string, unknown>) : {},
+      typeof code === 'string' ? code : `HTTP_${status}`,
+      typeof message === 'string' ? message : fallback,
+      details && typeof details === 'object' ? (details as Record<string, unknown>) : {},
     );
   }
   return new ApiError(status, `HTTP_${status}`, fallback);
 }
-
-export function createHttp(options: HttpOptions) {
-  const doFetch = options.fetchImpl ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
-  return async function request<T extends z.ZodType>(spec: RequestSpec<T>): Promise<z.infer<T>> {
-    const headers: Record<string, string> = { accept: 'application/json', [CLIENT_HEADER]: 'web' };
-    const token = options.getToken?.() ?? null;
-    if (token) headers['authorization'] = `Bearer ${token}`;
-    if (spec.body !== undefined) headers['content-type'] = 'application/json';
-    let response: Response;
-    try {
-      response = await doFetch(buildUrl(options.baseUrl, spec.path, spec.query), {
-        method: spec.method,
-        headers,
-        ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
-      });
-    } catch (error) {
-      throw new ApiError(
-        0,
-        'NETWORK_ERROR',
-        `Cannot reach the server: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    const text = await response.text();
-    let json: unknown = null;
-    if (text) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = null;
-      }
-    }
-    if (!response.ok) {
-      if (response.status === 401) options.onUnauthorized?.();
-      throw errorFrom(response.status, json, `${response.status} ${response.statusText}`.trim());
-    }
-    const parsed = spec.schema.safeParse(json ?? {});
-    if (!parsed.success) {
-      throw new ApiError(
-        response.status,
-        'BAD_RESPONSE',
-        `Unexpected response from ${spec.method} ${spec.path}: ${parsed.error.issues[0]?.message ?? 'invalid'}`,
-      );
-    }
-    return parsed.data;
-  };
-}
-
-export type Http = ReturnType<typeof createHttp>;

@@ -1,68 +1,52 @@
 /**
- * Every REST call the web app makes, typed by the contract's zod schemas (contract §9). Screens
- * use these through TanStack Query; nothing else calls fetch.
+ * Every REST call the web app makes, on the client generated from the served OpenAPI document
+ * (`@tributary/api-client`). Paths, parameters and bodies are the document's, and the answers'
+ * types below are read from it, so a route that changes is a compile error here or in a screen,
+ * not a surprise in the browser. Screens use these through TanStack Query; nothing else calls fetch.
  */
-import {
-  Account,
-  AccountDetail,
-  ConnectAttempt,
-  OAuthClient,
-  ApiKey,
-  App,
-  BrowserSessionInfo,
-  ConfigureComponentResult,
-  CreatedApiKey,
-  DeadLetter,
-  DeletedAccount,
-  DeployedSource,
-  EventSummary,
-  ImportJob,
-  RegistryPackage,
-  Invocation,
-  list,
-  LogEntry,
-  ReloadPropsResult,
-  RunReport,
-  SavedComponent,
-  ServerStatus,
-  single,
-  User,
-  StartedRun,
-  StepRun,
-  Workflow,
-  WorkflowRun,
-  WorkflowRunDetail,
-  PageInfo,
-} from '@tributary/contracts';
-import { z } from 'zod';
-import type { Http } from './client.js';
+import type { ApiPaths } from '@tributary/api-client';
+import { unwrap, type Http } from './client.js';
 
-export type SavedComponentT = z.infer<typeof SavedComponent>;
-export type DeployedSourceT = z.infer<typeof DeployedSource>;
-export type EventSummaryT = z.infer<typeof EventSummary>;
-export type LogEntryT = z.infer<typeof LogEntry>;
-export type AppT = z.infer<typeof App>;
-export type AccountT = z.infer<typeof Account>;
-export type ConnectAttemptT = z.infer<typeof ConnectAttempt>;
-export type OAuthClientT = z.infer<typeof OAuthClient>;
-export type ApiKeyT = z.infer<typeof ApiKey>;
-export type DeletedAccountT = z.infer<typeof DeletedAccount>;
-export type DeadLetterT = z.infer<typeof DeadLetter>;
-export type ServerStatusT = z.infer<typeof ServerStatus>;
-export type CreatedApiKeyT = z.infer<typeof CreatedApiKey>;
-export type ConfigureResultT = z.infer<typeof ConfigureComponentResult>;
-export type ReloadPropsResultT = z.infer<typeof ReloadPropsResult>;
-export type RunReportT = z.infer<typeof RunReport>;
-export type ImportJobT = z.infer<typeof ImportJob>;
-export type RegistryPackageT = z.infer<typeof RegistryPackage>;
+type Method = 'get' | 'put' | 'post' | 'delete';
+type Operation<P extends keyof ApiPaths, M extends Method> = NonNullable<ApiPaths[P][M]>;
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Responses<P extends keyof ApiPaths, M extends Method> = Operation<P, M> extends { responses: infer R } ? R : never;
+/** The JSON body a route answers with on success (200 or 201), as the document gives it. */
+export type Answer<P extends keyof ApiPaths, M extends Method> = {
+  [S in keyof Responses<P, M>]: S extends 200 | 201 ? Json<Responses<P, M>[S]> : never;
+}[keyof Responses<P, M>];
+/** The JSON body a route takes. */
+export type Body<P extends keyof ApiPaths, M extends Method> =
+  Operation<P, M> extends { requestBody?: infer B } ? Json<NonNullable<B>> : never;
+type One<P extends keyof ApiPaths, M extends Method> = Answer<P, M> extends { data: infer D } ? D : never;
+type Item<P extends keyof ApiPaths, M extends Method> = One<P, M> extends (infer I)[] ? I : never;
+
+export type SavedComponentT = One<'/v1/components/{id}', 'get'>;
+export type DeployedSourceT = One<'/v1/sources/{id}', 'get'>;
+export type EventSummaryT = Item<'/v1/sources/{id}/event_summaries', 'get'>;
+export type LogEntryT = Item<'/v1/sources/{id}/logs', 'get'>;
+export type AppT = One<'/v1/apps/{slug}', 'get'>;
+export type AccountT = Item<'/v1/accounts', 'get'>;
+export type AccountTestResultT = One<'/v1/accounts/{id}/test', 'post'>;
+export type ConnectAttemptT = One<'/v1/oauth/connect/{state}', 'get'>;
+export type OAuthClientT = One<'/v1/apps/{slug}/oauth-client', 'get'>;
+export type ApiKeyT = Item<'/v1/api_keys', 'get'>;
+export type DeletedAccountT = One<'/v1/accounts/{id}', 'delete'>;
+export type DeadLetterT = Item<'/v1/dead-letters', 'get'>;
+export type ServerStatusT = One<'/v1/status', 'get'>;
+export type CreatedApiKeyT = One<'/v1/api_keys', 'post'>;
+export type ConfigureResultT = Answer<'/v1/components/configure', 'post'>;
+export type ReloadPropsResultT = Answer<'/v1/components/props', 'post'>;
+export type RunReportT = One<'/v1/actions/run', 'post'>;
+export type ImportJobT = One<'/v1/registry/imports/{id}', 'get'>;
+export type RegistryPackageT = Item<'/v1/registry/packages', 'get'>;
 export type ConfiguredProps = Record<string, unknown>;
-export type WorkflowT = z.infer<typeof Workflow>;
-export type WorkflowSpecT = WorkflowT['spec'];
-export type WorkflowRunT = z.infer<typeof WorkflowRun>;
-export type WorkflowRunDetailT = z.infer<typeof WorkflowRunDetail>;
-export type StepRunT = z.infer<typeof StepRun>;
-
-const RunPage = z.object({ page_info: PageInfo, data: z.array(WorkflowRun), runs_dropped: z.number().int() });
+export type WorkflowT = One<'/v1/workflows/{id}', 'get'>;
+/** What the builder saves: the body of POST /v1/workflows and PUT /v1/workflows/{id}. */
+export type WorkflowSpecT = Body<'/v1/workflows', 'post'>;
+export type WorkflowRunT = Item<'/v1/workflows/{id}/runs', 'get'>;
+export type WorkflowRunDetailT = One<'/v1/workflow-runs/{id}', 'get'>;
+export type StepRunT = One<'/v1/workflows/{id}/steps/{name}/test', 'post'>;
 
 /** Where a new source's code comes from. */
 export type ComponentRef =
@@ -71,7 +55,7 @@ export type ComponentRef =
   | { readonly kind: 'code'; readonly code: string }
   | { readonly kind: 'url'; readonly url: string };
 
-function refBody(ref: ComponentRef): Record<string, string> {
+function refBody(ref: ComponentRef): Body<'/v1/sources', 'post'> {
   switch (ref.kind) {
     case 'id':
       return { component_id: ref.id };
@@ -84,22 +68,21 @@ function refBody(ref: ComponentRef): Record<string, string> {
   }
 }
 
-const Empty = z.object({});
 /** Beyond this many sources the list would be slow to load in one go; the rest stay out of it. */
 export const MAX_LISTED_SOURCES = 5000;
-const enc = encodeURIComponent;
+
+const id = (value: string) => ({ params: { path: { id: value } } });
+const slug = (value: string) => ({ params: { path: { slug: value } } });
+const data = <D>(answer: { readonly data: D }): D => answer.data;
 
 export function createApi(http: Http) {
   return {
-    me: () => http({ method: 'GET', path: '/v1/users/me', schema: single(User) }).then((r) => r.data),
+    me: () => unwrap(http.GET('/v1/users/me')).then(data),
 
     // Browser session (an HttpOnly cookie)
-    session: () => http({ method: 'GET', path: '/v1/session', schema: single(BrowserSessionInfo) }).then((r) => r.data),
-    signIn: (apiKey: string) =>
-      http({ method: 'POST', path: '/v1/session', body: { api_key: apiKey }, schema: single(BrowserSessionInfo) }).then(
-        (r) => r.data,
-      ),
-    signOut: () => http({ method: 'DELETE', path: '/v1/session', schema: Empty }),
+    session: () => unwrap(http.GET('/v1/session')).then(data),
+    signIn: (apiKey: string) => unwrap(http.POST('/v1/session', { body: { api_key: apiKey } })).then(data),
+    signOut: () => unwrap(http.DELETE('/v1/session')),
 
     // Sources
     /**
@@ -108,206 +91,139 @@ export function createApi(http: Http) {
      */
     listSources: async () => {
       const page = (after: string | null) =>
-        http({
-          method: 'GET',
-          path: '/v1/users/me/sources',
-          query: { limit: 100, after },
-          schema: list(DeployedSource),
-        });
+        unwrap(http.GET('/v1/users/me/sources', { params: { query: { limit: 100, ...(after ? { after } : {}) } } }));
       const first = await page(null);
-      const data = [...first.data];
+      const sources = [...first.data];
       let cursor = first.page_info.end_cursor;
-      while (cursor && data.length < Math.min(first.page_info.total_count, MAX_LISTED_SOURCES)) {
+      while (cursor && sources.length < Math.min(first.page_info.total_count, MAX_LISTED_SOURCES)) {
         const next = await page(cursor);
         if (next.data.length === 0) break;
-        data.push(...next.data);
+        sources.push(...next.data);
         cursor = next.page_info.end_cursor;
       }
-      return { page_info: { ...first.page_info, count: data.length, end_cursor: cursor }, data };
+      return { page_info: { ...first.page_info, count: sources.length, end_cursor: cursor }, data: sources };
     },
-    getSource: (id: string) =>
-      http({ method: 'GET', path: `/v1/sources/${enc(id)}`, schema: single(DeployedSource) }).then((r) => r.data),
+    getSource: (source: string) => unwrap(http.GET('/v1/sources/{id}', id(source))).then(data),
     deploySource: (input: {
       readonly ref: ComponentRef;
       readonly name?: string;
       readonly configuredProps: ConfiguredProps;
     }) =>
-      http({
-        method: 'POST',
-        path: '/v1/sources',
-        body: {
-          ...refBody(input.ref),
-          ...(input.name ? { name: input.name } : {}),
-          configured_props: input.configuredProps,
-        },
-        schema: single(DeployedSource),
-      }).then((r) => r.data),
-    updateSource: (
-      id: string,
-      body: { name?: string; active?: boolean; configured_props?: ConfiguredProps; component_code?: string },
-    ) =>
-      http({ method: 'PUT', path: `/v1/sources/${enc(id)}`, body, schema: single(DeployedSource) }).then((r) => r.data),
-    deleteSource: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}`, schema: Empty }),
-    runSource: (id: string, event?: unknown) =>
-      http({
-        method: 'POST',
-        path: `/v1/sources/${enc(id)}/run`,
-        body: event === undefined ? {} : { event },
-        schema: single(Invocation),
-      }).then((r) => r.data),
+      unwrap(
+        http.POST('/v1/sources', {
+          body: {
+            ...refBody(input.ref),
+            ...(input.name ? { name: input.name } : {}),
+            configured_props: input.configuredProps,
+          },
+        }),
+      ).then(data),
+    updateSource: (source: string, body: Body<'/v1/sources/{id}', 'put'>) =>
+      unwrap(http.PUT('/v1/sources/{id}', { ...id(source), body })).then(data),
+    deleteSource: (source: string) => unwrap(http.DELETE('/v1/sources/{id}', id(source))),
+    runSource: (source: string, event?: unknown) =>
+      unwrap(http.POST('/v1/sources/{id}/run', { ...id(source), body: event === undefined ? {} : { event } })).then(
+        data,
+      ),
     /** `expand` returns whole events; without it events over 1 KB come back cut (contract §9.2). */
-    listEvents: (id: string, options: { readonly limit?: number; readonly expand?: boolean } = {}) =>
-      http({
-        method: 'GET',
-        path: `/v1/sources/${enc(id)}/event_summaries`,
-        query: { limit: options.limit ?? 100, expand: options.expand === false ? undefined : 'event' },
-        schema: list(EventSummary),
-      }),
-    listLogs: (id: string, limit = 100) =>
-      http({ method: 'GET', path: `/v1/sources/${enc(id)}/logs`, query: { limit }, schema: list(LogEntry) }),
-    clearEvents: (id: string) => http({ method: 'DELETE', path: `/v1/sources/${enc(id)}/events`, schema: z.unknown() }),
+    listEvents: (source: string, options: { readonly limit?: number; readonly expand?: boolean } = {}) =>
+      unwrap(
+        http.GET('/v1/sources/{id}/event_summaries', {
+          params: {
+            path: { id: source },
+            query: { limit: options.limit ?? 100, ...(options.expand === false ? {} : { expand: 'event' }) },
+          },
+        }),
+      ),
+    listLogs: (source: string, limit = 100) =>
+      unwrap(http.GET('/v1/sources/{id}/logs', { params: { path: { id: source }, query: { limit } } })),
+    clearEvents: (source: string) => unwrap(http.DELETE('/v1/sources/{id}/events', id(source))),
 
     // Components
-    getComponent: (idOrKey: string) =>
-      http({ method: 'GET', path: `/v1/components/${enc(idOrKey)}`, schema: single(SavedComponent) }).then(
-        (r) => r.data,
-      ),
+    getComponent: (idOrKey: string) => unwrap(http.GET('/v1/components/{id}', id(idOrKey))).then(data),
     getRegistryComponent: (key: string) =>
-      http({ method: 'GET', path: `/v1/components/registry/${enc(key)}`, schema: single(SavedComponent) }).then(
-        (r) => r.data,
-      ),
+      unwrap(http.GET('/v1/components/registry/{key}', { params: { path: { key } } })).then(data),
     saveComponent: (input: { readonly code?: string; readonly url?: string }) =>
-      http({
-        method: 'POST',
-        path: '/v1/components',
-        body: {
-          ...(input.code !== undefined ? { component_code: input.code } : {}),
-          ...(input.url !== undefined ? { component_url: input.url } : {}),
-        },
-        schema: single(SavedComponent),
-      }).then((r) => r.data),
-    listRegistry: () =>
-      http({ method: 'GET', path: '/v1/components/registry', query: { limit: 100 }, schema: list(SavedComponent) }),
+      unwrap(
+        http.POST('/v1/components', {
+          body: {
+            ...(input.code !== undefined ? { component_code: input.code } : {}),
+            ...(input.url !== undefined ? { component_url: input.url } : {}),
+          },
+        }),
+      ).then(data),
+    listRegistry: () => unwrap(http.GET('/v1/components/registry')),
     /** Starts an import of an npm package of components; the job is polled with getImportJob. */
-    importPackage: (spec: string) =>
-      http({ method: 'POST', path: '/v1/registry/packages', body: { spec }, schema: single(ImportJob) }).then(
-        (r) => r.data,
-      ),
-    getImportJob: (id: string) =>
-      http({ method: 'GET', path: `/v1/registry/imports/${enc(id)}`, schema: single(ImportJob) }).then((r) => r.data),
-    listRegistryPackages: () => http({ method: 'GET', path: '/v1/registry/packages', schema: list(RegistryPackage) }),
-    listSavedComponents: () =>
-      http({ method: 'GET', path: '/v1/users/me/components', query: { limit: 100 }, schema: list(SavedComponent) }),
-    configureProp: (body: {
-      id: string;
-      prop_name: string;
-      configured_props: ConfiguredProps;
-      page?: number;
-      prev_context?: Record<string, unknown>;
-      query?: string;
-    }) => http({ method: 'POST', path: '/v1/components/configure', body, schema: ConfigureComponentResult }),
+    importPackage: (spec: string) => unwrap(http.POST('/v1/registry/packages', { body: { spec } })).then(data),
+    getImportJob: (job: string) => unwrap(http.GET('/v1/registry/imports/{id}', id(job))).then(data),
+    listRegistryPackages: () => unwrap(http.GET('/v1/registry/packages')),
+    listSavedComponents: () => unwrap(http.GET('/v1/users/me/components', { params: { query: { limit: 100 } } })),
+    configureProp: (body: Body<'/v1/components/configure', 'post'>) =>
+      unwrap(http.POST('/v1/components/configure', { body })),
     /** The props after additionalProps(), of a saved component (`id`) or of code not saved yet (`component_code`). */
-    reloadProps: (body: ({ id: string } | { component_code: string }) & { configured_props: ConfiguredProps }) =>
-      http({ method: 'POST', path: '/v1/components/props', body, schema: ReloadPropsResult }),
-    runAction: (body: { id: string; configured_props: ConfiguredProps; timeout_seconds?: number }) =>
-      http({ method: 'POST', path: '/v1/actions/run', body, schema: single(RunReport) }).then((r) => r.data),
+    reloadProps: (body: Body<'/v1/components/props', 'post'>) => unwrap(http.POST('/v1/components/props', { body })),
+    runAction: (body: Body<'/v1/actions/run', 'post'>) => unwrap(http.POST('/v1/actions/run', { body })).then(data),
 
     // Workflows (docs/workflows.md)
-    listWorkflows: () => http({ method: 'GET', path: '/v1/workflows', schema: list(Workflow) }),
-    getWorkflow: (id: string) =>
-      http({ method: 'GET', path: `/v1/workflows/${enc(id)}`, schema: single(Workflow) }).then((r) => r.data),
-    createWorkflow: (spec: WorkflowSpecT) =>
-      http({ method: 'POST', path: '/v1/workflows', body: spec, schema: single(Workflow) }).then((r) => r.data),
-    updateWorkflow: (id: string, spec: WorkflowSpecT) =>
-      http({ method: 'PUT', path: `/v1/workflows/${enc(id)}`, body: spec, schema: single(Workflow) }).then(
-        (r) => r.data,
+    listWorkflows: () => unwrap(http.GET('/v1/workflows')),
+    getWorkflow: (workflow: string) => unwrap(http.GET('/v1/workflows/{id}', id(workflow))).then(data),
+    createWorkflow: (spec: WorkflowSpecT) => unwrap(http.POST('/v1/workflows', { body: spec })).then(data),
+    updateWorkflow: (workflow: string, spec: WorkflowSpecT) =>
+      unwrap(http.PUT('/v1/workflows/{id}', { ...id(workflow), body: spec })).then(data),
+    deleteWorkflow: (workflow: string) => unwrap(http.DELETE('/v1/workflows/{id}', id(workflow))),
+    setWorkflowActive: (workflow: string, active: boolean) =>
+      unwrap(
+        active
+          ? http.POST('/v1/workflows/{id}/activate', id(workflow))
+          : http.POST('/v1/workflows/{id}/deactivate', id(workflow)),
+      ).then(data),
+    runWorkflow: (workflow: string, event?: unknown) =>
+      unwrap(http.POST('/v1/workflows/{id}/run', { ...id(workflow), body: event === undefined ? {} : { event } })).then(
+        data,
       ),
-    deleteWorkflow: (id: string) => http({ method: 'DELETE', path: `/v1/workflows/${enc(id)}`, schema: z.unknown() }),
-    setWorkflowActive: (id: string, active: boolean) =>
-      http({
-        method: 'POST',
-        path: `/v1/workflows/${enc(id)}/${active ? 'activate' : 'deactivate'}`,
-        schema: single(Workflow),
-      }).then((r) => r.data),
-    runWorkflow: (id: string, event?: unknown) =>
-      http({
-        method: 'POST',
-        path: `/v1/workflows/${enc(id)}/run`,
-        body: event === undefined ? {} : { event },
-        schema: single(StartedRun),
-      }).then((r) => r.data),
-    testWorkflowStep: (
-      id: string,
-      step: string,
-      body: { event?: unknown; steps?: Record<string, Record<string, unknown>> },
-    ) =>
-      http({
-        method: 'POST',
-        path: `/v1/workflows/${enc(id)}/steps/${enc(step)}/test`,
-        body,
-        schema: single(StepRun),
-      }).then((r) => r.data),
-    listWorkflowRuns: (id: string, limit = 50) =>
-      http({ method: 'GET', path: `/v1/workflows/${enc(id)}/runs`, query: { limit }, schema: RunPage }),
-    getWorkflowRun: (id: string) =>
-      http({ method: 'GET', path: `/v1/workflow-runs/${enc(id)}`, schema: single(WorkflowRunDetail) }).then(
-        (r) => r.data,
-      ),
-    replayWorkflowRun: (id: string) =>
-      http({ method: 'POST', path: `/v1/workflow-runs/${enc(id)}/replay`, schema: single(StartedRun) }).then(
-        (r) => r.data,
-      ),
+    testWorkflowStep: (workflow: string, step: string, body: Body<'/v1/workflows/{id}/steps/{name}/test', 'post'>) =>
+      unwrap(
+        http.POST('/v1/workflows/{id}/steps/{name}/test', { params: { path: { id: workflow, name: step } }, body }),
+      ).then(data),
+    listWorkflowRuns: (workflow: string, limit = 50) =>
+      unwrap(http.GET('/v1/workflows/{id}/runs', { params: { path: { id: workflow }, query: { limit } } })),
+    getWorkflowRun: (run: string) => unwrap(http.GET('/v1/workflow-runs/{id}', id(run))).then(data),
+    replayWorkflowRun: (run: string) => unwrap(http.POST('/v1/workflow-runs/{id}/replay', id(run))).then(data),
 
     // Apps and connected accounts
-    listApps: () => http({ method: 'GET', path: '/v1/apps', query: { limit: 100 }, schema: list(App) }),
-    getApp: (slug: string) =>
-      http({ method: 'GET', path: `/v1/apps/${enc(slug)}`, schema: single(App) }).then((r) => r.data),
+    listApps: () => unwrap(http.GET('/v1/apps')),
+    getApp: (app: string) => unwrap(http.GET('/v1/apps/{slug}', slug(app))).then(data),
     listAccounts: (app?: string) =>
-      http({ method: 'GET', path: '/v1/accounts', query: { app, limit: 100 }, schema: list(Account) }),
-    createAccount: (body: { app: string; name?: string; fields: Record<string, string> }) =>
-      http({ method: 'POST', path: '/v1/accounts', body, schema: single(Account) }).then((r) => r.data),
-    getAccount: (id: string) =>
-      http({ method: 'GET', path: `/v1/accounts/${enc(id)}`, schema: single(AccountDetail) }).then((r) => r.data),
-    getOAuthClient: (slug: string) =>
-      http({ method: 'GET', path: `/v1/apps/${enc(slug)}/oauth-client`, schema: single(OAuthClient) }).then(
-        (r) => r.data,
-      ),
-    putOAuthClient: (slug: string, body: { client_id: string; client_secret: string }) =>
-      http({ method: 'PUT', path: `/v1/apps/${enc(slug)}/oauth-client`, body, schema: single(OAuthClient) }).then(
-        (r) => r.data,
-      ),
-    startConnect: (body: { app: string; account?: string }) =>
-      http({ method: 'POST', path: '/v1/oauth/connect', body, schema: single(ConnectAttempt) }).then((r) => r.data),
+      unwrap(http.GET('/v1/accounts', { params: { query: { limit: 100, ...(app ? { app } : {}) } } })),
+    createAccount: (body: Body<'/v1/accounts', 'post'>) => unwrap(http.POST('/v1/accounts', { body })).then(data),
+    getAccount: (account: string) => unwrap(http.GET('/v1/accounts/{id}', id(account))).then(data),
+    testAccount: (account: string) => unwrap(http.POST('/v1/accounts/{id}/test', id(account))).then(data),
+    getOAuthClient: (app: string) => unwrap(http.GET('/v1/apps/{slug}/oauth-client', slug(app))).then(data),
+    putOAuthClient: (app: string, body: Body<'/v1/apps/{slug}/oauth-client', 'put'>) =>
+      unwrap(http.PUT('/v1/apps/{slug}/oauth-client', { ...slug(app), body })).then(data),
+    startConnect: (body: Body<'/v1/oauth/connect', 'post'>) =>
+      unwrap(http.POST('/v1/oauth/connect', { body })).then(data),
     getConnect: (state: string) =>
-      http({ method: 'GET', path: `/v1/oauth/connect/${enc(state)}`, schema: single(ConnectAttempt) }).then(
-        (r) => r.data,
-      ),
-    deleteAccount: (id: string) =>
-      http({ method: 'DELETE', path: `/v1/accounts/${enc(id)}`, schema: single(DeletedAccount) }).then((r) => r.data),
+      unwrap(http.GET('/v1/oauth/connect/{state}', { params: { path: { state } } })).then(data),
+    deleteAccount: (account: string) => unwrap(http.DELETE('/v1/accounts/{id}', id(account))).then(data),
 
     // API keys
-    listApiKeys: () => http({ method: 'GET', path: '/v1/api_keys', query: { limit: 100 }, schema: list(ApiKey) }),
-    createApiKey: (name: string) =>
-      http({ method: 'POST', path: '/v1/api_keys', body: { name }, schema: single(CreatedApiKey) }).then((r) => r.data),
-    revokeApiKey: (id: string) => http({ method: 'DELETE', path: `/v1/api_keys/${enc(id)}`, schema: Empty }),
+    listApiKeys: () => unwrap(http.GET('/v1/api_keys')),
+    createApiKey: (name: string) => unwrap(http.POST('/v1/api_keys', { body: { name } })).then(data),
+    revokeApiKey: (key: string) => unwrap(http.DELETE('/v1/api_keys/{id}', id(key))),
 
     // Dead letters: invocations the platform failed to run on every attempt
     listDeadLetters: (sourceId?: string) =>
-      http({
-        method: 'GET',
-        path: '/v1/dead-letters',
-        query: { source_id: sourceId, limit: 100 },
-        schema: list(DeadLetter),
-      }),
-    retryDeadLetter: (id: string) =>
-      http({ method: 'POST', path: `/v1/dead-letters/${enc(id)}/retry`, schema: single(Invocation) }).then(
-        (r) => r.data,
+      unwrap(
+        http.GET('/v1/dead-letters', {
+          params: { query: { limit: 100, ...(sourceId ? { source_id: sourceId } : {}) } },
+        }),
       ),
-    deleteDeadLetter: (id: string) =>
-      http({ method: 'DELETE', path: `/v1/dead-letters/${enc(id)}`, schema: z.unknown() }),
+    retryDeadLetter: (letter: string) => unwrap(http.POST('/v1/dead-letters/{id}/retry', id(letter))).then(data),
+    deleteDeadLetter: (letter: string) => unwrap(http.DELETE('/v1/dead-letters/{id}', id(letter))),
 
     // How the server is doing (docs/operations.md)
-    status: () => http({ method: 'GET', path: '/v1/status', schema: single(ServerStatus) }).then((r) => r.data),
+    status: () => unwrap(http.GET('/v1/status')).then(data),
   };
 }
 

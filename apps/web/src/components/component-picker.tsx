@@ -7,6 +7,8 @@ import { useId, useState } from 'react';
 import type { SavedComponentT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ErrorState } from './states.js';
+import { InstallProgress, useInstallProgress } from './install-progress.js';
+import { useToast } from './toasts.js';
 import { CodeEditor } from './code-editor.js';
 import { newestSaved } from './saved-choices.js';
 
@@ -38,9 +40,17 @@ export function ComponentPicker({
     queryFn: () => api.listSavedComponents(),
     enabled: mode === 'registry',
   });
+  const installs = useInstallProgress();
+  const toast = useToast();
   const save = useMutation({
-    mutationFn: (input: { code?: string; url?: string }) => api.saveComponent(input),
-    onSuccess: onPicked,
+    // Saving compiles the code and installs the npm packages it imports: show them meanwhile.
+    mutationFn: (input: { code?: string; url?: string }) => installs.track(() => api.saveComponent(input)),
+    onSuccess: (component) => {
+      // The picker gives way to the props form at once: the toast keeps what was installed.
+      const summary = installs.summary();
+      if (summary) toast({ message: `Loaded ${component.name ?? component.id}: ${summary}` });
+      onPicked(component);
+    },
   });
   const load = useMutation({ mutationFn: (idOrKey: string) => api.getComponent(idOrKey), onSuccess: onPicked });
   const choices = [
@@ -143,6 +153,7 @@ export function ComponentPicker({
           </button>
         </form>
       )}
+      {mode === 'registry' ? null : <InstallProgress tracker={installs} />}
       {save.error ? <ErrorState error={save.error} /> : null}
       {load.error ? <ErrorState error={load.error} /> : null}
     </div>

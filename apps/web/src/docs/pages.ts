@@ -51,13 +51,25 @@ const GROUPS: readonly { readonly title: string; readonly slugs: readonly string
       'server',
       'deployment',
       'operations',
+      'hardening',
       'environment-variables',
       'isolation',
     ],
   },
   {
     title: 'Reference',
-    slugs: [HOME_SLUG, 'cli', 'rest-api', 'sse', 'config', 'errors', 'limits', 'app-catalog', 'compatibility'],
+    slugs: [
+      HOME_SLUG,
+      'cli',
+      'rest-api',
+      'sse',
+      'config',
+      'errors',
+      'limits',
+      'fuzzing',
+      'app-catalog',
+      'compatibility',
+    ],
   },
 ];
 

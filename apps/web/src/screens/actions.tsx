@@ -14,6 +14,7 @@ import { ErrorState, Loading } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
 import { useTitle } from '../components/use-title.js';
+import { InstallProgress, useInstallProgress } from '../components/install-progress.js';
 
 export function ActionsScreen() {
   useTitle('Actions');
@@ -52,8 +53,11 @@ function RunForm({ component }: { readonly component: SavedComponentT }) {
   const api = useApi();
   const form = usePropsForm({ componentId: component.id, configurableProps: component.configurable_props });
   const [topError, setTopError] = useState<unknown>(null);
+  // A run of an action whose packages left the server's cache installs them again first.
+  const installs = useInstallProgress();
   const run = useMutation({
-    mutationFn: () => api.runAction({ id: component.key ?? component.id, configured_props: form.wire() }),
+    mutationFn: () =>
+      installs.track(() => api.runAction({ id: component.key ?? component.id, configured_props: form.wire() })),
     onMutate: () => {
       form.clearErrors();
       setTopError(null);
@@ -97,6 +101,7 @@ function RunForm({ component }: { readonly component: SavedComponentT }) {
             {run.isPending ? 'Running…' : 'Run'}
           </button>
         </div>
+        <InstallProgress tracker={installs} />
       </form>
       <div className="card run-result" aria-live="polite" aria-label="Result">
         {run.isPending ? (

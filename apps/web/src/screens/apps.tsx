@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useMemo, useState } from 'react';
 import { Link, useParams } from 'react-router';
+import { AccountTestButton } from '../accounts/account-test-button.js';
 import type { AppT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { CopyButton } from '../components/copy-button.js';
@@ -219,6 +220,7 @@ function AppAccounts({ app }: { readonly app: AppT }) {
                 <th scope="col">Signed in as</th>
                 <th scope="col">Status</th>
                 <th scope="col">Created</th>
+                <th scope="col">Test</th>
               </tr>
             </thead>
             <tbody>
@@ -241,6 +243,9 @@ function AppAccounts({ app }: { readonly app: AppT }) {
                   </td>
                   <td>
                     <RelativeTime ms={account.created_at * 1000} />
+                  </td>
+                  <td>
+                    <AccountTestButton account={account} />
                   </td>
                 </tr>
               ))}

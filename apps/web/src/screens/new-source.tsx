@@ -14,6 +14,7 @@ import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
 import { useTitle } from '../components/use-title.js';
 import { useToast } from '../components/toasts.js';
+import { InstallProgress, useInstallProgress, withSummary } from '../components/install-progress.js';
 
 export function NewSourceScreen() {
   useTitle('New source');
@@ -27,9 +28,10 @@ export function NewSourceScreen() {
     queryFn: () => api.getComponent(key ?? ''),
     enabled: Boolean(key) && !picked,
   });
+  const urlInstalls = useInstallProgress();
   const fromUrl = useQuery({
     queryKey: ['component-url', url],
-    queryFn: () => api.saveComponent({ url: url ?? '' }),
+    queryFn: () => urlInstalls.track(() => api.saveComponent({ url: url ?? '' })),
     enabled: Boolean(url) && !key && !picked,
     staleTime: Infinity,
   });
@@ -45,6 +47,7 @@ export function NewSourceScreen() {
         </Link>
       </div>
       {pending ? <Loading label={key ? `Loading ${key}…` : 'Fetching the component…'} /> : null}
+      {url && !key && !picked ? <InstallProgress tracker={urlInstalls} /> : null}
       {linkError ? <ErrorState error={linkError} /> : null}
       {component ? (
         <>
@@ -75,13 +78,16 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
   const [name, setName] = useState('');
   const [topError, setTopError] = useState<unknown>(null);
   const toast = useToast();
+  const installs = useInstallProgress();
   const deploy = useMutation({
     mutationFn: () =>
-      api.deploySource({
-        ref: { kind: 'id', id: component.id },
-        ...(name.trim() ? { name: name.trim() } : {}),
-        configuredProps: form.wire(),
-      }),
+      installs.track(() =>
+        api.deploySource({
+          ref: { kind: 'id', id: component.id },
+          ...(name.trim() ? { name: name.trim() } : {}),
+          configuredProps: form.wire(),
+        }),
+      ),
     onMutate: () => {
       form.clearErrors();
       setTopError(null);
@@ -89,7 +95,7 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
     onSuccess: async (source) => {
       await queryClient.invalidateQueries({ queryKey: ['sources'] });
       navigate(`/sources/${source.id}/events`);
-      toast({ message: `Deployed ${source.name}` });
+      toast({ message: withSummary(`Deployed ${source.name}`, installs) });
     },
     onError: (error) => {
       if (!form.showError(error)) setTopError(error);
@@ -143,6 +149,7 @@ function DeployForm({ component }: { readonly component: SavedComponentT }) {
           {deploy.isPending ? 'Deploying…' : 'Deploy'}
         </button>
       </div>
+      <InstallProgress tracker={installs} />
     </form>
   );
 }

@@ -13,6 +13,12 @@ import { ErrorState, QueryView } from '../components/states.js';
 import { PropsForm } from '../props/props-form.js';
 import { usePropsForm } from '../props/use-props-form.js';
 import { useToast } from '../components/toasts.js';
+import {
+  InstallProgress,
+  useInstallProgress,
+  withSummary,
+  type InstallTracker,
+} from '../components/install-progress.js';
 
 export function ConfigurationTab({
   source,
@@ -60,16 +66,20 @@ function ConfigurationForm({
   const [name, setName] = useState(source.name);
   const [code, setCode] = useState(component.code);
   const [topError, setTopError] = useState<unknown>(null);
-  const codeProps = useCodeProps(form, code, component.code);
+  // Reading the edited code's props and saving it both install the npm packages it imports.
+  const installs = useInstallProgress();
+  const codeProps = useCodeProps(form, code, component.code, installs);
   const marker = useMemo(() => markerOf(codeProps.error ?? topError), [codeProps.error, topError]);
   const toast = useToast();
   const save = useMutation({
     mutationFn: () =>
-      api.updateSource(source.id, {
-        ...(name.trim() && name.trim() !== source.name ? { name: name.trim() } : {}),
-        ...(code !== component.code ? { component_code: code } : {}),
-        configured_props: form.wireTouched(),
-      }),
+      installs.track(() =>
+        api.updateSource(source.id, {
+          ...(name.trim() && name.trim() !== source.name ? { name: name.trim() } : {}),
+          ...(code !== component.code ? { component_code: code } : {}),
+          configured_props: form.wireTouched(),
+        }),
+      ),
     onMutate: () => {
       form.clearErrors();
       setTopError(null);
@@ -78,7 +88,7 @@ function ConfigurationForm({
     onSuccess: (updated) => {
       setSaved(true);
       onSaved(updated);
-      toast({ message: `Saved ${updated.name}` });
+      toast({ message: withSummary(`Saved ${updated.name}`, installs) });
     },
     onError: (error) => {
       if (!form.showError(error)) setTopError(error);
@@ -140,6 +150,7 @@ function ConfigurationForm({
           {saved ? 'Saved: the source was updated (deactivate, apply, activate).' : ''}
         </span>
       </div>
+      <InstallProgress tracker={installs} />
     </form>
   );
 }
@@ -155,9 +166,12 @@ function useCodeProps(
   form: ReturnType<typeof usePropsForm>,
   code: string,
   savedCode: string,
+  installs: InstallTracker,
 ): { readonly note: string; readonly error: unknown } {
   const formRef = useRef(form);
   formRef.current = form;
+  const installsRef = useRef(installs);
+  installsRef.current = installs;
   const loadedFor = useRef(savedCode);
   const [state, setState] = useState<{ note: string; error: unknown }>({ note: '', error: null });
   useEffect(() => {
@@ -168,21 +182,23 @@ function useCodeProps(
     if (code === loadedFor.current) return;
     const timer = setTimeout(() => {
       setState({ note: 'Reading the props of the edited code…', error: null });
-      void formRef.current.reloadFromCode(code).then((error) => {
-        // Even a failed attempt counts: going back to the last good code reloads it and clears the error.
-        loadedFor.current = code;
-        if (error) {
-          setState({ note: '', error });
-          return;
-        }
-        setState({
-          note:
-            code === savedCode
-              ? 'Props are those of the saved code again.'
-              : 'Props reloaded from the edited code: fill in any new ones, then Save.',
-          error: null,
+      void installsRef.current
+        .track(() => formRef.current.reloadFromCode(code))
+        .then((error) => {
+          // Even a failed attempt counts: going back to the last good code reloads it and clears the error.
+          loadedFor.current = code;
+          if (error) {
+            setState({ note: '', error });
+            return;
+          }
+          setState({
+            note:
+              code === savedCode
+                ? 'Props are those of the saved code again.'
+                : 'Props reloaded from the edited code: fill in any new ones, then Save.',
+            error: null,
+          });
         });
-      });
     }, CODE_PROPS_DELAY_MS);
     return () => clearTimeout(timer);
   }, [code, savedCode]);

@@ -13,6 +13,7 @@ import { EventsTab } from './source-events.js';
 import { LogsTab } from './source-logs.js';
 import { useTitle } from '../components/use-title.js';
 import { useToast } from '../components/toasts.js';
+import { accountIdsOf, ReconnectBanner } from '../accounts/reconnect-banner.js';
 
 const TABS = ['events', 'logs', 'configuration'] as const;
 type Tab = (typeof TABS)[number];
@@ -83,6 +84,7 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
           </button>
         </div>
       </div>
+      <ReconnectBanner accountIds={accountIdsOf([source.configured_props])} />
       <div className="source-triggers">
         <TriggerList source={source} />
       </div>

@@ -15,6 +15,7 @@ import { WorkflowBuilder } from '../workflows/builder.js';
 import { describeTrigger } from '../workflows/describe-trigger.js';
 import { parseEvent } from '../workflows/parse-event.js';
 import { WorkflowRuns } from '../workflows/runs.js';
+import { accountIdsOf, ReconnectBanner } from '../accounts/reconnect-banner.js';
 
 const TABS = ['builder', 'runs'] as const;
 type Tab = (typeof TABS)[number];
@@ -102,6 +103,7 @@ function WorkflowView({
         </div>
       </div>
       {toggle.error ? <ErrorState error={toggle.error} /> : null}
+      <ReconnectBanner accountIds={accountIdsOf(workflow.spec.steps.map((step) => step.props))} />
       <RunNow workflow={workflow} />
       <nav className="tabs" aria-label="Workflow">
         {TABS.map((name) => (

@@ -24,6 +24,7 @@ import { parseEvent } from './parse-event.js';
 import { StepEditor } from './step-editor.js';
 import { StepResult } from './step-result.js';
 import { TriggerEditor } from './trigger-editor.js';
+import { InstallProgress, useInstallProgress, withSummary } from '../components/install-progress.js';
 
 export function WorkflowBuilder({ workflow }: { readonly workflow: WorkflowT | null }) {
   const id = useId();
@@ -40,16 +41,18 @@ export function WorkflowBuilder({ workflow }: { readonly workflow: WorkflowT | n
   const setStep = (index: number, step: StepDraft) =>
     update({ ...draft, steps: draft.steps.map((old, at) => (at === index ? step : old)) });
 
+  // Saving compiles each step; a code step importing npm packages has them installed meanwhile.
+  const installs = useInstallProgress();
   const save = useMutation({
     mutationFn: () => {
       const spec = specFromDraft(draft);
-      return workflow ? api.updateWorkflow(workflow.id, spec) : api.createWorkflow(spec);
+      return installs.track(() => (workflow ? api.updateWorkflow(workflow.id, spec) : api.createWorkflow(spec)));
     },
     onSuccess: async (saved) => {
       setDirty(false);
       queryClient.setQueryData(['workflow', saved.id], saved);
       await queryClient.invalidateQueries({ queryKey: ['workflows'] });
-      toast({ message: `Saved ${saved.name}, version ${saved.version}` });
+      toast({ message: withSummary(`Saved ${saved.name}, version ${saved.version}`, installs) });
       if (!workflow) navigate(`/workflows/${saved.id}/builder`);
     },
   });
@@ -171,6 +174,7 @@ export function WorkflowBuilder({ workflow }: { readonly workflow: WorkflowT | n
           {save.isPending ? 'Saving…' : workflow ? 'Save a new version' : 'Create workflow'}
         </button>
       </div>
+      <InstallProgress tracker={installs} />
     </form>
   );
 }

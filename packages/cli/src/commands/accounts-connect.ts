@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { password } from '@inquirer/prompts';
-import { AppError, ConnectAttempt, isErrorCode, OAuthClient, single, type ConnectAttemptT } from '@tributary/contracts';
+import { AppError, isErrorCode, type ConnectAttemptT } from '@tributary/contracts';
 import type { Command } from 'commander';
 import type { ApiClient } from '../remote/api-client.js';
 import type { Output } from '../ui/output.js';
@@ -44,14 +44,14 @@ Exit codes: 0 connected, 1 refused (no OAuth client, sign-in denied, provider er
     .action(async (app: string, flags: ConnectFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const started = await client.post(
-            '/v1/oauth/connect',
-            {
-              app,
-              ...(flags.name !== undefined ? { name: flags.name } : {}),
-              ...(flags.account !== undefined ? { account: flags.account } : {}),
-            },
-            single(ConnectAttempt),
+          const started = await client.call(
+            client.api.POST('/v1/oauth/connect', {
+              body: {
+                app,
+                ...(flags.name !== undefined ? { name: flags.name } : {}),
+                ...(flags.account !== undefined ? { account: flags.account } : {}),
+              },
+            }),
           );
           let attempt = started.data;
           if (attempt.status === 'pending' && attempt.start_url) {
@@ -101,10 +101,15 @@ Exit codes: 0 ok, 1 unknown app or refused input, 2 server or network error.`,
             throw new AppError('USAGE_ERROR', '--client-secret is required when not on a terminal', {
               field: '--client-secret',
             });
-          const saved = await client.put(
-            `/v1/apps/${encodeURIComponent(app)}/oauth-client`,
-            { client_id: flags.clientId, client_secret: secret, ...(flags.scope ? { scopes: flags.scope } : {}) },
-            single(OAuthClient),
+          const saved = await client.call(
+            client.api.PUT('/v1/apps/{slug}/oauth-client', {
+              params: { path: { slug: app } },
+              body: {
+                client_id: flags.clientId,
+                client_secret: secret,
+                ...(flags.scope ? { scopes: [...flags.scope] } : {}),
+              },
+            }),
           );
           if (flags.json) return output.json(saved.data);
           output.out(`Saved the OAuth client of ${app} (${saved.data.client_id}).`);
@@ -116,8 +121,9 @@ Exit codes: 0 ok, 1 unknown app or refused input, 2 server or network error.`,
 
 async function waitFor(client: ApiClient, attempt: ConnectAttemptT): Promise<ConnectAttemptT> {
   for (;;) {
-    const current = (await client.get(`/v1/oauth/connect/${encodeURIComponent(attempt.state)}`, single(ConnectAttempt)))
-      .data;
+    const current = (
+      await client.call(client.api.GET('/v1/oauth/connect/{state}', { params: { path: { state: attempt.state } } }))
+    ).data;
     if (current.status !== 'pending') return current;
     if (Date.now() / 1000 > current.expires_at)
       throw new AppError('OAUTH_STATE_INVALID', 'the sign-in expired before it finished; run the command again');

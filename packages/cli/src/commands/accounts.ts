@@ -1,5 +1,5 @@
 import { input, password } from '@inquirer/prompts';
-import { Account, App, AppError, DeletedAccount, single } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts';
 import type { Command } from 'commander';
 import { allPages } from '../remote/pages.js';
 import type { Output } from '../ui/output.js';
@@ -26,6 +26,7 @@ Examples:
   $ tributary accounts create acme --field api_key=sk_live_123 --name "Acme prod"
   $ tributary accounts connect github
   $ tributary accounts list --app acme
+  $ tributary accounts test apn_AbC123xyz
   $ tributary accounts delete apn_AbC123xyz`,
     );
 
@@ -61,17 +62,17 @@ Exit codes: 0 ok, 1 unknown app or refused fields, 2 server or network error.`,
             fields[pair.slice(0, at)] = pair.slice(at + 1);
           }
           if (process.stdin.isTTY && output.isTty && flags.json !== true) {
-            const catalog = await client.get(`/v1/apps/${encodeURIComponent(app)}`, single(App));
+            const catalog = await client.call(client.api.GET('/v1/apps/{slug}', { params: { path: { slug: app } } }));
             for (const field of catalog.data.fields) {
               if (Object.hasOwn(fields, field.name) || field.optional) continue;
               const message = `${field.label} (${field.name})`;
               fields[field.name] = field.secret ? await password({ message }) : await input({ message });
             }
           }
-          const created = await client.post(
-            '/v1/accounts',
-            { app, fields, ...(flags.name !== undefined ? { name: flags.name } : {}) },
-            single(Account),
+          const created = await client.call(
+            client.api.POST('/v1/accounts', {
+              body: { app, fields, ...(flags.name !== undefined ? { name: flags.name } : {}) },
+            }),
           );
           if (flags.json) output.json(created.data);
           else
@@ -96,7 +97,13 @@ Examples:
     .action(async (flags: RemoteCommandFlags & { app?: string }) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const found = await allPages(client, '/v1/accounts', Account, flags.app ? { app: flags.app } : {});
+          const found = await allPages((page) =>
+            client.call(
+              client.api.GET('/v1/accounts', {
+                params: { query: { ...page, ...(flags.app ? { app: flags.app } : {}) } },
+              }),
+            ),
+          );
           if (flags.json) return output.json(found);
           if (found.length === 0) return output.out('No connected accounts.');
           const rows = found.map((account) => [
@@ -107,6 +114,42 @@ Examples:
             relativeTime(account.created_at),
           ]);
           for (const line of formatTable(['ID', 'APP', 'NAME', 'STATUS', 'CREATED'], rows)) output.out(line);
+        }),
+      ),
+    );
+
+  addRemoteOptions(
+    accounts
+      .command('test')
+      .description('Test a connected account: the app\'s "who am I" request with its credentials, or a token refresh')
+      .argument('<id>', 'apn_ id'),
+  )
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary accounts test apn_AbC123xyz
+  $ tributary accounts test apn_AbC123xyz --json
+
+Exit codes: 0 the account works, 1 it needs reconnecting or the test failed (the error code is printed),
+2 server or network error.`,
+    )
+    .action(async (id: string, flags: RemoteCommandFlags) =>
+      setExit(
+        await runRemote(flags, output, async (client) => {
+          const tested = (await client.call(client.api.POST('/v1/accounts/{id}/test', { params: { path: { id } } })))
+            .data;
+          if (flags.json) output.json(tested);
+          else if (tested.status === 'ok')
+            output.out(
+              tested.checked === 'test_request'
+                ? `Account ${tested.account} works: the ${tested.app} test request answered HTTP ${tested.http_status ?? ''}`
+                : tested.checked === 'refresh'
+                  ? `Account ${tested.account} works: the ${tested.app} token was refreshed`
+                  : `Account ${tested.account} is stored; app ${tested.app} has no test request to check it with`,
+            );
+          else output.err(`error ${tested.error?.code ?? 'INTERNAL'}: ${tested.error?.message ?? tested.status}`);
+          return tested.status === 'ok' ? 0 : 1;
         }),
       ),
     );
@@ -126,7 +169,7 @@ Examples:
     .action(async (id: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const deleted = await client.delete(`/v1/accounts/${encodeURIComponent(id)}`, single(DeletedAccount));
+          const deleted = await client.call(client.api.DELETE('/v1/accounts/{id}', { params: { path: { id } } }));
           if (flags.json) return output.json(deleted.data);
           output.out(`Deleted account ${deleted.data.id}`);
           if (deleted.data.used_by.length > 0) {

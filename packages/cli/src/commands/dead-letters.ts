@@ -1,6 +1,6 @@
-import { DeadLetter, Invocation, list, single } from '@tributary/contracts';
+import type { DeadLetter } from '@tributary/contracts';
 import type { Command } from 'commander';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Output } from '../ui/output.js';
 import { formatTable, relativeTime } from '../ui/table.js';
 import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
@@ -48,11 +48,17 @@ Exit codes: 0 ok, 1 unknown source, 2 server or network error.`,
           const found: z.infer<typeof DeadLetter>[] = [];
           let before: string | undefined;
           for (;;) {
-            const page = await client.get('/v1/dead-letters', list(DeadLetter), {
-              limit: PAGE,
-              ...(flags.source !== undefined ? { source_id: flags.source } : {}),
-              ...(before !== undefined ? { before } : {}),
-            });
+            const page = await client.call(
+              client.api.GET('/v1/dead-letters', {
+                params: {
+                  query: {
+                    limit: PAGE,
+                    ...(flags.source !== undefined ? { source_id: flags.source } : {}),
+                    ...(before !== undefined ? { before } : {}),
+                  },
+                },
+              }),
+            );
             found.push(...page.data);
             const next = page.page_info.end_cursor;
             if (page.data.length < PAGE || next === null || found.length >= MAX_ITEMS) break;
@@ -92,7 +98,9 @@ Exit codes: 0 queued, 1 no such dead letter, 2 server or network error.`,
     .action(async (id: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const queued = await client.post(`/v1/dead-letters/${encodeURIComponent(id)}/retry`, {}, single(Invocation));
+          const queued = await client.call(
+            client.api.POST('/v1/dead-letters/{id}/retry', { params: { path: { id } } }),
+          );
           if (flags.json) return output.json({ ok: true, invocation_id: queued.data.invocation_id });
           output.out(`Queued ${queued.data.invocation_id} again`);
         }),
@@ -116,7 +124,7 @@ Exit codes: 0 deleted, 1 no such dead letter, 2 server or network error.`,
     .action(async (id: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          await client.delete(`/v1/dead-letters/${encodeURIComponent(id)}`, z.unknown());
+          await client.call(client.api.DELETE('/v1/dead-letters/{id}', { params: { path: { id } } }));
           if (flags.json) return output.json({ ok: true, id });
           output.out(`Deleted dead letter ${id}`);
         }),

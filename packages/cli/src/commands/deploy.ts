@@ -1,12 +1,12 @@
 import { select } from '@inquirer/prompts';
-import { AppError, DeployedSource, SavedComponent, single, type DeployedSourceT } from '@tributary/contracts';
+import { AppError, type DeployedSourceT } from '@tributary/contracts';
 import type { Command } from 'commander';
 import type { PropFlags } from '../local/prop-flags.js';
 import type { ApiClient } from '../remote/api-client.js';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { canPrompt, configureProps } from '../remote/configure-props.js';
-import { allPages } from '../remote/pages.js';
 import { followSource } from '../remote/follow-source.js';
+import { withInstallProgress } from '../remote/install-progress.js';
 import { configurableProps, savedComponentFor } from '../remote/saved-component.js';
 import { untilInterrupted } from '../remote/source-view.js';
 import type { Output } from '../ui/output.js';
@@ -61,7 +61,9 @@ export async function runDeploy(
     const json = flags.json === true;
     const ref = await resolveComponentRef(target ?? (await pickPublishedSource(client, output, json)));
     if (!json) output.out('Deploying...');
-    const component = await withSpinner(output, 'Saving the component…', () => savedComponentFor(client, ref));
+    const component = await withInstallProgress(client, output, (scoped) =>
+      withSpinner(output, 'Saving the component…', () => savedComponentFor(scoped, ref)),
+    );
     const configured = await configureProps({
       client,
       output,
@@ -71,14 +73,14 @@ export async function runDeploy(
       flags,
     });
     const source = await withSpinner(output, 'Deploying…', () =>
-      client.post(
-        '/v1/sources',
-        {
-          component_id: component.id,
-          configured_props: configured,
-          ...(flags.name !== undefined ? { name: flags.name } : {}),
-        },
-        single(DeployedSource),
+      client.call(
+        client.api.POST('/v1/sources', {
+          body: {
+            component_id: component.id,
+            configured_props: configured,
+            ...(flags.name !== undefined ? { name: flags.name } : {}),
+          },
+        }),
       ),
     );
     printDeployed(output, source.data, json);
@@ -96,11 +98,13 @@ async function pickPublishedSource(client: ApiClient, output: Output, json: bool
       { field: 'file' },
     );
   }
-  const published = (
-    await withSpinner(output, 'Loading the registry…', () =>
-      allPages(client, '/v1/components/registry', SavedComponent),
-    )
-  ).filter((component) => component.component_type === 'source' && component.key !== null);
+  // The registry answers every published component in one page (it takes no cursor).
+  const registry = await withSpinner(output, 'Loading the registry…', () =>
+    client.call(client.api.GET('/v1/components/registry')),
+  );
+  const published = registry.data.filter(
+    (component) => component.component_type === 'source' && component.key !== null,
+  );
   if (published.length === 0)
     throw new AppError(
       'NOT_FOUND',

@@ -1,4 +1,4 @@
-import { Account, AppError, DeployedSource, SavedComponent, type SavedComponentT } from '@tributary/contracts';
+import { AppError, type SavedComponentT } from '@tributary/contracts';
 import { select } from '@inquirer/prompts';
 import type { Command } from 'commander';
 import { canPrompt } from '../remote/configure-props.js';
@@ -9,6 +9,10 @@ import { formatTable, relativeTime } from '../ui/table.js';
 import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
 
 type Resource = 'sources' | 'components' | 'accounts';
+
+interface ListFlags extends RemoteCommandFlags {
+  readonly all?: boolean;
+}
 
 const ALIASES: Record<string, Resource> = {
   sources: 'sources',
@@ -30,17 +34,19 @@ export function registerListCommand(program: Command, output: Output, setExit: (
       .description('List deployed sources, saved components or connected accounts')
       .argument('[what]', 'sources (so), components or accounts; on a terminal, omit it to choose'),
   )
+    .option('--all', 'components: every saved version, not only the newest of each component')
     .addHelpText(
       'after',
       `
 Examples:
   $ tributary list sources
-  $ tributary list components
+  $ tributary list components          # the newest version of each component
+  $ tributary list components --all    # every saved version
   $ tributary list accounts --json
 
 Exit codes: 0 ok, 1 usage, 2 server or network error.`,
     )
-    .action(async (what: string | undefined, flags: RemoteCommandFlags) =>
+    .action(async (what: string | undefined, flags: ListFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
           const resource =
@@ -52,7 +58,7 @@ Exit codes: 0 ok, 1 usage, 2 server or network error.`,
           switch (resource) {
             case 'sources': {
               const sources = await withSpinner(output, 'Loading sources…', () =>
-                allPages(client, '/v1/users/me/sources', DeployedSource),
+                allPages((page) => client.call(client.api.GET('/v1/users/me/sources', { params: { query: page } }))),
               );
               if (flags.json) return output.json(sources);
               if (sources.length === 0)
@@ -70,19 +76,23 @@ Exit codes: 0 ok, 1 usage, 2 server or network error.`,
               return;
             }
             case 'components': {
-              const components = await withSpinner(output, 'Loading components…', () =>
-                allPages(client, '/v1/users/me/components', SavedComponent),
+              const saved = await withSpinner(output, 'Loading components…', () =>
+                allPages((page) => client.call(client.api.GET('/v1/users/me/components', { params: { query: page } }))),
               );
+              const components = flags.all === true ? saved : latestVersions(saved);
               if (flags.json) return output.json(components.map(withoutCode));
               if (components.length === 0)
                 return output.out('No components saved. Publish one with: tributary publish FILE');
               for (const line of formatTable(['ID', 'NAME', 'VERSION', 'UPDATED', 'KEY'], components.map(componentRow)))
                 output.out(line);
+              const hidden = saved.length - components.length;
+              if (hidden > 0)
+                output.out(`${hidden} older saved version${hidden === 1 ? '' : 's'} not shown; --all lists every one`);
               return;
             }
             case 'accounts': {
               const accounts = await withSpinner(output, 'Loading accounts…', () =>
-                allPages(client, '/v1/accounts', Account),
+                allPages((page) => client.call(client.api.GET('/v1/accounts', { params: { query: page } }))),
               );
               if (flags.json) return output.json(accounts);
               if (accounts.length === 0)
@@ -133,4 +143,24 @@ export function withoutCode(component: SavedComponentT): Omit<SavedComponentT, '
   const { code, ...rest } = component;
   void code;
   return rest;
+}
+
+/**
+ * Each component once, at its newest saved version: saving edited code again keeps the older
+ * versions on the server (deployed sources may run them), which is history, not a list of
+ * components. A component is its key, else its name; the list comes newest first.
+ */
+export function latestVersions(components: readonly SavedComponentT[]): SavedComponentT[] {
+  const seen = new Set<string>();
+  return components.filter((component) => {
+    const identity =
+      component.key !== null
+        ? `key:${component.key}`
+        : component.name !== null
+          ? `name:${component.name}`
+          : component.id;
+    if (seen.has(identity)) return false;
+    seen.add(identity);
+    return true;
+  });
 }

@@ -1,5 +1,5 @@
 import { password } from '@inquirer/prompts';
-import { AppError, single, User } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts';
 import type { Command } from 'commander';
 import { ApiClient } from '../remote/api-client.js';
 import { configPath, readConfig, writeConfig } from '../remote/config-file.js';
@@ -51,7 +51,7 @@ Examples:
     .action(async (flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const me = await withSpinner(output, 'Checking…', () => client.get('/v1/users/me', single(User)));
+          const me = await withSpinner(output, 'Checking…', () => client.call(client.api.GET('/v1/users/me')));
           if (flags.json) output.json({ ...me.data, api_url: client.baseUrl, profile: client.connection.profile });
           else output.out(`${describeUser(me.data)} on ${client.baseUrl} (profile ${client.connection.profile})`);
         }),
@@ -81,7 +81,7 @@ async function runLogin(flags: RemoteCommandFlags, output: Output): Promise<numb
     }
     const client = new ApiClient({ ...resolved, apiKey });
     const me = await withSpinner(output, `Checking the key with ${resolved.apiUrl}…`, () =>
-      client.get('/v1/users/me', single(User)),
+      client.call(client.api.GET('/v1/users/me')),
     );
     const file = configPath();
     const profiles = readConfig(file);

@@ -1,4 +1,4 @@
-import { AppError, ConfigureComponentResult } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts';
 import { parseJson } from '../local/prop-flags.js';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { configureProps } from '../remote/configure-props.js';
@@ -49,17 +49,17 @@ export async function runRemoteOptions(
       flags: options,
     });
     const result = await withSpinner(output, `Loading options of ${prop}…`, () =>
-      client.post(
-        '/v1/components/configure',
-        {
-          id: component.id,
-          prop_name: prop,
-          configured_props: configured,
-          page,
-          ...(prevContext ? { prev_context: prevContext } : {}),
-          ...(options.query !== undefined ? { query: options.query } : {}),
-        },
-        ConfigureComponentResult,
+      client.call(
+        client.api.POST('/v1/components/configure', {
+          body: {
+            id: component.id,
+            prop_name: prop,
+            configured_props: configured,
+            page,
+            ...(prevContext ? { prev_context: prevContext as Record<string, unknown> } : {}),
+            ...(options.query !== undefined ? { query: options.query } : {}),
+          },
+        }),
       ),
     );
     // The local command's shape, so scripts read both alike.

@@ -1,6 +1,5 @@
-import { AppError, SavedComponent, single } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
@@ -33,10 +32,11 @@ Exit codes: 0 ok, 1 refused (validation or rule, e.g. C7 VERSION_CONFLICT), 2 se
         await runRemote(flags, output, async (client) => {
           const ref = await resolveComponentRef(target, { allowKey: false });
           const body =
-            ref.kind === 'code' ? { component_code: ref.code } : ref.kind === 'url' ? { component_url: ref.url } : {};
+            ref.kind === 'code' ? { component_code: ref.code } : ref.kind === 'url' ? { component_url: ref.url } : null;
+          if (body === null) throw new AppError('USAGE_ERROR', `publish takes a file or a URL, not the key ${target}`);
           // Saving first reads the key from the code, which the publish route is addressed by.
           const saved = await withSpinner(output, 'Checking…', () =>
-            client.post('/v1/components', body, single(SavedComponent)),
+            client.call(client.api.POST('/v1/components', { body })),
           );
           const key = saved.data.key;
           if (!key)
@@ -44,7 +44,7 @@ Exit codes: 0 ok, 1 refused (validation or rule, e.g. C7 VERSION_CONFLICT), 2 se
               rule: 'C5',
             });
           const published = await withSpinner(output, 'Publishing…', () =>
-            client.put(`/v1/components/${encodeURIComponent(key)}`, body, single(SavedComponent)),
+            client.call(client.api.PUT('/v1/components/{key}', { params: { path: { key } }, body })),
           );
           if (flags.json) {
             output.json(withoutCode(published.data));
@@ -86,7 +86,7 @@ Exit codes: 0 ok, 1 unknown key or usage, 2 server or network error.`,
           const key = second !== undefined && first === 'component' ? second : second === undefined ? first : null;
           if (key === null) throw new AppError('USAGE_ERROR', 'unpublish takes one KEY (or: unpublish component KEY)');
           await withSpinner(output, 'Unpublishing…', () =>
-            client.delete(`/v1/components/${encodeURIComponent(key)}`, z.object({})),
+            client.call(client.api.DELETE('/v1/components/{key}', { params: { path: { key } } })),
           );
           if (flags.json) output.json({ ok: true, key });
           else output.out(`Unpublished ${key}`);

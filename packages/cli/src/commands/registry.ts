@@ -1,4 +1,3 @@
-import { ImportJob, list, OutdatedPackage, RegistryPackage, RemovedPackage, single } from '@tributary/contracts';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -50,7 +49,9 @@ ${IMPORT_EXIT}`,
     .action(async (spec: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const started = await client.post('/v1/registry/packages', { spec: localPath(spec) }, single(ImportJob));
+          const started = await client.call(
+            client.api.POST('/v1/registry/packages', { body: { spec: localPath(spec) } }),
+          );
           const job = await followImport(client, started.data, output, flags.json === true);
           return printReports(job.reports, output, flags.json === true);
         }),
@@ -70,7 +71,7 @@ Exit codes: 0 ok, 2 server or network error.`,
     .action(async (flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const packages = (await client.get('/v1/registry/packages', list(RegistryPackage))).data;
+          const packages = (await client.call(client.api.GET('/v1/registry/packages'))).data;
           if (flags.json) return output.json(packages);
           if (packages.length === 0)
             return output.out('No packages in the registry. Add one: tributary registry add <npm-spec>');
@@ -106,9 +107,8 @@ Exit codes: 0 removed, 1 no such package, 2 server or network error.`,
     .action(async (name: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const removed = await client.delete(
-            `/v1/registry/packages/${encodeURIComponent(name)}`,
-            single(RemovedPackage),
+          const removed = await client.call(
+            client.api.DELETE('/v1/registry/packages/{name}', { params: { path: { name } } }),
           );
           if (flags.json) return output.json({ ok: true, ...removed.data });
           output.out(`Removed ${name}: ${removed.data.removed.length} component(s) left the registry`);
@@ -130,7 +130,7 @@ Exit codes: 0 ok (outdated or not), 2 server or network error.`,
     .action(async (flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const rows = (await client.get('/v1/registry/outdated', list(OutdatedPackage))).data;
+          const rows = (await client.call(client.api.GET('/v1/registry/outdated'))).data;
           if (flags.json) return output.json(rows);
           if (rows.length === 0) return output.out('No packages in the registry.');
           const table = rows.map((row) => [
@@ -165,7 +165,7 @@ ${IMPORT_EXIT}`,
     .action(async (name: string | undefined, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const started = await client.post('/v1/registry/upgrade', name ? { name } : {}, single(ImportJob));
+          const started = await client.call(client.api.POST('/v1/registry/upgrade', { body: name ? { name } : {} }));
           const job = await followImport(client, started.data, output, flags.json === true);
           return printReports(job.reports, output, flags.json === true);
         }),

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { AppError, RunReport as RunReportSchema, single } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { configureProps } from '../remote/configure-props.js';
 import { REMOTE_EXIT_OK, REMOTE_EXIT_REFUSED } from '../remote/remote-exit.js';
@@ -44,14 +44,14 @@ export async function runRemoteAction(target: string, options: RunCommandOptions
     const timeout =
       options.timeout === undefined ? undefined : Math.ceil(parseSeconds(options.timeout, '--timeout') / 1000);
     const result = await withSpinner(output, 'Running…', () =>
-      client.post(
-        '/v1/actions/run',
-        {
-          id: component.id,
-          configured_props: configured,
-          ...(timeout !== undefined ? { timeout_seconds: timeout } : {}),
-        },
-        single(RunReportSchema),
+      client.call(
+        client.api.POST('/v1/actions/run', {
+          body: {
+            id: component.id,
+            configured_props: configured,
+            ...(timeout !== undefined ? { timeout_seconds: timeout } : {}),
+          },
+        }),
       ),
     );
     // The schema types payloads loosely (unknown); the fields are the ones the local report has.

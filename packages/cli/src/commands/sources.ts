@@ -1,12 +1,11 @@
-import { AppError, DeployedSource, EventSummary, Invocation, list, LogEntry, single } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { parseJson, type PropFlags } from '../local/prop-flags.js';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { configureProps } from '../remote/configure-props.js';
 import { followSource } from '../remote/follow-source.js';
 import { configurableProps, savedComponentFor } from '../remote/saved-component.js';
-import { getComponent, getSource } from '../remote/source-lookup.js';
+import { getComponent, getSource, updateSource, type SourceUpdate } from '../remote/source-lookup.js';
 import { describeSource, printEvent, printLog, untilInterrupted } from '../remote/source-view.js';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
@@ -112,10 +111,11 @@ export async function runEvents(
     const source = await getSource(client, ref);
     let newest: string | null = null;
     if (count > 0) {
-      const page = await client.get(`/v1/sources/${source.id}/event_summaries`, list(EventSummary), {
-        limit: count,
-        expand: 'event',
-      });
+      const page = await client.call(
+        client.api.GET('/v1/sources/{id}/event_summaries', {
+          params: { path: { id: source.id }, query: { limit: count, expand: 'event' } },
+        }),
+      );
       const events = [...page.data].reverse();
       for (const record of events) printEvent(output, record, json);
       newest = page.data[0]?.id ?? null;
@@ -155,7 +155,9 @@ ${EXIT_NOTE}`,
           const count = flags.n !== undefined ? parseCount(flags.n, '-n', 1) : 100;
           if (count > 100) throw new AppError('USAGE_ERROR', `-n must be at most 100, got ${count}`, { field: '-n' });
           const source = await getSource(client, ref);
-          const page = await client.get(`/v1/sources/${source.id}/logs`, list(LogEntry), { limit: count });
+          const page = await client.call(
+            client.api.GET('/v1/sources/{id}/logs', { params: { path: { id: source.id }, query: { limit: count } } }),
+          );
           for (const entry of [...page.data].reverse()) printLog(output, entry, json);
           if (!flags.follow) return;
           const stop = untilInterrupted();
@@ -209,20 +211,20 @@ ${EXIT_NOTE}`,
         await runRemote(flags, output, async (client) => {
           const active = activeFlag(flags);
           const source = await getSource(client, ref);
-          const body: Record<string, unknown> = {};
+          const body: SourceUpdate = {};
           let componentId = source.component_id;
           if (flags.code !== undefined) {
             const saved = await withSpinner(output, 'Saving the code…', async () =>
               savedComponentFor(client, await resolveComponentRef(flags.code ?? '', { allowKey: false })),
             );
-            body['component_id'] = saved.id;
+            body.component_id = saved.id;
             componentId = saved.id;
           }
-          if (flags.name !== undefined) body['name'] = flags.name;
-          if (active !== undefined) body['active'] = active;
+          if (flags.name !== undefined) body.name = flags.name;
+          if (active !== undefined) body.active = active;
           if (flags.prop !== undefined || flags.props !== undefined) {
             const component = await getComponent(client, componentId);
-            body['configured_props'] = await configureProps({
+            body.configured_props = await configureProps({
               client,
               output,
               json: true, // never prompt: update changes only what it is given
@@ -237,11 +239,9 @@ ${EXIT_NOTE}`,
               'nothing to update: give --code, --name, --prop/--props, --activate or --deactivate',
             );
           }
-          const updated = await withSpinner(output, 'Updating…', () =>
-            client.put(`/v1/sources/${source.id}`, body, single(DeployedSource)),
-          );
-          if (flags.json) output.json(updated.data);
-          else describeSource(output, updated.data, client.baseUrl);
+          const updated = await withSpinner(output, 'Updating…', () => updateSource(client, source.id, body));
+          if (flags.json) output.json(updated);
+          else describeSource(output, updated, client.baseUrl);
         }),
       ),
     );
@@ -281,7 +281,9 @@ ${EXIT_NOTE}`,
       setExit(
         await runRemote(flags, output, async (client) => {
           const source = await getSource(client, ref);
-          await withSpinner(output, 'Deleting…', () => client.delete(`/v1/sources/${source.id}`, z.object({})));
+          await withSpinner(output, 'Deleting…', () =>
+            client.call(client.api.DELETE('/v1/sources/{id}', { params: { path: { id: source.id } } })),
+          );
           if (flags.json) output.json({ ok: true, id: source.id, name: source.name_slug });
           else output.out(`Deleted ${source.id}`);
         }),
@@ -311,10 +313,11 @@ ${EXIT_NOTE}`,
         await runRemote(flags, output, async (client) => {
           const event = flags.event === undefined ? undefined : parseJson(flags.event, '--event');
           const source = await getSource(client, ref);
-          const queued = await client.post(
-            `/v1/sources/${source.id}/run`,
-            event === undefined ? {} : { event },
-            single(Invocation),
+          const queued = await client.call(
+            client.api.POST('/v1/sources/{id}/run', {
+              params: { path: { id: source.id } },
+              body: event === undefined ? {} : { event },
+            }),
           );
           if (flags.json) output.json({ ok: true, source_id: source.id, invocation_id: queued.data.invocation_id });
           else

@@ -14,6 +14,7 @@ import type { Command } from 'commander';
 import { EXIT_OK } from '../exit-codes.js';
 import { portInUse, resolveListenPort } from '../start/listen-port.js';
 import { deliveryOptions, loadServerConfig, type ServerConfig, type StartFlags } from '../start/server-config.js';
+import { installProcessFailurePolicy } from '../start/process-failures.js';
 import { createServerLogger } from '../start/server-logger.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
@@ -65,9 +66,10 @@ export function registerStartCommand(program: Command, output: Output, setExit: 
       'after',
       `
 The first start creates the data directory, the database and an admin API key, printed once
-(or taken from TRIBUTARY_ADMIN_KEY). SIGTERM or Ctrl+C stops it cleanly: requests and
-invocations in flight finish, queued work waits for the next start. docs/config.md lists every
-setting.
+(or taken from TRIBUTARY_ADMIN_KEY). SIGTERM or Ctrl+C stops it cleanly: it takes no new
+work, requests in flight finish, invocations in flight get TRIBUTARY_SHUTDOWN_GRACE_MS
+(default 30 s) and are then stopped; unfinished work stays queued for the next start.
+docs/config.md lists every setting.
 
 Several processes share the work on PostgreSQL and Redis (docs/deployment.md): --role api
 serves the REST API, web app, SSE and HTTP endpoints; --role worker runs invocations and
@@ -88,12 +90,14 @@ Examples:
 }
 
 export async function runStart(flags: StartFlags, output: Output, signal?: AbortSignal): Promise<number> {
+  let uninstall = (): void => undefined;
   try {
     const config = loadServerConfig(flags, process.env);
     if (config.role === 'worker' || config.role === 'scheduler') return await runBackground(config, output, signal);
     // A busy port is refused before the data directory, database or admin key are created.
     const port = await resolveListenPort(config.port, config.host);
     const logger = createServerLogger(config.logLevel, config.logFormat);
+    uninstall = installProcessFailurePolicy(logger);
     const log = (message: string): void => logger.info(message);
     // So is an unreachable Redis: connected before anything is created, closed by the engine.
     const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
@@ -114,6 +118,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
         webDir: config.webDir,
         logger,
         metricsPublic: config.metricsPublic,
+        ...(config.endpointBaseUrl ? { endpointBaseUrl: config.endpointBaseUrl } : {}),
       });
     });
     const stopRequested = stopSignal(signal);
@@ -138,16 +143,21 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       engine.storage.kind === 'postgres' ? `${config.dataDir}, state in ${engine.storage.location}` : config.dataDir;
     const role = config.role === 'all' ? '' : `, role ${config.role}`;
     output.out(
-      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${base}/e/…, health ${base}/healthz (data ${data}${role})`,
+      `Tributary ${VERSION} ready: API ${base}/v1, web app ${base}/, docs ${base}/docs, endpoints ${config.endpointBaseUrl ?? base}/e/…, health ${base}/healthz (data ${data}${role})`,
     );
     const reason = await stopRequested;
-    log(`${reason}: stopping; finishing requests and invocations in flight`);
-    await app.close();
+    log(
+      `${reason}: stopping; taking no new work, finishing requests and, for up to ${config.shutdownGraceMs} ms, invocations in flight`,
+    );
+    // The runner stops claiming at once while the listener closes and requests in flight finish.
+    await Promise.all([app.close(), engine.stopWork()]);
     await engine.stop();
     log('stopped');
     return EXIT_OK;
   } catch (error) {
     return reportFailure(output, error, { json: false });
+  } finally {
+    uninstall();
   }
 }
 
@@ -157,7 +167,21 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
  */
 async function runBackground(config: ServerConfig, output: Output, signal?: AbortSignal): Promise<number> {
   const logger = createServerLogger(config.logLevel, config.logFormat);
-  const log = (message: string): void => logger.info(message);
+  const uninstall = installProcessFailurePolicy(logger);
+  try {
+    return await runBackgroundWith(config, output, logger, signal);
+  } finally {
+    uninstall();
+  }
+}
+
+async function runBackgroundWith(
+  config: ServerConfig,
+  output: Output,
+  logger: Logger,
+  signal?: AbortSignal,
+): Promise<number> {
+  const log = (message: string): void => logger.info({}, message);
   const redis = config.redisUrl ? await openRedis(config.redisUrl, config, log) : undefined;
   const publicUrl =
     config.publicUrl ?? `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${config.port}`;
@@ -166,7 +190,9 @@ async function runBackground(config: ServerConfig, output: Output, signal?: Abor
   await stopOnFailure(engine, () => engine.start(config.role));
   output.out(`Tributary ${VERSION} ready (role ${config.role}): state in ${engine.storage.location}`);
   const reason = await stopRequested;
-  log(`${reason}: stopping; finishing invocations in flight`);
+  log(
+    `${reason}: stopping; taking no new work, finishing invocations in flight for up to ${config.shutdownGraceMs} ms`,
+  );
   await engine.stop();
   log('stopped');
   return EXIT_OK;
@@ -192,9 +218,13 @@ function engineOptions(
     ...(config.databaseUrl ? { databaseUrl: config.databaseUrl } : {}),
     cacheDir: config.cacheDir,
     publicUrl,
+    ...(config.endpointBaseUrl ? { endpointBaseUrl: config.endpointBaseUrl } : {}),
     allowPrivateUrls: config.allowPrivateUrls,
     concurrency: config.concurrency,
+    longRunMs: config.longRunMs,
+    ...(config.longRunSlots !== null ? { longRunSlots: config.longRunSlots } : {}),
     sourceTimeoutMs: config.sourceTimeoutMs,
+    shutdownGraceMs: config.shutdownGraceMs,
     log,
     logger,
     ...(config.appsFile ? { appsFile: config.appsFile } : {}),
@@ -203,6 +233,7 @@ function engineOptions(
     ...(config.metrics ? { metrics: new PrometheusMetrics() } : {}),
     readiness: {
       schedulerLagMs: config.readySchedulerLagMs,
+      runnerWaitMs: config.readyRunnerWaitMs,
       ...(config.readyRunnerStallMs !== null ? { runnerStallMs: config.readyRunnerStallMs } : {}),
     },
     // Without Redis, one process: its own buckets and in-process fan-out.
@@ -247,7 +278,7 @@ async function createEngine(
   options: Parameters<typeof Engine.create>[0],
 ): Promise<Engine> {
   try {
-    mkdirSync(options.dataDir, { recursive: true });
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     return await Engine.create(options);
   } catch (error) {
     await redis?.close();

@@ -1,4 +1,3 @@
-import { ServerStatus, single } from '@tributary/contracts';
 import type { Command } from 'commander';
 import type { Output } from '../ui/output.js';
 import { formatTable, relativeTime } from '../ui/table.js';
@@ -27,7 +26,7 @@ Exit codes: 0 ok (ready or not: the text says), 2 server or network error.`,
     .action(async (flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const { data } = await client.get('/v1/status', single(ServerStatus));
+          const { data } = await client.call(client.api.GET('/v1/status'));
           if (flags.json) return output.json(data);
           const readiness = data.ready
             ? 'ready'

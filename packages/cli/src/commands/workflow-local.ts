@@ -26,6 +26,7 @@ export async function runWorkflowLocally(input: {
     allowPrivateUrls: false,
     concurrency: 1,
     sourceTimeoutMs: 30_000,
+    throwawayDataDir: true,
     log: input.log,
   });
   try {

@@ -1,14 +1,6 @@
-import {
-  list,
-  single,
-  StartedRun,
-  Workflow,
-  WorkflowRun,
-  WorkflowRunDetail,
-  type WorkflowRunDetailT,
-} from '@tributary/contracts';
+import type { ApiPaths } from '@tributary/api-client';
+import type { WorkflowRunDetailT } from '@tributary/contracts';
 import type { Command } from 'commander';
-import { z } from 'zod';
 import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
 import { parseJson } from '../local/prop-flags.js';
 import type { Output } from '../ui/output.js';
@@ -19,7 +11,8 @@ import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-c
 import { readWorkflowFile } from './workflow-file.js';
 import { runWorkflowLocally } from './workflow-local.js';
 
-const RunList = z.object({ data: z.array(WorkflowRun), runs_dropped: z.number() });
+/** A workflow file as the API takes it; the server validates it and its refusal is the error shown. */
+type WorkflowBody = ApiPaths['/v1/workflows']['post']['requestBody']['content']['application/json'];
 const REMOTE_EXIT_FAILED = 1;
 
 /** `workflow deploy|list|describe|runs|logs|delete` on a server, and `workflow run` on this machine. */
@@ -84,13 +77,13 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (file: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const body = readWorkflowFile(file);
-          const existing = (await client.get('/v1/workflows', list(Workflow))).data.find(
-            (item) => item.name === body['name'],
+          const body = readWorkflowFile(file) as WorkflowBody;
+          const existing = (await client.call(client.api.GET('/v1/workflows'))).data.find(
+            (item) => item.name === body.name,
           );
           const saved = existing
-            ? await client.put(`/v1/workflows/${existing.id}`, body, single(Workflow))
-            : await client.post('/v1/workflows', body, single(Workflow));
+            ? await client.call(client.api.PUT('/v1/workflows/{id}', { params: { path: { id: existing.id } }, body }))
+            : await client.call(client.api.POST('/v1/workflows', { body }));
           if (flags.json) return output.json(saved.data);
           output.out(`Deployed ${saved.data.name} (${saved.data.id}) version ${saved.data.version}`);
           if (saved.data.endpoint_url) output.out(`Endpoint: ${saved.data.endpoint_url}`);
@@ -103,7 +96,7 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const { data } = await client.get('/v1/workflows', list(Workflow));
+          const { data } = await client.call(client.api.GET('/v1/workflows'));
           if (flags.json) return output.json(data);
           if (data.length === 0) return output.out('No workflows.');
           const rows = data.map((item) => [
@@ -125,7 +118,7 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (id: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const { data } = await client.get(`/v1/workflows/${encodeURIComponent(id)}`, single(Workflow));
+          const { data } = await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id } } }));
           if (flags.json) return output.json(data);
           output.out(`${data.name} (${data.id}) version ${data.version}, ${data.active ? 'active' : 'inactive'}`);
           output.out(`Trigger: ${compact(data.spec.trigger)}`);
@@ -142,10 +135,13 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (id: string, flags: RemoteCommandFlags & { limit: string }) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const page = await client.get(`/v1/workflows/${encodeURIComponent(id)}/runs`, RunList, {
-            limit: flags.limit,
-          });
-          if (flags.json) return output.json(page);
+          const page = await client.call(
+            client.api.GET('/v1/workflows/{id}/runs', {
+              // Number() is the server's own coercion, so `-n abc` is still its VALIDATION_FAILED on limit.
+              params: { path: { id }, query: { limit: Number(flags.limit) } },
+            }),
+          );
+          if (flags.json) return output.json({ data: page.data, runs_dropped: page.runs_dropped });
           if (page.data.length === 0) return output.out('No runs.');
           const rows = page.data.map((run) => [
             run.id,
@@ -167,9 +163,8 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (runId: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          const { data } = await client.get(
-            `/v1/workflow-runs/${encodeURIComponent(runId)}`,
-            single(WorkflowRunDetail),
+          const { data } = await client.call(
+            client.api.GET('/v1/workflow-runs/{id}', { params: { path: { id: runId } } }),
           );
           if (flags.json) return output.json(data);
           printRun(output, data);
@@ -183,7 +178,7 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (id: string, flags: RemoteCommandFlags) =>
       setExit(
         await runRemote(flags, output, async (client) => {
-          await client.delete(`/v1/workflows/${encodeURIComponent(id)}`, z.unknown());
+          await client.call(client.api.DELETE('/v1/workflows/{id}', { params: { path: { id } } }));
           if (flags.json) return output.json({ ok: true, id });
           output.out(`Deleted workflow ${id}`);
         }),
@@ -197,10 +192,8 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
       setExit(
         await runRemote(flags, output, async (client) => {
           const event = flags.event === undefined ? null : parseJson(flags.event, '--event');
-          const started = await client.post(
-            `/v1/workflows/${encodeURIComponent(id)}/run`,
-            { event },
-            single(StartedRun),
+          const started = await client.call(
+            client.api.POST('/v1/workflows/{id}/run', { params: { path: { id } }, body: { event } }),
           );
           if (flags.json) return output.json(started.data);
           output.out(`Started run ${started.data.run_id}`);

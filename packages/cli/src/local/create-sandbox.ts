@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
-import { Sandbox, type InstallProgress } from '@tributary/sandbox';
+import { egressFromEnv, Sandbox, type InstallProgress } from '@tributary/sandbox';
+import { installLine } from '../ui/install-lines.js';
 import type { Output } from '../ui/output.js';
 
 /**
@@ -20,6 +21,8 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 export function createSandbox(output: Output): Sandbox {
   const sandbox = new Sandbox({
     cacheDir: defaultCacheDir(),
+    egress: egressFromEnv(process.env),
+    onEgressRefused: (target, reason) => output.err(`${output.style('yellow', 'egress')} ${target} refused: ${reason}`),
     onInstallProgress: (progress) => reportProgress(output, progress),
   });
   for (const layer of sandbox.isolation.layers) {
@@ -30,16 +33,6 @@ export function createSandbox(output: Output): Sandbox {
 }
 
 function reportProgress(output: Output, progress: InstallProgress): void {
-  switch (progress.phase) {
-    case 'installing':
-      output.err(`${output.style('cyan', 'npm')} installing ${progress.packages.join(', ')} …`);
-      return;
-    case 'installed':
-      output.err(
-        `${output.style('cyan', 'npm')} installed ${progress.packages.join(', ')} in ${(progress.durationMs / 1000).toFixed(1)} s`,
-      );
-      return;
-    case 'cached':
-      return;
-  }
+  const line = installLine(output, progress);
+  if (line !== null) output.err(line);
 }

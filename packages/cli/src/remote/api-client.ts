@@ -1,32 +1,75 @@
 import { AppError, ErrorBody, isErrorCode } from '@tributary/contracts';
-import type { z } from 'zod';
+import { createApiClient, type ApiClient as GeneratedClient } from '@tributary/api-client';
 import type { Connection } from './connection.js';
 
-export type Query = Record<string, string | number | boolean | undefined>;
-
-export interface RequestOptions<T extends z.ZodType> {
-  readonly query?: Query;
-  readonly body?: unknown;
-  /** The response shape; the body is parsed with it, so a server of another version fails loudly. */
-  readonly schema: T;
+/** What a call of the generated client resolves to (openapi-fetch). */
+interface GeneratedResult<D> {
+  readonly data?: D;
+  readonly error?: unknown;
+  readonly response: Response;
 }
 
 /**
- * The CLI's client of the REST API (contract §9). Error bodies become AppErrors with the server's
- * code; failures to connect become SERVER_UNREACHABLE naming the URL.
+ * The CLI's connection to the REST API (contract §9). Every JSON call goes through `api`, the
+ * client generated from the server's OpenAPI document (@tributary/api-client), and `call`, which
+ * unwraps its answer: error bodies become AppErrors with the server's code, failures to connect
+ * SERVER_UNREACHABLE naming the URL. Only the SSE streams (sse-follow.ts) use `fetch`, `url` and
+ * `headers` directly: openapi-fetch makes one request per call, while a followed stream is
+ * reopened with Last-Event-ID after the delay the server set, and is parsed by eventsource-parser.
  */
 export class ApiClient {
-  constructor(readonly connection: Connection) {}
+  #api: GeneratedClient | undefined;
+  /** The method of each answer of `api`, for error messages ("GET http://…: not found"). */
+  readonly #methods = new WeakMap<Response, string>();
+
+  /** `extraHeaders` go on every request (the install progress id of a deploy, say). */
+  constructor(
+    readonly connection: Connection,
+    private readonly extraHeaders: Readonly<Record<string, string>> = {},
+  ) {}
+
+  /** The same client, sending `headers` too on every request. */
+  withHeaders(headers: Readonly<Record<string, string>>): ApiClient {
+    return new ApiClient(this.connection, { ...this.extraHeaders, ...headers });
+  }
+
+  /** The typed client: paths are the document's templates, bodies and answers are checked by the compiler. */
+  get api(): GeneratedClient {
+    this.#api ??= createApiClient({
+      baseUrl: this.connection.apiUrl,
+      headers: this.headers(),
+      fetch: async (request) => {
+        const response = await this.fetch(request.url, request);
+        this.#methods.set(response, request.method);
+        return response;
+      },
+    });
+    return this.#api;
+  }
+
+  /** The answer of a call of `api`, or the server's error as an AppError. */
+  async call<D>(pending: Promise<GeneratedResult<D>>): Promise<D> {
+    const { data, error, response } = await pending.catch((thrown: unknown) => {
+      // openapi-fetch parses a 2xx body as JSON; one that is not is a server this CLI does not know.
+      if (thrown instanceof SyntaxError)
+        throw new AppError(
+          'INTERNAL',
+          `the server answered a body the CLI does not understand (is it another version?): ${thrown.message}`,
+        );
+      throw thrown;
+    });
+    const what = `${this.#methods.get(response) ?? 'GET'} ${response.url}`;
+    if (!response.ok) throw errorFromResponse(response.status, error ?? {}, what);
+    return data as D;
+  }
 
   get baseUrl(): string {
     return this.connection.apiUrl;
   }
 
-  url(pathname: string, query: Query = {}): string {
-    const url = new URL(`${this.connection.apiUrl}${pathname}`);
-    for (const [name, value] of Object.entries(query))
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    return url.toString();
+  /** The absolute URL of a path of the server (an SSE stream, or a page of the web app to print). */
+  url(pathname: string): string {
+    return new URL(`${this.connection.apiUrl}${pathname}`).toString();
   }
 
   headers(): Record<string, string> {
@@ -37,54 +80,13 @@ export class ApiClient {
         `no API key for profile "${this.connection.profile}": run tributary login${this.connection.profile === 'default' ? '' : ` -p ${this.connection.profile}`}, or set TRIBUTARY_API_KEY or --api-key`,
       );
     }
-    return { authorization: `Bearer ${key}`, accept: 'application/json' };
-  }
-
-  get<T extends z.ZodType>(pathname: string, schema: T, query?: Query): Promise<z.infer<T>> {
-    return this.request('GET', pathname, { schema, ...(query ? { query } : {}) });
-  }
-
-  post<T extends z.ZodType>(pathname: string, body: unknown, schema: T): Promise<z.infer<T>> {
-    return this.request('POST', pathname, { schema, body });
-  }
-
-  put<T extends z.ZodType>(pathname: string, body: unknown, schema: T): Promise<z.infer<T>> {
-    return this.request('PUT', pathname, { schema, body });
-  }
-
-  delete<T extends z.ZodType>(pathname: string, schema: T, query?: Query): Promise<z.infer<T>> {
-    return this.request('DELETE', pathname, { schema, ...(query ? { query } : {}) });
-  }
-
-  async request<T extends z.ZodType>(
-    method: string,
-    pathname: string,
-    options: RequestOptions<T>,
-  ): Promise<z.infer<T>> {
-    const url = this.url(pathname, options.query);
-    const headers = this.headers();
-    const response = await this.fetch(url, {
-      method,
-      headers: options.body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-    });
-    const text = await response.text();
-    const parsed = parseBody(text);
-    if (!response.ok) throw errorFromResponse(response.status, parsed, `${method} ${url}`);
-    const checked = options.schema.safeParse(parsed);
-    if (!checked.success) {
-      throw new AppError(
-        'INTERNAL',
-        `${method} ${url} answered a body the CLI does not understand (is the server another version?): ${checked.error.message}`,
-      );
-    }
-    return checked.data as z.infer<T>;
+    return { ...this.extraHeaders, authorization: `Bearer ${key}`, accept: 'application/json' };
   }
 
   /** fetch that names the URL when the server cannot be reached. */
-  async fetch(url: string, init: RequestInit): Promise<Response> {
+  async fetch(url: string, init: RequestInit | Request): Promise<Response> {
     try {
-      return await fetch(url, init);
+      return await (init instanceof Request ? fetch(init) : fetch(url, init));
     } catch (error) {
       if ((error as Error).name === 'AbortError') throw error;
       throw unreachable(url, error);
@@ -92,7 +94,7 @@ export class ApiClient {
   }
 }
 
-export function unreachable(url: string, error: unknown): AppError {
+function unreachable(url: string, error: unknown): AppError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
   return new AppError(
@@ -103,15 +105,6 @@ export function unreachable(url: string, error: unknown): AppError {
     },
     { cause: error },
   );
-}
-
-function parseBody(text: string): unknown {
-  if (text === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
 }
 
 function errorFromResponse(status: number, body: unknown, what: string): AppError {

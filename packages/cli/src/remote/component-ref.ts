@@ -10,7 +10,7 @@ export type ComponentRef =
   | { readonly kind: 'key'; readonly key: string };
 
 const REGISTRY_KEY = /^[a-z0-9][a-z0-9_-]{0,127}$/;
-const INLINE_MAP = /\n?\/\/# sourceMappingURL=data:application\/json;base64,[A-Za-z0-9+/=]+\s*$/;
+const INLINE_MAP = /\n?\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\s*$/;
 const UPLOADABLE = new Set(['.mjs', '.js', '.cjs']);
 // The runtime's bundle starts with a `require` shim; the server bundles the upload again and adds its own.
 const REQUIRE_SHIM =
@@ -43,10 +43,35 @@ export async function codeForUpload(file: string): Promise<{ code: string; file:
   const bundle = await bundleComponent({ file, packages: 'external' });
   const plain = UPLOADABLE.has(path.extname(bundle.entry)) && bundle.files.length <= 1;
   return {
-    code: plain ? bundle.source : repin(bundle).replace(REQUIRE_SHIM, '').replace(INLINE_MAP, '\n'),
+    code: plain ? bundle.source : withRelativeMap(repin(bundle), path.dirname(bundle.entry)),
     file: bundle.entry,
     files: bundle.files,
   };
+}
+
+/**
+ * The bundle's source map with its files named relative to the component's folder
+ * (`main.mjs`, `lib/helper.mjs`) and without their text: stacks on the server then name the
+ * author's files and lines, and no path of this machine travels.
+ */
+function withRelativeMap(bundled: string, baseDir: string): string {
+  const code = bundled.replace(REQUIRE_SHIM, '');
+  const match = INLINE_MAP.exec(code);
+  if (!match?.[1]) return code;
+  const map = JSON.parse(Buffer.from(match[1], 'base64').toString('utf8')) as {
+    sources?: string[];
+    sourcesContent?: unknown;
+    mappings?: string;
+  };
+  // The shim's two lines are gone: so are their (empty) groups of the line-by-line mappings.
+  const shimLines = code === bundled ? 0 : 2;
+  const mappings = (map.mappings ?? '').split(';').slice(shimLines).join(';');
+  const sources = (map.sources ?? []).map((source) =>
+    path.relative(baseDir, path.resolve(baseDir, source)).split(path.sep).join('/'),
+  );
+  const relative = { ...map, sources, mappings, sourcesContent: undefined };
+  const encoded = Buffer.from(JSON.stringify(relative), 'utf8').toString('base64');
+  return `${code.slice(0, match.index)}\n//# sourceMappingURL=data:application/json;base64,${encoded}\n`;
 }
 
 /** `external` mode writes npm imports without their pins (`ms@2.1.3` → `ms`); the server needs the pins. */

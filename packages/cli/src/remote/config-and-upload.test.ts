@@ -70,7 +70,7 @@ describe('config file', () => {
 });
 
 describe('what deploy uploads', () => {
-  it('bundles relative imports, keeps npm pins, drops the require shim and the local source map', async () => {
+  it('bundles relative imports, keeps npm pins, drops the require shim, names the files relative to the component', async () => {
     const dir = path.join(scratch, 'component');
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'helper.mjs'), "import ms from 'ms@2.1.3';\nexport const wait = () => ms('1m');\n");
@@ -85,7 +85,13 @@ describe('what deploy uploads', () => {
     expect(upload.code).toContain('ms("1m")');
     expect(upload.code).not.toContain('./helper.mjs');
     expect(upload.code).not.toContain('__tributaryCreateRequire');
-    expect(upload.code).not.toContain('sourceMappingURL');
+    // The source map stays, so stacks on the server name main.mjs and helper.mjs at their lines,
+    // but it names no path of this machine and carries no file's text.
+    expect(upload.code).not.toContain(dir);
+    const map = /\/\/# sourceMappingURL=data:application\/json;base64,([A-Za-z0-9+/=]+)\n$/.exec(upload.code);
+    const decoded = JSON.parse(Buffer.from(map?.[1] ?? '', 'base64').toString('utf8')) as Record<string, unknown>;
+    expect(decoded['sources']).toEqual(['helper.mjs', 'main.mjs']);
+    expect(decoded).not.toHaveProperty('sourcesContent');
   });
 
   it('uploads a plain file without relative imports as written; TypeScript is compiled', async () => {

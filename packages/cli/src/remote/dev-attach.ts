@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { DeployedSource, single } from '@tributary/contracts';
 import { FileWatcher } from '../dev/file-watcher.js';
 import type { PropFlags } from '../local/prop-flags.js';
 import type { Output } from '../ui/output.js';
@@ -9,7 +8,7 @@ import { configureProps } from './configure-props.js';
 import { followSource } from './follow-source.js';
 import { asAppError } from './remote-exit.js';
 import { configurableProps, savedComponentFor } from './saved-component.js';
-import { getSource } from './source-lookup.js';
+import { getSource, updateSource, type SourceUpdate } from './source-lookup.js';
 import { untilInterrupted } from './source-view.js';
 
 const DEBOUNCE_MS = 150;
@@ -50,9 +49,9 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
       notice('deploying', 'Deploying...');
     }
     const component = await savedComponentFor(client, { kind: 'code', code, file, files });
-    const body: Record<string, unknown> = { component_id: component.id };
+    const body: SourceUpdate = { component_id: component.id };
     if (first && (options.flags.prop !== undefined || options.flags.props !== undefined)) {
-      body['configured_props'] = await configureProps({
+      body.configured_props = await configureProps({
         client,
         output,
         json: true,
@@ -61,7 +60,7 @@ export async function devAttach(options: DevAttachOptions): Promise<void> {
         flags: options.flags,
       });
     }
-    await client.put(`/v1/sources/${source.id}`, body, single(DeployedSource));
+    await updateSource(client, source.id, body);
   };
   await upload(true);
   const watcher = new FileWatcher({

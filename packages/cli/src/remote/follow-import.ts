@@ -1,4 +1,4 @@
-import { AppError, ImportJob, isErrorCode, single, type ImportJobT, type ImportReportT } from '@tributary/contracts';
+import { AppError, isErrorCode, type ImportJobT, type ImportReportT } from '@tributary/contracts';
 import type { Output } from '../ui/output.js';
 import type { ApiClient } from './api-client.js';
 import { REMOTE_EXIT_OK, REMOTE_EXIT_REFUSED } from './remote-exit.js';
@@ -22,7 +22,7 @@ export async function followImport(
     shown = job.progress.length;
     if (job.status !== 'running') break;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    job = (await client.get(`/v1/registry/imports/${encodeURIComponent(job.id)}`, single(ImportJob))).data;
+    job = (await client.call(client.api.GET('/v1/registry/imports/{id}', { params: { path: { id: job.id } } }))).data;
   }
   if (job.status === 'failed' && job.error) {
     const code = isErrorCode(job.error.code) ? job.error.code : 'INTERNAL';

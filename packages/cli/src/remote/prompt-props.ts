@@ -1,5 +1,4 @@
 import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
-import { Account, App, ConfigureComponentResult, list, single } from '@tributary/contracts';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
 import type { ApiClient } from './api-client.js';
@@ -122,17 +121,17 @@ async function promptOptions(options: {
   const query = prop.useQuery === true ? await input({ message: `${options.message} — search` }) : undefined;
   const loadPage = async (): Promise<void> => {
     const result = await withSpinner(options.output, `Loading options of ${prop.name}…`, () =>
-      options.client.post(
-        '/v1/components/configure',
-        {
-          id: options.componentId,
-          prop_name: prop.name,
-          configured_props: options.configured,
-          page,
-          ...(context ? { prev_context: context } : {}),
-          ...(query ? { query } : {}),
-        },
-        ConfigureComponentResult,
+      options.client.call(
+        options.client.api.POST('/v1/components/configure', {
+          body: {
+            id: options.componentId,
+            prop_name: prop.name,
+            configured_props: options.configured,
+            page,
+            ...(context ? { prev_context: context } : {}),
+            ...(query ? { query } : {}),
+          },
+        }),
       ),
     );
     for (const error of result.errors) options.output.err(`${options.output.style('yellow', 'options')} ${error}`);
@@ -189,7 +188,7 @@ function toChoice(option: unknown): Choice {
 /** Pick a connected account of the app, or create one with the fields of the app's catalog entry. */
 async function promptAccount(client: ApiClient, output: Output, app: string, message: string): Promise<unknown> {
   const accounts = await withSpinner(output, `Loading ${app} accounts…`, () =>
-    client.get('/v1/accounts', list(Account), { app, limit: 100 }),
+    client.call(client.api.GET('/v1/accounts', { params: { query: { app, limit: 100 } } })),
   );
   const choices = [
     ...accounts.data.map((account) => ({
@@ -200,7 +199,7 @@ async function promptAccount(client: ApiClient, output: Output, app: string, mes
   ];
   const picked = await select({ message: `${message} — ${app} account`, choices });
   if (typeof picked === 'string') return { authProvisionId: picked };
-  const catalog = await client.get(`/v1/apps/${encodeURIComponent(app)}`, single(App));
+  const catalog = await client.call(client.api.GET('/v1/apps/{slug}', { params: { path: { slug: app } } }));
   const fields: Record<string, string> = {};
   for (const field of catalog.data.fields) {
     const ask = field.secret ? password : input;
@@ -211,7 +210,7 @@ async function promptAccount(client: ApiClient, output: Output, app: string, mes
     if (value !== '') fields[field.name] = value;
   }
   const name = await input({ message: 'Account name', default: `${catalog.data.name} account` });
-  const created = await client.post('/v1/accounts', { app, name, fields }, single(Account));
+  const created = await client.call(client.api.POST('/v1/accounts', { body: { app, name, fields } }));
   output.err(`Created account ${created.data.id}`);
   return { authProvisionId: created.data.id };
 }

@@ -1,4 +1,4 @@
-import { SavedComponent, single, type SavedComponentT } from '@tributary/contracts';
+import type { SavedComponentT } from '@tributary/contracts';
 import type { ApiClient } from './api-client.js';
 import type { ComponentRef } from './component-ref.js';
 import type { ConfigurableProp } from './prompt-props.js';
@@ -10,11 +10,13 @@ import type { ConfigurableProp } from './prompt-props.js';
 export async function savedComponentFor(client: ApiClient, ref: ComponentRef): Promise<SavedComponentT> {
   switch (ref.kind) {
     case 'code':
-      return (await client.post('/v1/components', { component_code: ref.code }, single(SavedComponent))).data;
+      return (await client.call(client.api.POST('/v1/components', { body: { component_code: ref.code } }))).data;
     case 'url':
-      return (await client.post('/v1/components', { component_url: ref.url }, single(SavedComponent))).data;
+      return (await client.call(client.api.POST('/v1/components', { body: { component_url: ref.url } }))).data;
     case 'key':
-      return (await client.get(`/v1/components/registry/${encodeURIComponent(ref.key)}`, single(SavedComponent))).data;
+      return (
+        await client.call(client.api.GET('/v1/components/registry/{key}', { params: { path: { key: ref.key } } }))
+      ).data;
   }
 }
 

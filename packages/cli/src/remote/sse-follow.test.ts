@@ -60,19 +60,31 @@ describe('followSse', () => {
     ]);
     const messages = await follow(client, (got) => got.length === 3);
     expect(messages).toEqual([
-      { id: '1', data: '{"a":1}' },
-      { id: '2', data: 'line one\nline two' },
-      { id: '3', data: 'x' },
+      { id: '1', event: null, data: '{"a":1}' },
+      { id: '2', event: null, data: 'line one\nline two' },
+      { id: '3', event: null, data: 'x' },
     ]);
   });
 
-  it('reconnects after the delay the server set with retry:, resuming with Last-Event-ID', async () => {
-    const { client, requests } = await streamServer(['retry: 50\nid: 7\ndata: first\n\n', 'id: 8\ndata: second\n\n']);
+  it('reconnects after the delay the server set with retry: (CR line endings), resuming with Last-Event-ID', async () => {
+    // Bare CR ends every line here, the retry: field too: a parser splitting on LF alone sees nothing.
+    const { client, requests } = await streamServer(['retry: 50\rid: 7\rdata: first\r\r', 'id: 8\rdata: second\r\r']);
     const started = Date.now();
     const messages = await follow(client, (got) => got.length === 2);
     expect(messages.map((message) => message.data)).toEqual(['first', 'second']);
     expect(requests[1]?.headers['last-event-id']).toBe('7');
     // The default wait is a second; the server asked for 50 ms.
     expect(Date.now() - started).toBeLessThan(900);
+  });
+
+  it('resumes with Last-Event-ID after the server dropped it as too slow, without passing the close frame on', async () => {
+    const close = 'event: tributary/close\ndata: {"error":{"code":"SSE_CLIENT_TOO_SLOW","message":"too slow"}}\n\n';
+    const { client, requests } = await streamServer([
+      `retry: 50\nid: 7\ndata: first\n\n${close}`,
+      'id: 8\ndata: second\n\n',
+    ]);
+    const messages = await follow(client, (got) => got.length === 2);
+    expect(messages.map((message) => message.data)).toEqual(['first', 'second']);
+    expect(requests[1]?.headers['last-event-id']).toBe('7');
   });
 });

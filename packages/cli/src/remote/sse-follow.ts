@@ -5,8 +5,13 @@ import type { ApiClient } from './api-client.js';
 
 export interface SseMessage {
   readonly id: string | null;
+  /** The `event:` name, null for unnamed messages. */
+  readonly event: string | null;
   readonly data: string;
 }
+
+/** The frame a server sends before it ends a stream it gave up on (a client too slow). */
+const CLOSE_EVENT = 'tributary/close';
 
 export interface FollowOptions {
   readonly client: ApiClient;
@@ -26,7 +31,8 @@ const DEFAULT_RECONNECT_MS = 1000;
 /**
  * Follows an SSE stream (contract §9.3) until the signal aborts. A dropped connection is resumed
  * with Last-Event-ID, so nothing committed meanwhile is missed, after the delay the server last
- * asked for with `retry:`; refusals (401, 404) end it.
+ * asked for with `retry:`, and so is a stream the server dropped (its `tributary/close` frame is
+ * not a message); refusals (401, 404) end it.
  */
 export async function followSse(options: FollowOptions): Promise<void> {
   let lastId = options.lastEventId ?? null;
@@ -35,6 +41,8 @@ export async function followSse(options: FollowOptions): Promise<void> {
   while (!options.signal.aborted) {
     let response: Response;
     try {
+      // Not through the generated client: openapi-fetch answers one parsed body per call, and this
+      // loop reopens the stream itself (Last-Event-ID, the server's retry:) and parses it as it comes.
       response = await options.client.fetch(options.client.url(options.path), {
         headers: {
           ...options.client.headers(),
@@ -69,6 +77,8 @@ export async function followSse(options: FollowOptions): Promise<void> {
     }
     try {
       for await (const message of parseSse(response.body, (ms) => (reconnectMs = ms))) {
+        // The server is ending the stream (this client fell behind): resume from the last id below.
+        if (message.event === CLOSE_EVENT) continue;
         if (message.id !== null) lastId = message.id;
         options.onMessage(message);
       }
@@ -90,12 +100,21 @@ export async function* parseSse(
 ): AsyncGenerator<SseMessage> {
   const ready: SseMessage[] = [];
   const parser = createParser({
-    onEvent: (event) => ready.push({ id: event.id ?? null, data: event.data }),
+    onEvent: (event) => ready.push({ id: event.id ?? null, event: event.event ?? null, data: event.data }),
     onRetry,
   });
   const decoder = new TextDecoder();
+  let endsWithCr = false;
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
+    const text = decoder.decode(chunk, { stream: true });
+    if (text === '') continue; // the first bytes of a character split across chunks
+    endsWithCr = text.endsWith('\r');
+    parser.feed(text);
     yield* ready.splice(0);
   }
+  // The parser holds a CR that ends its input, in case an LF follows (one CRLF line end). At the
+  // end of the stream it was a line end of its own, maybe the blank line ending the last message:
+  // an LF after it makes the pair the parser waits for, without adding a line.
+  if (endsWithCr) parser.feed('\n');
+  yield* ready.splice(0);
 }

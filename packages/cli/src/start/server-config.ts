@@ -26,10 +26,32 @@ export const ServerConfig = z.object({
     .describe('PostgreSQL database holding the state instead of the SQLite file (several processes may share it)'),
   cacheDir: z.string().min(1).describe('Folder of bundles and installed npm packages'),
   publicUrl: z.string().url().nullable().describe('Base URL endpoints are published under (default http://host:port)'),
+  endpointBaseUrl: z
+    .url({ protocol: /^https?$/ })
+    .transform((url) => url.replace(/\/+$/, ''))
+    .nullable()
+    .describe('Origin of its own that endpoints (/e/...) are served and published under, apart from the web app'),
   adminKey: z.string().min(16).nullable().describe('Admin API key to use instead of generating one (automation)'),
   allowPrivateUrls: z.boolean().describe('Let component_url reach loopback and private addresses'),
   concurrency: z.coerce.number().int().min(1).max(64).describe('Invocations running at once across sources'),
   sourceTimeoutMs: z.coerce.number().int().min(1000).describe('Deadline of one source invocation, in ms'),
+  longRunMs: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .describe('A run past this long gives its slot to the next source and holds a long-run slot instead'),
+  longRunSlots: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(64)
+    .nullable()
+    .describe('Slots for long runs beside the concurrency (null: as many as the concurrency)'),
+  shutdownGraceMs: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .describe('On SIGTERM, how long runs in flight may finish before they are stopped and left queued'),
   appsFile: z
     .string()
     .min(1)
@@ -86,6 +108,11 @@ export const ServerConfig = z.object({
     .min(1000)
     .nullable()
     .describe('Due work waiting this long with no invocation finishing makes /readyz fail (null: timeout + 30 s)'),
+  readyRunnerWaitMs: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .describe("Other sources' due work waiting this long while every run slot is taken makes /readyz fail"),
   readySchedulerLagMs: z.coerce
     .number()
     .int()
@@ -121,6 +148,21 @@ const CompleteServerConfig = ServerConfig.superRefine((config, context) => {
           path: [field],
           message: 'email needs TRIBUTARY_SMTP_URL, TRIBUTARY_SMTP_FROM and TRIBUTARY_OWNER_EMAIL together',
         });
+  if (config.endpointBaseUrl !== null) {
+    const endpoints = new URL(config.endpointBaseUrl);
+    if (endpoints.pathname !== '/' || endpoints.search !== '')
+      context.addIssue({
+        code: 'custom',
+        path: ['endpointBaseUrl'],
+        message: 'TRIBUTARY_ENDPOINT_BASE_URL must be an origin only (https://hooks.example.com), without a path',
+      });
+    if (config.publicUrl !== null && new URL(config.publicUrl).host === endpoints.host)
+      context.addIssue({
+        code: 'custom',
+        path: ['endpointBaseUrl'],
+        message: 'TRIBUTARY_ENDPOINT_BASE_URL must name another host than TRIBUTARY_PUBLIC_URL: that is its point',
+      });
+  }
   if (config.s3Endpoint !== null)
     for (const field of ['s3AccessKeyId', 's3SecretAccessKey'] as const)
       if (config[field] === null)
@@ -177,10 +219,14 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     databaseUrl: flags.databaseUrl ?? (env['TRIBUTARY_DATABASE_URL'] || null),
     cacheDir: defaultCacheDir(env),
     publicUrl: env['TRIBUTARY_PUBLIC_URL'] ?? null,
+    endpointBaseUrl: env['TRIBUTARY_ENDPOINT_BASE_URL'] || null,
     adminKey: env['TRIBUTARY_ADMIN_KEY'] ?? null,
     allowPrivateUrls: ['1', 'true', 'yes'].includes((env['TRIBUTARY_ALLOW_PRIVATE_URLS'] ?? '').toLowerCase()),
     concurrency: env['TRIBUTARY_CONCURRENCY'] ?? '4',
     sourceTimeoutMs: env['TRIBUTARY_SOURCE_TIMEOUT_MS'] ?? '300000',
+    longRunMs: env['TRIBUTARY_LONG_RUN_MS'] ?? '500',
+    longRunSlots: env['TRIBUTARY_LONG_RUN_SLOTS'] || null,
+    shutdownGraceMs: env['TRIBUTARY_SHUTDOWN_GRACE_MS'] ?? '30000',
     appsFile: flags.appsFile ?? env['TRIBUTARY_APPS_FILE'] ?? null,
     npmRegistry: env['TRIBUTARY_NPM_REGISTRY'] || null,
     webDir: path.resolve(env['TRIBUTARY_WEB_DIR'] ?? DEFAULT_WEB_DIR),
@@ -207,6 +253,7 @@ export function loadServerConfig(flags: StartFlags, env: NodeJS.ProcessEnv): Ser
     metrics: !['0', 'false', 'no'].includes((env['TRIBUTARY_METRICS'] ?? 'true').toLowerCase()),
     metricsPublic: ['1', 'true', 'yes'].includes((env['TRIBUTARY_METRICS_PUBLIC'] ?? '').toLowerCase()),
     readyRunnerStallMs: env['TRIBUTARY_READY_RUNNER_STALL_MS'] || null,
+    readyRunnerWaitMs: env['TRIBUTARY_READY_RUNNER_WAIT_MS'] ?? '30000',
     readySchedulerLagMs: env['TRIBUTARY_READY_SCHEDULER_LAG_MS'] ?? '30000',
   });
   if (!parsed.success) {

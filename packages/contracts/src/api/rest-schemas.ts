@@ -7,14 +7,14 @@ import { z } from 'zod';
 
 const configuredProps = z.record(z.string(), z.unknown()).describe('Prop values by prop name');
 
-/** C0 controls and DEL (NUL included): a name is one line of readable text. */
+/** C0 controls, DEL and C1 controls (NUL included): a name is one line of readable text. */
 // eslint-disable-next-line no-control-regex
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 /** A UTF-16 surrogate without its pair: not text, and not storable as UTF-8. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-/** A name a person gives and reads (source, account, API key, app): 1–200 characters of text. */
-const DisplayName = z
+/** A name a person gives and reads (source, account, API key, app, workflow): 1–200 characters of text. */
+export const DisplayName = z
   .string()
   .min(1)
   .max(200)
@@ -215,10 +215,22 @@ export const AppOAuth = z.strictObject({
   issuer: z.string().max(2000).nullable().default(null),
   scopes: z.array(z.string().min(1).max(500)).max(100).default([]),
   scope_delimiter: z.string().min(1).max(3).default(' '),
+  /** Extra query parameters of the sign-in URL a provider needs (Google's `access_type=offline` for a refresh token). */
+  authorize_params: z.record(z.string().min(1).max(100), z.string().max(500)).optional(),
+  /** How the client secret goes to the token endpoint: in the form body (default) or as HTTP Basic. */
+  token_auth: z.enum(['client_secret_post', 'client_secret_basic']).optional(),
 });
 
 /** A cheap request that shows an account's credentials work. */
-export const AppTestRequest = z.strictObject({ method: z.literal('GET'), url: z.string().max(2000).url() });
+export const AppTestRequest = z.strictObject({
+  method: z.literal('GET'),
+  url: z.string().max(2000).url(),
+  /**
+   * Headers that carry the credentials, `{{field}}` standing for an account field (`Bearer {{api_key}}`).
+   * Without them, OAuth accounts send their access token as a Bearer token and `basic` ones their user name and password.
+   */
+  headers: z.record(z.string().min(1).max(100), z.string().max(2000)).optional(),
+});
 
 export const AppField = z.strictObject({
   name: z
@@ -327,6 +339,19 @@ export const Account = z.object({
 /** One account with the deployed sources whose app props use it (they fail while it needs reconnecting). */
 export const AccountDetail = Account.extend({
   used_by: z.array(z.object({ id: z.string(), name: z.string() })),
+});
+
+/** What `POST /v1/accounts/{id}/test` found: the app's test request answered, or the token refreshed, or why not. */
+export const AccountTestResult = z.object({
+  account: z.string(),
+  app: z.string(),
+  status: z.enum(['ok', 'needs_reconnect', 'error']),
+  /** What was tried: the catalog's test request, a token refresh (no test request), or nothing (no way to check). */
+  checked: z.enum(['test_request', 'refresh', 'none']),
+  /** The test request's HTTP status, when it was sent and answered. */
+  http_status: z.number().int().nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  tested_at: z.number().int(),
 });
 
 export const CreateAccountBody = z.strictObject({
@@ -580,6 +605,7 @@ export const ConnectAttempt = z.object({
 export type AppAuthModeT = z.infer<typeof AppAuthMode>;
 export type AppOAuthT = z.infer<typeof AppOAuth>;
 export type AppTestRequestT = z.infer<typeof AppTestRequest>;
+export type AccountTestResultT = z.infer<typeof AccountTestResult>;
 export type AccountStatusT = z.infer<typeof AccountStatus>;
 export type PutOAuthClientBodyT = z.infer<typeof PutOAuthClientBody>;
 export type OAuthClientT = z.infer<typeof OAuthClient>;

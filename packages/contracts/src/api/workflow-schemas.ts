@@ -4,13 +4,18 @@
  * as it is (once its local step files are read into `code`).
  */
 import { z } from 'zod';
-import { Delivery } from './rest-schemas.js';
+import { Delivery, DisplayName } from './rest-schemas.js';
 
 /** A step name: used as `steps.<name>` in expressions, so it must be a JavaScript identifier. */
 export const StepName = z
   .string()
   .regex(/^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/, 'a step name is a JavaScript identifier of 1–64 characters')
-  .refine((name) => name !== 'trigger', '"trigger" is the name of the trigger, not of a step');
+  .refine((name) => name !== 'trigger', '"trigger" is the name of the trigger, not of a step')
+  // `steps.__proto__` or `steps.constructor` would reach Object.prototype, not a step.
+  .refine(
+    (name) => !(name in Object.prototype),
+    'a step name may not be a name every object has (__proto__, constructor, toString, ...)',
+  );
 
 const Interval = z.strictObject({
   type: z.literal('timer'),
@@ -63,7 +68,7 @@ export const WorkflowSettings = z.strictObject({
 });
 
 export const WorkflowSpec = z.strictObject({
-  name: z.string().min(1).max(200),
+  name: DisplayName,
   active: z.boolean().optional(),
   settings: WorkflowSettings.optional(),
   trigger: WorkflowTrigger,

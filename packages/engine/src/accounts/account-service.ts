@@ -1,4 +1,4 @@
-import { AppError, type AccountT, type AppT } from '@tributary/contracts';
+import { AppError, type AccountT, type AccountTestResultT, type AppT } from '@tributary/contracts';
 import type { Accounts, AppAuthModes } from '@tributary/runtime';
 import type { Kysely } from 'kysely';
 import type { AppCatalog } from '../apps/app-catalog.js';
@@ -6,8 +6,11 @@ import { newId } from '../ids.js';
 import { needsReconnect, type TokenRefresher } from '../oauth/token-refresher.js';
 import type { TokenSet } from '../oauth/token-endpoint.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import { REDACTED } from '../sources/configured-props.js';
 import type { Database } from '../store/schema.js';
+import { AccountTester } from './account-tester.js';
+import type { AccountCache, AppAuthMode, CachedAccount } from './account-cache.js';
 import { authProvisionIdOf } from './auth-provision.js';
 import type { WorkflowTables } from '../workflows/workflow-tables.js';
 
@@ -18,7 +21,14 @@ export interface AccountServiceOptions {
   readonly now: () => number;
   /** Refreshes OAuth tokens that expire soon before a run gets them (absent: tokens are used as stored). */
   readonly refresher?: TokenRefresher;
+  /**
+   * Keeps what runs read of accounts and the catalog between the writes that change them (a store
+   * one process owns); absent, every run reads the store.
+   */
+  readonly cache?: AccountCache;
 }
+
+const RUN_COLUMNS = ['id', 'app', 'name', 'fields_sealed', 'status', 'status_message', 'oauth_expires_at'] as const;
 
 export type AccountRow = Database['accounts'];
 
@@ -58,11 +68,12 @@ export class AccountService {
         app.fields.find((field) => field.name === name)?.secret === true ? REDACTED : value,
       ]),
     );
+    const id = newId('apn');
     const row: AccountRow = {
-      id: newId('apn'),
+      id,
       app: app.slug,
       name: input.name ?? `${app.name} account`,
-      fields_sealed: this.options.box.encrypt(JSON.stringify(input.fields)),
+      fields_sealed: this.options.box.seal(JSON.stringify(input.fields), sealedAt.account(id)),
       fields_shown: JSON.stringify(shown),
       status: 'ok',
       status_message: null,
@@ -71,7 +82,7 @@ export class AccountService {
       created_at: now,
       updated_at: now,
     };
-    await this.options.db.insertInto('accounts').values(row).execute();
+    await this.written(row.id, () => this.options.db.insertInto('accounts').values(row).execute());
     return row;
   }
 
@@ -96,8 +107,9 @@ export class AccountService {
       Object.entries(fields).map(([name, value]) => [name, name === 'oauth_uid' ? value : REDACTED]),
     );
     const now = this.options.now();
+    const id = input.reconnect ?? newId('apn');
     const values = {
-      fields_sealed: this.options.box.encrypt(JSON.stringify(fields)),
+      fields_sealed: this.options.box.seal(JSON.stringify(fields), sealedAt.account(id)),
       fields_shown: JSON.stringify(shown),
       status: 'ok' as const,
       status_message: null,
@@ -106,11 +118,11 @@ export class AccountService {
       updated_at: now,
     };
     if (input.reconnect !== null) {
-      await this.options.db.updateTable('accounts').set(values).where('id', '=', input.reconnect).execute();
-      return this.get(input.reconnect);
+      await this.written(id, () => this.options.db.updateTable('accounts').set(values).where('id', '=', id).execute());
+      return this.get(id);
     }
-    const row: AccountRow = { id: newId('apn'), app: input.app, name: input.name, ...values, created_at: now };
-    await this.options.db.insertInto('accounts').values(row).execute();
+    const row: AccountRow = { id, app: input.app, name: input.name, ...values, created_at: now };
+    await this.written(id, () => this.options.db.insertInto('accounts').values(row).execute());
     return row;
   }
 
@@ -143,11 +155,17 @@ export class AccountService {
     return { rows, total: Number((await count.executeTakeFirst())?.n ?? 0) };
   }
 
+  /** "Test connection": the app's "who am I" request with the account, or a token refresh (account-tester.ts). */
+  async test(id: string): Promise<AccountTestResultT> {
+    const { catalog, refresher, now } = this.options;
+    return new AccountTester({ accounts: this, catalog, now, ...(refresher ? { refresher } : {}) }).test(id);
+  }
+
   /** Removes an account and says which deployed sources pointed at it (they fail until given another). */
   async remove(id: string): Promise<{ id: string; usedBy: { id: string; name: string }[] }> {
     await this.get(id);
     const usedBy = await this.usedBy(id);
-    await this.options.db.deleteFrom('accounts').where('id', '=', id).execute();
+    await this.written(id, () => this.options.db.deleteFrom('accounts').where('id', '=', id).execute());
     return { id, usedBy };
   }
 
@@ -232,20 +250,12 @@ export class AccountService {
     });
     if (wanted.length === 0) return {};
     const ids = wanted.map((entry) => entry.id);
-    let rows = await this.options.db
-      .selectFrom('accounts')
-      .select(['id', 'app', 'name', 'fields_sealed', 'status', 'status_message', 'oauth_expires_at'])
-      .where('id', 'in', ids)
-      .execute();
+    let rows = await this.runRows(ids);
     const refresher = this.options.refresher;
     const due = refresher ? rows.filter((row) => row.status === 'ok' && refresher.isDue(row.oauth_expires_at)) : [];
     if (refresher && due.length > 0) {
       await Promise.all(due.map((row) => refresher.ensureFresh(row.id)));
-      rows = await this.options.db
-        .selectFrom('accounts')
-        .select(['id', 'app', 'name', 'fields_sealed', 'status', 'status_message', 'oauth_expires_at'])
-        .where('id', 'in', ids)
-        .execute();
+      rows = await this.runRows(ids);
     }
     // A run with an account the provider no longer accepts fails up front, naming the account.
     const broken = rows.find((row) => row.status === 'needs_reconnect');
@@ -254,10 +264,27 @@ export class AccountService {
     const accounts: Record<string, Record<string, unknown>> = {};
     for (const { name, id } of wanted) {
       const fields = sealed.get(id);
-      if (fields !== undefined)
-        accounts[name] = JSON.parse(this.options.box.decrypt(fields)) as Record<string, unknown>;
+      if (fields !== undefined) accounts[name] = await this.openFields(id, fields);
     }
     return accounts;
+  }
+
+  /**
+   * A cached row may hold a ciphertext sealed under a key that `tributary keys rotate` has since
+   * retired (the rotation re-sealed the row from another process): that row is read again once.
+   */
+  private async openFields(id: string, fields: string): Promise<Record<string, unknown>> {
+    const open = (sealed: string) =>
+      JSON.parse(this.options.box.open(sealed, sealedAt.account(id))) as Record<string, unknown>;
+    try {
+      return open(fields);
+    } catch (error) {
+      if (this.options.cache === undefined) throw error;
+      this.options.cache.accountChanged(id);
+      const [row] = await this.runRows([id]);
+      if (row === undefined || row.fields_sealed === fields) throw error;
+      return open(row.fields_sealed);
+    }
   }
 
   /**
@@ -269,11 +296,47 @@ export class AccountService {
     const modes: Record<string, 'none' | 'unknown'> = {};
     for (const prop of props) {
       if (prop.type !== 'app' || prop.app === undefined || Object.hasOwn(modes, prop.app)) continue;
-      const app = await this.options.catalog.find(prop.app);
-      if (app === null) modes[prop.app] = 'unknown';
-      else if (app.auth_type === 'none') modes[prop.app] = 'none';
+      const mode = await this.appMode(prop.app);
+      if (mode !== 'account') modes[prop.app] = mode;
     }
     return modes;
+  }
+
+  private async appMode(slug: string): Promise<AppAuthMode> {
+    const cache = this.options.cache;
+    const cached = cache?.appMode(slug);
+    if (cached !== undefined) return cached;
+    const generation = cache?.mark() ?? 0;
+    const app = await this.options.catalog.find(slug);
+    const mode: AppAuthMode = app === null ? 'unknown' : app.auth_type === 'none' ? 'none' : 'account';
+    cache?.keepAppMode(generation, slug, mode);
+    return mode;
+  }
+
+  /** The accounts a run reads, from the cache where it holds them, the rest from the store. */
+  private async runRows(ids: readonly string[]): Promise<CachedAccount[]> {
+    const cache = this.options.cache;
+    const found: CachedAccount[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const cached = cache?.account(id);
+      if (cached === undefined) missing.push(id);
+      else if (cached !== null) found.push(cached);
+    }
+    if (missing.length === 0) return found;
+    const generation = cache?.mark() ?? 0;
+    const read = await this.options.db.selectFrom('accounts').select(RUN_COLUMNS).where('id', 'in', missing).execute();
+    cache?.keepAccounts(generation, missing, read);
+    return [...found, ...read];
+  }
+
+  /** Runs a write of account `id`, then drops what the cache held of it (also when the write failed). */
+  private async written<T>(id: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.options.cache?.accountChanged(id);
+    }
   }
 
   toApi(row: AccountRow): AccountT {

@@ -21,6 +21,8 @@ export interface AppCatalogOptions {
   readonly now: () => number;
   /** Which apps have an OAuth client, and where it was given (OAuthClients.sources). */
   readonly oauthClients?: () => Promise<ReadonlyMap<string, 'settings' | 'environment'>>;
+  /** Told after every write of an entry (what was read of the catalog before is out of date). */
+  readonly onChanged?: () => void;
 }
 
 type Entry = Omit<AppT, 'oauth_client'>;
@@ -28,8 +30,9 @@ type Entry = Omit<AppT, 'oauth_client'>;
 /**
  * The app catalog: how each app authenticates and which fields its accounts hold (docs/accounts.md,
  * docs/app-catalog.md). Three layers, later ones replacing earlier ones of the same slug: the
- * generated catalog (770 apps from public provider lists), the server's built-ins (the apps the
- * fixtures and docs use), and the operator's entries (PUT /v1/apps/{slug} or an `--apps-file`).
+ * generated catalog (public provider lists and the Pipedream override layer), the server's
+ * built-ins (the apps the fixtures and docs use), and the operator's entries (PUT /v1/apps/{slug}
+ * or an `--apps-file`).
  */
 export class AppCatalog {
   private readonly shipped: ReadonlyMap<string, Entry>;
@@ -104,11 +107,15 @@ export class AppCatalog {
       }),
       updated_at: now,
     };
-    await this.options.db
-      .insertInto('apps')
-      .values({ ...row, created_at: now })
-      .onConflict((conflict) => conflict.column('slug').doUpdateSet(row))
-      .execute();
+    try {
+      await this.options.db
+        .insertInto('apps')
+        .values({ ...row, created_at: now })
+        .onConflict((conflict) => conflict.column('slug').doUpdateSet(row))
+        .execute();
+    } finally {
+      this.options.onChanged?.();
+    }
     return { app: (await this.find(slug)) ?? { ...entry, oauth_client: null }, created: existing === undefined };
   }
 

@@ -45,7 +45,7 @@ export const BUILTIN_APPS: AppsFileT = {
       slug: 'github',
       name: 'GitHub',
       description:
-        'GitHub REST API. Paste a personal access token; there is no OAuth redirect flow on a self-hosted server.',
+        'GitHub REST API. Connect through OAuth (an OAuth client is needed), or paste a personal access token.',
       auth_type: 'oauth2',
       fields: [
         {

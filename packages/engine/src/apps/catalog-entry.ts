@@ -25,9 +25,9 @@ export function catalogEntry(app: GeneratedApp): Omit<AppT, 'oauth_client'> {
     case 'oauth2_client_credentials':
       return { ...base, auth_type: 'oauth2', fields: [PASTED_TOKEN] };
     case 'api_key':
-      return { ...base, auth_type: 'keys', fields: [apiKeyField(app.key)] };
+      return { ...base, auth_type: 'keys', fields: app.fields ? [...app.fields] : [apiKeyField(app.key)] };
     case 'basic':
-      return { ...base, auth_type: 'keys', fields: BASIC_FIELDS };
+      return { ...base, auth_type: 'keys', fields: app.fields ? [...app.fields] : BASIC_FIELDS };
     case 'none':
       return { ...base, auth_type: 'none', fields: [] };
   }

@@ -21,6 +21,9 @@ export interface BrowserSessionsOptions {
   readonly ttlMs?: number;
 }
 
+// A plain SHA-256, not the API keys' keyed HMAC: a session token is about 285 random bits
+// made here, never chosen by a person, so a copy of the table gives nothing to test guesses
+// against; the HMAC's pepper guards API keys an operator may set by hand (TRIBUTARY_ADMIN_KEY).
 const hashOf = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /**

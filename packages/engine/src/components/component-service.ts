@@ -46,7 +46,7 @@ export class ComponentService {
   private readonly byId = new Map<string, ComponentRow>();
 
   constructor(private readonly options: ComponentServiceOptions) {
-    mkdirSync(options.codeDir, { recursive: true });
+    mkdirSync(options.codeDir, { recursive: true, mode: 0o700 });
   }
 
   /** Saves code (or the code behind a URL), validated for `purpose`; the same code is saved once. */
@@ -382,7 +382,7 @@ export class ComponentService {
 
   private writeCode(code: string, codeHash: string): string {
     const file = path.join(this.options.codeDir, `${codeHash.slice(0, 32)}.${moduleExtension(code)}`);
-    writeFileSync(file, code);
+    writeFileSync(file, code, { mode: 0o600 });
     return file;
   }
 }

@@ -3,7 +3,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { AppError } from '@tributary/contracts';
-import ipaddr from 'ipaddr.js';
+import { isPrivateAddress } from '@tributary/sandbox';
 
 export interface FetchUrlOptions {
   /** Let URLs reach loopback and private addresses (an operator's own Git server, tests). */
@@ -180,39 +180,5 @@ function rawGithub(url: string): string {
   return match ? `https://raw.githubusercontent.com/${match[1]}/${match[2]}/${match[3]}` : url;
 }
 
-/**
- * True for every address that is not plain global unicast: loopback, unspecified, private
- * (RFC 1918, ULA), link-local (cloud metadata at 169.254.169.254 included), CGNAT, multicast,
- * broadcast, reserved and documentation ranges. IPv6 forms that embed an IPv4 address
- * (IPv4-mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`, IPv4-translated, 6to4) are judged by the
- * address they embed. Classification comes from ipaddr.js (the parser Fastify's proxy-addr uses)
- * rather than prefix matching on text. Anything that does not parse as an address is private.
- */
-export function isPrivateAddress(address: string): boolean {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
-  } catch {
-    return true;
-  }
-  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
-  const v6 = parsed as ipaddr.IPv6;
-  const range = v6.range();
-  const parts = v6.parts;
-  const embedded = (high: number, low: number): boolean =>
-    isPrivateAddress(`${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`);
-  switch (range) {
-    case 'unicast':
-      return false;
-    case 'ipv4Mapped':
-    case 'rfc6145':
-      return embedded(parts[6] ?? 0, parts[7] ?? 0);
-    case 'rfc6052':
-      // 64:ff9b::/96 embeds the IPv4 address in its last 32 bits; 64:ff9b:1::/48 is local use.
-      return parts[1] === 0xff9b && parts[2] === 0 ? embedded(parts[6] ?? 0, parts[7] ?? 0) : true;
-    case '6to4':
-      return embedded(parts[1] ?? 0, parts[2] ?? 0);
-    default:
-      return true;
-  }
-}
+/** The one classification of addresses, shared with the sandbox's egress policy. */
+export { isPrivateAddress };

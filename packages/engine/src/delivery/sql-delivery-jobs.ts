@@ -3,6 +3,8 @@ import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { InsertionOrder } from '../invocations/dead-letter-queries.js';
 import type { Database } from '../store/schema.js';
 import type { AttemptResult, DeliveryJobs, NewDelivery } from './delivery-jobs.js';
+import { sealedAt } from '../secrets/sealed-places.js';
+import type { SealedAt } from '../secrets/secret-box.js';
 import type { DeliveryAttempt, DeliveryJob, DeliveryKind, DeliveryRecord, DeliveryStatus } from './delivery-types.js';
 
 /** The `deliveries` table (migration 0005); JSON columns hold text, times are epoch ms. */
@@ -34,8 +36,8 @@ type Row = Selectable<DeliveryTables['deliveries']>;
 
 /** Encrypts configurations at rest: a destination's credentials (an http `auth`) are secrets. */
 export interface Sealer {
-  encrypt(plain: string): string;
-  decrypt(sealed: string): string;
+  seal(plain: string, at: SealedAt): string;
+  open(sealed: string, at: SealedAt): string;
 }
 
 /**
@@ -67,7 +69,7 @@ export class SqlDeliveryJobs implements DeliveryJobs {
           step_name: job.stepName,
           subscription_id: job.subscriptionId,
           target: job.target,
-          config_sealed: this.box.encrypt(JSON.stringify(job.config)),
+          config_sealed: this.box.seal(JSON.stringify(job.config), sealedAt.deliveryConfig(job.id)),
           config_shown: JSON.stringify(job.shown),
           status: 'pending' as const,
           attempts: 0,
@@ -207,7 +209,7 @@ export class SqlDeliveryJobs implements DeliveryJobs {
       stepName: row.step_name,
       subscriptionId: row.subscription_id,
       target: row.target,
-      config: JSON.parse(this.box.decrypt(row.config_sealed)) as Record<string, unknown>,
+      config: JSON.parse(this.box.open(row.config_sealed, sealedAt.deliveryConfig(row.id))) as Record<string, unknown>,
       attempts: row.attempts,
       maxAttempts: row.max_attempts,
       leaseUntil,

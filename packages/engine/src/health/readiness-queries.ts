@@ -16,16 +16,22 @@ export async function pingDatabase(db: Kysely<Database>, timeoutMs: number): Pro
 
 /**
  * When the oldest invocation that may run now became due (its creation, or the end of its
- * backoff), or null when none may run. Entries still backing off are not waiting on the runner.
+ * backoff), or null when none may run. Entries still backing off are not waiting on the runner;
+ * neither are those of the queue keys in `except` (running now: their own backlog waits on them).
  */
-export async function oldestDueSince(db: Kysely<Database>, now: number): Promise<number | null> {
-  const row = await db
+export async function oldestDueSince(
+  db: Kysely<Database>,
+  now: number,
+  except: readonly string[] = [],
+): Promise<number | null> {
+  let query = db
     .selectFrom('invocations')
     .select((eb) =>
       eb.fn.min(sql<number>`CASE WHEN not_before > created_at THEN not_before ELSE created_at END`).as('since'),
     )
-    .where('not_before', '<=', now)
-    .executeTakeFirst();
+    .where('not_before', '<=', now);
+  if (except.length > 0) query = query.where('source_id', 'not in', [...except]);
+  const row = await query.executeTakeFirst();
   return row?.since === null || row?.since === undefined ? null : Number(row.since);
 }
 

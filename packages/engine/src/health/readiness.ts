@@ -12,6 +12,11 @@ export type ReadinessReport =
 export interface ReadinessThresholds {
   /** Due work may wait this long while the runner finishes nothing before it counts as stuck. */
   readonly runnerStallMs: number;
+  /**
+   * Due work of a source that is not running may wait this long while every run slot is taken
+   * before the runner counts as starved (long runs hold the slots, other sources wait).
+   */
+  readonly runnerWaitMs: number;
   /** A timer tick may be this late before the scheduler counts as behind. */
   readonly schedulerLagMs: number;
   /** The database must answer a query within this. */
@@ -22,9 +27,13 @@ export interface ReadinessOptions {
   readonly thresholds: ReadinessThresholds;
   readonly now: () => number;
   readonly ping: (timeoutMs: number) => Promise<void>;
-  readonly oldestDueSince: (now: number) => Promise<number | null>;
+  /** When the oldest due entry became due, leaving out the queue keys in `except` (running ones). */
+  readonly oldestDueSince: (now: number, except?: readonly string[]) => Promise<number | null>;
   readonly earliestFireAt: () => Promise<number | null>;
-  readonly runner: () => { readonly lastProgressAt: number };
+  readonly runner: () => {
+    readonly lastProgressAt: number;
+    readonly slots?: { readonly full: boolean; readonly running: readonly string[]; readonly long: readonly string[] };
+  };
 }
 
 /**
@@ -49,12 +58,23 @@ export class Readiness {
     const failures: ReadinessFailure[] = [];
     const now = clock();
     try {
-      const [dueSince, nextFire] = await Promise.all([this.options.oldestDueSince(now), this.options.earliestFireAt()]);
-      const idleMs = now - this.options.runner().lastProgressAt;
+      const runner = this.options.runner();
+      const slots = runner.slots;
+      const [dueSince, nextFire, waitingSince] = await Promise.all([
+        this.options.oldestDueSince(now),
+        this.options.earliestFireAt(),
+        slots?.full ? this.options.oldestDueSince(now, slots.running) : Promise.resolve(null),
+      ]);
+      const idleMs = now - runner.lastProgressAt;
       if (dueSince !== null && now - dueSince > thresholds.runnerStallMs && idleMs > thresholds.runnerStallMs)
         failures.push({
           check: 'runner',
           message: `queued work has waited ${now - dueSince} ms and the runner has finished nothing for ${idleMs} ms (limit ${thresholds.runnerStallMs} ms)`,
+        });
+      else if (slots && waitingSince !== null && now - waitingSince > thresholds.runnerWaitMs)
+        failures.push({
+          check: 'runner',
+          message: `every run slot is taken (${slots.running.length} running, ${slots.long.length} of them long runs) and other sources' queued work has waited ${now - waitingSince} ms (limit ${thresholds.runnerWaitMs} ms)`,
         });
       if (nextFire !== null && now - nextFire > thresholds.schedulerLagMs)
         failures.push({

@@ -13,6 +13,7 @@ import { outcomeOf } from '../metrics/invocation-outcome.js';
 import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
 import type { RecentFailure } from '../health/recent-failures.js';
 import type { LogFields, Logger } from '../ports/logger.js';
+import { RunSlots, type SlotsSnapshot } from './run-slots.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -24,6 +25,13 @@ export interface RunnerOptions {
   readonly locks: KeyedMutex;
   /** Invocations running at once, across sources (one at a time per source). */
   readonly concurrency: number;
+  /**
+   * A run past this long gives its slot to the next source and holds one of `longRunSlots`
+   * instead (default 500 ms; see RunSlots), so hanging code cannot take every slot.
+   */
+  readonly longRunMs?: number;
+  /** Slots for runs past `longRunMs`, beside `concurrency` (default: as many as `concurrency`). */
+  readonly longRunSlots?: number;
   readonly now: () => number;
   /** Lines about invocations carry `source_id` and `invocation_id` (workflow runs: `run_id`). */
   readonly logger: Logger;
@@ -47,6 +55,18 @@ export interface RunnerOptions {
    */
   readonly workflows?: {
     readonly owns: (key: string) => boolean;
+    /**
+     * Keys that hold one run's entry only: after that run stepped, the key gets no further turn
+     * until it is notified again (a delay that comes due, a retry), which saves an empty claim per run.
+     */
+    readonly single?: (key: string) => boolean;
+    /**
+     * Workflow runs stepping at once, apart from `concurrency` (which then counts sources only). A
+     * run spends most of its time waiting for the sandbox and for its checkpoints, one event-loop
+     * turn each: with few runs in flight, HTTP requests take almost every turn and queued runs
+     * barely move. Default: `concurrency`, shared with sources.
+     */
+    readonly concurrency?: number;
     readonly execute: (entry: QueuedInvocation) => Promise<void>;
     /** A run's entry became a dead letter: the run shows it (a retry of the dead letter resumes it). */
     readonly dead: (runId: string, error: string) => Promise<void>;
@@ -58,9 +78,12 @@ export interface RunnerOptions {
   };
 }
 
+/** A run past this long moves to a long-run slot (RunnerOptions.longRunMs). */
+export const DEFAULT_LONG_RUN_MS = 500;
+
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
 const SATURATED = 0.95;
-/** While saturated, a source waits this long between batches, so acknowledging requests goes first. */
+/** While saturated, a source with a backlog waits this long between batches, so acknowledging requests goes first. */
 const SATURATED_PAUSE_MS = 40;
 
 /**
@@ -77,7 +100,9 @@ const SATURATED_PAUSE_MS = 40;
  * cost of a worker round trip and a commit is paid once per batch (docs/server.md, "How work flows").
  */
 export class InvocationRunner {
-  private running = new Set<string>();
+  private readonly slots: RunSlots;
+  /** Workflow runs running now, when `workflows.concurrency` counts them apart from the slots. */
+  private readonly runsApart = new Set<string>();
   /** Sources that may have queued work, in the order they get a turn (round robin). */
   private readonly pending = new Set<string>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -92,6 +117,11 @@ export class InvocationRunner {
   private pauseTimer: NodeJS.Timeout | undefined;
   private scheduled = false;
   private stopped = true;
+  /**
+   * The shutdown grace ran out: runs still in flight are being stopped with their workers, and
+   * nothing of them is committed or counted as a failure, so their entries stay queued as they are.
+   */
+  private abandoned = false;
   /** When an invocation last finished (a result committed, or a platform failure recorded). */
   private lastProgressAt: number;
   private readonly metrics: Metrics;
@@ -99,14 +129,32 @@ export class InvocationRunner {
   constructor(private readonly options: RunnerOptions) {
     this.lastProgressAt = options.now();
     this.metrics = options.metrics ?? NO_METRICS;
+    this.slots = new RunSlots({
+      concurrency: options.concurrency,
+      longRunMs: options.longRunMs ?? DEFAULT_LONG_RUN_MS,
+      longRunSlots: options.longRunSlots ?? options.concurrency,
+      onFreed: () => this.wake(),
+      now: options.now,
+    });
   }
 
   /**
    * Whether the runner gets through its work: when it last finished an invocation (or started, if
    * none yet), and how many sources it is running now. Readiness compares it with the queue.
    */
-  progress(): { readonly lastProgressAt: number; readonly running: number; readonly stopped: boolean } {
-    return { lastProgressAt: this.lastProgressAt, running: this.running.size, stopped: this.stopped };
+  progress(): {
+    readonly lastProgressAt: number;
+    readonly running: number;
+    readonly stopped: boolean;
+    readonly slots: SlotsSnapshot;
+  } {
+    const slots = this.slots.snapshot();
+    return {
+      lastProgressAt: this.lastProgressAt,
+      running: slots.running.length + this.runsApart.size,
+      stopped: this.stopped,
+      slots,
+    };
   }
 
   async start(): Promise<void> {
@@ -133,14 +181,37 @@ export class InvocationRunner {
     this.wake();
   }
 
-  /** Stops taking work and waits for invocations in flight; queued ones stay for the next start. */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking work at once and waits for invocations in flight, up to `graceMs`; queued ones
+   * stay for the next start. Resolves with how many runs were still in flight when the grace ran
+   * out: from then on none of them commits anything (their entries stay queued, attempts
+   * unchanged), and the caller stops their workers, then awaits `settled()`.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<number> {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.loadTimer);
     clearTimeout(this.pauseTimer);
     clearTimeout(this.retryTimer);
-    await Promise.allSettled([...this.inFlight]);
+    const all = Promise.allSettled([...this.inFlight]);
+    if (Number.isFinite(graceMs)) {
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<true>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)));
+      const over = await Promise.race([all.then(() => false), graceOver]);
+      clearTimeout(timer);
+      if (over && this.inFlight.size > 0) {
+        this.abandoned = true;
+        return this.inFlight.size;
+      }
+    } else await all;
+    this.slots.clear();
+    return 0;
+  }
+
+  /** Resolves once no run is in flight (after `stop` left some and their workers were stopped). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.slots.clear();
   }
 
   /** Re-reads which sources have queued work (a safety net, and after a backoff ran out). */
@@ -213,8 +284,12 @@ export class InvocationRunner {
     const now = Date.now();
     let firstResume = Number.POSITIVE_INFINITY;
     for (const sourceId of [...this.pending]) {
-      if (this.running.size >= this.options.concurrency) break;
-      if (this.running.has(sourceId)) continue;
+      const workflow = this.options.workflows?.owns(sourceId) === true;
+      if (this.full(workflow)) {
+        if (this.full(!workflow)) break;
+        continue;
+      }
+      if (this.slots.has(sourceId) || this.runsApart.has(sourceId)) continue;
       const until = this.pausedUntil.get(sourceId);
       if (until !== undefined) {
         if (until > now) {
@@ -226,8 +301,8 @@ export class InvocationRunner {
       this.pending.delete(sourceId);
       // Reserved before the claim resolves, so a pump running meanwhile neither takes this source
       // nor more slots than `concurrency`.
-      this.running.add(sourceId);
-      const one = (this.solo.get(sourceId) ?? 0) > 0 || this.options.workflows?.owns(sourceId) === true;
+      this.takeSlot(sourceId, workflow);
+      const one = (this.solo.get(sourceId) ?? 0) > 0 || workflow;
       const limit = one ? 1 : Math.max(1, this.options.batchSize ?? MAX_BATCH_ITEMS);
       let rows: QueuedInvocation[] = [];
       try {
@@ -238,26 +313,49 @@ export class InvocationRunner {
           `claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`,
         );
       }
-      if (rows.length === 0) {
-        this.running.delete(sourceId);
+      if (rows.length === 0 || this.stopped) {
+        // Stopped while claiming: the claimed entries stay queued for the next start.
+        if (rows.length > 0) await this.options.queue.release(sourceId).catch(() => undefined);
+        this.doneRunning(sourceId);
         continue;
       }
-      this.run(sourceId, rows);
+      this.run(sourceId, rows, limit);
     }
     if (firstResume !== Number.POSITIVE_INFINITY) this.wakeAfterPause(firstResume - now);
   }
 
-  private run(sourceId: string, rows: readonly QueuedInvocation[]): void {
+  private run(sourceId: string, rows: readonly QueuedInvocation[], limit: number): void {
     const work = this.execute(sourceId, rows).finally(async () => {
       await this.options.queue.release(sourceId).catch(() => undefined);
-      this.running.delete(sourceId);
-      if (this.saturated) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
+      this.doneRunning(sourceId);
+      // Only a source with a backlog (its claim came back full) waits: one that keeps up with its
+      // arrivals would gain no fuller batches from a pause, only latency.
+      if (this.saturated && rows.length >= limit) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
       // Back of the line: it may have more queued (checked on its next turn).
-      this.pending.add(sourceId);
+      if (this.options.workflows?.single?.(sourceId) !== true) this.pending.add(sourceId);
       this.inFlight.delete(work);
       this.wake();
     });
     this.inFlight.add(work);
+  }
+
+  /**
+   * Whether no more sources (or, with `workflow`, workflow runs) may start now. With
+   * `workflows.concurrency` set, workflow runs are counted apart and take no regular slot.
+   */
+  private full(workflow: boolean): boolean {
+    const runsApart = this.options.workflows?.concurrency;
+    if (workflow && runsApart !== undefined) return this.runsApart.size >= runsApart;
+    return this.slots.free === 0;
+  }
+
+  private takeSlot(key: string, workflow: boolean): void {
+    if (workflow && this.options.workflows?.concurrency !== undefined) this.runsApart.add(key);
+    else this.slots.take(key);
+  }
+
+  private doneRunning(key: string): void {
+    if (!this.runsApart.delete(key)) this.slots.release(key);
   }
 
   /** Wakes the pump when the first paused source may run again. */
@@ -274,7 +372,7 @@ export class InvocationRunner {
 
   private async execute(sourceId: string, queued: readonly QueuedInvocation[]): Promise<void> {
     const { executor, components, locks, store, queue } = this.options;
-    let rows = queued;
+    const rows = queued;
     try {
       const workflows = this.options.workflows;
       if (workflows?.owns(sourceId)) {
@@ -293,8 +391,6 @@ export class InvocationRunner {
           await queue.drop(rows.map((row) => row.id));
           return;
         }
-        // A customResponse caller waits for its own invocation's http.respond(): those run one by one.
-        if (source.custom_response === 1) rows = rows.slice(0, 1);
         const component = await components.get(source.component_id);
         const handle = await executor.handle(component, OWNER_ID);
         const first = rows[0];
@@ -307,11 +403,17 @@ export class InvocationRunner {
           source,
           events: rows.map((row) => JSON.parse(row.event) as unknown),
           state: await store.readState(source.id),
+          // A customResponse caller gets its own item's http.respond() as the item runs, not after the batch.
+          onRespond: (item, response) => {
+            const row = rows[item];
+            if (row) this.respond(row.id, response);
+          },
         });
+        if (this.abandoned) return;
         const done = rows.slice(0, results.length);
         const last = results.at(-1);
         if (!last) throw new Error('the worker returned no result for a batch');
-        const built = executor.buildCommit({
+        const built = await executor.buildCommit({
           sourceId,
           invocationId: null,
           invocationIds: done.map((row) => row.id),
@@ -322,7 +424,7 @@ export class InvocationRunner {
         const enqueue = await this.workflowRuns(sourceId, built.commit.events);
         const logIds = await store.commit(built.commit, { dequeue: done.map((row) => row.id), enqueue });
         this.notify(enqueue.map((entry) => entry.sourceId));
-        executor.publish(sourceId, executor.committed(built, logIds));
+        await executor.publish(sourceId, executor.committed(built, logIds));
         for (const [index, row] of done.entries()) this.respond(row.id, results[index]?.response ?? null);
         for (const [index, result] of results.entries()) this.sourceFinished(sourceId, done[index]?.id ?? '', result);
         // The worker failed part way: the invocations it did not reach run one by one next, so a
@@ -330,6 +432,8 @@ export class InvocationRunner {
         if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
       });
     } catch (error) {
+      // Stopped by the shutdown, not failed: the entries stay queued as they were.
+      if (this.abandoned) return;
       const message = messageOf(error);
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one
@@ -406,7 +510,8 @@ export class InvocationRunner {
       event: JSON.parse(row.event) as unknown,
       onRespond: (response) => this.respond(row.id, response),
     });
-    const built = executor.buildCommit({
+    if (this.abandoned) return;
+    const built = await executor.buildCommit({
       sourceId: source.id,
       invocationId: row.id,
       results: [result],
@@ -416,7 +521,7 @@ export class InvocationRunner {
     const enqueue = await this.workflowRuns(source.id, built.commit.events);
     const logIds = await store.commit(built.commit, { dequeue: [row.id], enqueue });
     this.notify(enqueue.map((entry) => entry.sourceId));
-    executor.publish(source.id, executor.committed(built, logIds));
+    await executor.publish(source.id, executor.committed(built, logIds));
     this.respond(row.id, result.response);
     this.sourceFinished(source.id, row.id, result);
   }

@@ -19,7 +19,7 @@ export interface PostgresInvocationQueueOptions {
   readonly now: () => number;
   readonly retry?: Partial<RetryPolicy>;
   /**
-   * How long a source's claim outlives its claimer's last renewal (default 60 s). Renewed every
+   * How long a source's claim outlives its claimer's last renewal (default 15 s). Renewed every
    * third of it while held, so only a claimer that died (or lost the database that long) loses it.
    */
   readonly claimLeaseMs?: number;
@@ -27,7 +27,12 @@ export interface PostgresInvocationQueueOptions {
   readonly log?: (message: string) => void;
 }
 
-const DEFAULT_LEASE_MS = 60_000;
+/**
+ * Short, so the work of a killed process runs elsewhere within seconds, yet three renewals long:
+ * a live claimer loses its claim only when it cannot reach the database for that long
+ * (docs/decisions/0016-short-claim-lease.md).
+ */
+const DEFAULT_LEASE_MS = 15_000;
 
 /**
  * The invocation queue in PostgreSQL's `invocations` table, shared by every process on the

@@ -28,6 +28,9 @@ export class PrometheusMetrics implements Metrics {
    */
   private readonly requestSeries = new Map<string, { observe(value: number): void }>();
   private readonly ackSeries = new Map<number, { inc(): void }>();
+  /** The same for every finished invocation: one series per kind and outcome, bound once. */
+  private readonly invocationSeries = new Map<string, { observe(value: number): void }>();
+  private readonly failureSeries = new Map<string, { inc(): void }>();
 
   constructor() {
     const registers = [this.registry];
@@ -148,8 +151,22 @@ export class PrometheusMetrics implements Metrics {
   }
 
   invocationFinished(input: { kind: 'source' | 'workflow'; outcome: InvocationOutcome; seconds: number | null }): void {
-    if (input.seconds === null) this.platformFailures.inc({ kind: input.kind });
-    else this.invocations.observe({ kind: input.kind, outcome: input.outcome }, input.seconds);
+    if (input.seconds === null) {
+      let series = this.failureSeries.get(input.kind);
+      if (!series) {
+        series = this.platformFailures.labels({ kind: input.kind });
+        this.failureSeries.set(input.kind, series);
+      }
+      series.inc();
+      return;
+    }
+    const key = `${input.kind} ${input.outcome}`;
+    let series = this.invocationSeries.get(key);
+    if (!series) {
+      series = this.invocations.labels({ kind: input.kind, outcome: input.outcome });
+      this.invocationSeries.set(key, series);
+    }
+    series.observe(input.seconds);
   }
 
   workerStarted(): void {

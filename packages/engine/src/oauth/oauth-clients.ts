@@ -1,6 +1,7 @@
 import { AppError, PutOAuthClientBody, type OAuthClientT, type PutOAuthClientBodyT } from '@tributary/contracts';
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { Database } from '../store/schema.js';
 
 export interface OAuthClientsOptions {
@@ -44,7 +45,7 @@ export class OAuthClients {
     const now = this.options.now();
     const row = {
       client_id: parsed.client_id,
-      client_secret_sealed: this.options.box.encrypt(parsed.client_secret),
+      client_secret_sealed: this.options.box.seal(parsed.client_secret, sealedAt.oauthClient(app)),
       scopes: parsed.scopes ? JSON.stringify(parsed.scopes) : null,
       updated_at: now,
     };
@@ -67,7 +68,7 @@ export class OAuthClients {
     if (row)
       return {
         clientId: row.client_id,
-        clientSecret: this.options.box.decrypt(row.client_secret_sealed),
+        clientSecret: this.options.box.open(row.client_secret_sealed, sealedAt.oauthClient(app)),
         scopes: row.scopes === null ? null : (JSON.parse(row.scopes) as string[]),
         source: 'settings',
       };
@@ -89,7 +90,7 @@ export class OAuthClients {
     if (!client)
       throw new AppError(
         'OAUTH_NOT_CONFIGURED',
-        `app "${app}" has no OAuth client: set its client id and secret with \`tributary apps oauth-client ${app}\`, PUT /v1/apps/${app}/oauth-client, or ${envPrefix(app)}CLIENT_ID and ${envPrefix(app)}CLIENT_SECRET; register ${this.options.redirectUri} as its redirect URI`,
+        `app "${app}" has no OAuth client: set its client id and secret with \`tributary accounts oauth-client ${app}\`, PUT /v1/apps/${app}/oauth-client, or ${envPrefix(app)}CLIENT_ID and ${envPrefix(app)}CLIENT_SECRET; register ${this.options.redirectUri} as its redirect URI`,
         { app },
       );
     return client;

@@ -5,6 +5,7 @@ import * as oauth from 'oauth4webapi';
 import type { AccountService } from '../accounts/account-service.js';
 import type { AppCatalog } from '../apps/app-catalog.js';
 import type { SecretBox } from '../secrets/secret-box.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { Database } from '../store/schema.js';
 import type { OAuthClients } from './oauth-clients.js';
 import { fetchUserId, TokenEndpoint } from './token-endpoint.js';
@@ -66,8 +67,9 @@ export class OAuthConnect {
         );
     }
     const now = this.options.now();
+    await this.purge(now);
     const state = oauth.generateRandomState();
-    const expiresAt = now + (this.options.attemptTtlMs ?? 600_000);
+    const expiresAt = now + this.ttlMs;
     const name = input.name ?? null;
     const reconnect = input.account ?? null;
     if (app.auth_mode === 'oauth2_client_credentials') {
@@ -93,10 +95,26 @@ export class OAuthConnect {
     const row: AttemptRow = {
       ...this.emptyAttempt(state, app.slug, name, reconnect, now, expiresAt),
       binding_hash: hash(binding),
-      verifier_sealed: this.options.box.encrypt(oauth.generateRandomCodeVerifier()),
+      verifier_sealed: this.options.box.seal(oauth.generateRandomCodeVerifier(), sealedAt.oauthVerifier(state)),
     };
     await this.options.db.insertInto('oauth_attempts').values(row).execute();
     return { attempt: this.toApi(row, binding), binding };
+  }
+
+  private get ttlMs(): number {
+    return this.options.attemptTtlMs ?? 600_000;
+  }
+
+  /**
+   * Removes attempts that expired more than one TTL ago, on every new attempt, so the table holds
+   * only recent sign-ins. The extra TTL lets a CLI or page still poll how a late attempt ended.
+   */
+  async purge(now = this.options.now()): Promise<number> {
+    const result = await this.options.db
+      .deleteFrom('oauth_attempts')
+      .where('expires_at', '<', now - this.ttlMs)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   /** The provider's sign-in URL for a start URL's state and binding (the server then sets the cookie). */
@@ -111,6 +129,8 @@ export class OAuthConnect {
     const client = await this.options.clients.resolveOrThrow(app.slug);
     const url = new URL(config.authorize_url ?? '');
     const scopes = client.scopes ?? config.scopes;
+    // The provider's own parameters first, so the protocol's below always win.
+    for (const [name, value] of Object.entries(config.authorize_params ?? {})) url.searchParams.set(name, value);
     url.searchParams.set('response_type', 'code');
     url.searchParams.set('client_id', client.clientId);
     url.searchParams.set('redirect_uri', row.redirect_uri);
@@ -118,7 +138,9 @@ export class OAuthConnect {
     if (scopes.length > 0) url.searchParams.set('scope', scopes.join(config.scope_delimiter));
     url.searchParams.set(
       'code_challenge',
-      await oauth.calculatePKCECodeChallenge(this.options.box.decrypt(row.verifier_sealed)),
+      await oauth.calculatePKCECodeChallenge(
+        this.options.box.open(row.verifier_sealed, sealedAt.oauthVerifier(row.state)),
+      ),
     );
     url.searchParams.set('code_challenge_method', 'S256');
     return url.href;
@@ -202,7 +224,7 @@ export class OAuthConnect {
     const tokens = await endpoint.exchangeCode(
       callback,
       row.redirect_uri,
-      this.options.box.decrypt(row.verifier_sealed),
+      this.options.box.open(row.verifier_sealed, sealedAt.oauthVerifier(row.state)),
     );
     const uid =
       tokens.subject ?? (config.userinfo_url ? await fetchUserId(config.userinfo_url, tokens.accessToken) : null);

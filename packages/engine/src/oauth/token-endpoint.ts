@@ -17,15 +17,22 @@ export interface OAuthClientCredentials {
   readonly clientSecret: string;
 }
 
-/** Why a token request failed: `refused` is an OAuth error answer (a bad code, secret or refresh token). */
+/**
+ * Why a token request failed: `refused` is an OAuth error answer (a bad code, secret or refresh
+ * token: asking again gets the same answer); `retryable` is a provider that could not answer now
+ * (unreachable, timed out, HTTP 5xx or 429), which a later attempt may get through.
+ */
 export class TokenEndpointError extends AppError {
   constructor(
     message: string,
     readonly refused: boolean,
+    readonly retryable = false,
   ) {
     super('OAUTH_PROVIDER_ERROR', message);
   }
 }
+
+const unavailable = (status: number | undefined): boolean => status !== undefined && (status >= 500 || status === 429);
 
 const TIMEOUT_MS = 15_000;
 
@@ -56,6 +63,13 @@ export class TokenEndpoint {
     return { client_id: this.credentials.clientId };
   }
 
+  /** Most providers take the secret in the form body; some (Airtable, Notion, Zoom) only as HTTP Basic. */
+  private clientAuth(): oauth.ClientAuth {
+    return this.config.token_auth === 'client_secret_basic'
+      ? oauth.ClientSecretBasic(this.credentials.clientSecret)
+      : oauth.ClientSecretPost(this.credentials.clientSecret);
+  }
+
   private requestOptions(): oauth.TokenEndpointRequestOptions {
     const insecure = new URL(this.config.token_url).protocol === 'http:';
     return { signal: AbortSignal.timeout(TIMEOUT_MS), ...(insecure ? { [oauth.allowInsecureRequests]: true } : {}) };
@@ -66,7 +80,7 @@ export class TokenEndpoint {
       const response = await oauth.authorizationCodeGrantRequest(
         this.server,
         this.client,
-        oauth.ClientSecretPost(this.credentials.clientSecret),
+        this.clientAuth(),
         callback,
         redirectUri,
         codeVerifier,
@@ -81,7 +95,7 @@ export class TokenEndpoint {
       const response = await oauth.refreshTokenGrantRequest(
         this.server,
         this.client,
-        oauth.ClientSecretPost(this.credentials.clientSecret),
+        this.clientAuth(),
         refreshToken,
         this.requestOptions(),
       );
@@ -96,7 +110,7 @@ export class TokenEndpoint {
       const response = await oauth.clientCredentialsGrantRequest(
         this.server,
         this.client,
-        oauth.ClientSecretPost(this.credentials.clientSecret),
+        this.clientAuth(),
         parameters,
         this.requestOptions(),
       );
@@ -126,7 +140,13 @@ export class TokenEndpoint {
     const where = `app "${this.app}": ${what} at ${this.config.token_url}`;
     if (error instanceof oauth.ResponseBodyError) {
       const description = error.error_description ? ` (${error.error_description.slice(0, 200)})` : '';
-      return new TokenEndpointError(`${where}: the provider refused: ${error.error}${description}`, true);
+      // An OAuth error body on a 5xx (`server_error`, `temporarily_unavailable`) is an outage, not a verdict on the token.
+      const outage = unavailable(error.status) || error.error === 'temporarily_unavailable';
+      return new TokenEndpointError(
+        `${where}: the provider ${outage ? `could not answer (HTTP ${error.status})` : 'refused'}: ${error.error}${description}`,
+        !outage,
+        outage,
+      );
     }
     if (error instanceof oauth.OperationProcessingError) {
       const response = (error.cause as { status?: number; headers?: Headers } | undefined) ?? undefined;
@@ -135,14 +155,16 @@ export class TokenEndpoint {
       return new TokenEndpointError(
         `${where}: the provider answered with something that is not an OAuth token answer${status}${type ? ` (${type})` : ''}: ${error.message}`,
         false,
+        unavailable(response?.status),
       );
     }
     if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-      return new TokenEndpointError(`${where}: no answer within ${TIMEOUT_MS / 1000} s`, false);
+      return new TokenEndpointError(`${where}: no answer within ${TIMEOUT_MS / 1000} s`, false, true);
     const cause = (error as { cause?: { code?: string } }).cause?.code;
     return new TokenEndpointError(
       `${where}: the provider cannot be reached${cause ? ` (${cause})` : `: ${(error as Error).message}`}`,
       false,
+      true,
     );
   }
 }

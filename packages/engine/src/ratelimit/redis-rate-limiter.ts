@@ -20,6 +20,9 @@ export interface RedisRateLimiterOptions {
  * counts points in fixed windows, so a token does not come back 100 ms after a full burst at 10/s,
  * a refused request still consumes a point, and its clock is Redis's: the port's continuous
  * refill, free refusals and injected clock (the contract suite checks all three) cannot be had.
+ * @fastify/rate-limit is no better fit: its Redis store is a fixed window too (INCR, then PEXPIRE
+ * on the first hit), it counts refused requests, and as a route hook it limits before the ingress
+ * has resolved the endpoint, whose id is the key (an unknown endpoint is a 404, not a bucket).
  *
  * The time comes from the caller (processes keep their clocks in step with NTP); a clock behind
  * the stored one refills nothing rather than going backwards. Numbers go to Redis formatted

@@ -13,39 +13,70 @@ export interface BullmqTimerJobsOptions {
   readonly log: (message: string) => void;
 }
 
-/** One timer source's wanted job scheduler. */
+/**
+ * What a job scheduler fires for: a timer source (`timer:<source id>`) or a workflow whose trigger
+ * is a timer (`wftimer:<workflow id>`). Each owner's job schedulers are synced on their own.
+ */
+export const TIMER_OWNERS = ['source', 'workflow'] as const;
+export type TimerOwner = (typeof TIMER_OWNERS)[number];
+
+/** One timer's wanted job scheduler: its source's or workflow's id and its schedule. */
 export interface WantedTimer {
-  readonly sourceId: string;
+  readonly id: string;
   readonly schedule: TimerSchedule;
 }
 
-/** A fired job: its source and the slot it was scheduled for. */
+/** A fired job: whose timer it is and the slot it was scheduled for. */
 export interface FiredTimer {
-  readonly sourceId: string;
+  readonly owner: TimerOwner;
+  readonly id: string;
   readonly scheduledAt: number;
 }
 
-/** One job scheduler: its source, its schedule and its next slot. */
+/** One job scheduler: whose it is, its schedule and its next slot. */
 export interface ScheduledTimer {
-  readonly sourceId: string;
+  readonly owner: TimerOwner;
+  readonly id: string;
   readonly every?: number;
   readonly pattern?: string;
   readonly tz?: string;
   readonly next?: number;
 }
 
-interface TimerJob {
-  readonly sourceId: string;
-}
+// Sources' jobs kept their `{ sourceId }` data from before workflows had job schedulers, so jobs
+// already in Redis at an upgrade still fire.
+type TimerJob = { readonly sourceId: string } | { readonly workflowId: string };
 
 const QUEUE = 'timer-ticks';
-const SCHEDULER_PREFIX = 'timer:';
+
+function schedulerPrefix(owner: TimerOwner): string {
+  switch (owner) {
+    case 'source':
+      return 'timer:';
+    case 'workflow':
+      return 'wftimer:';
+  }
+}
+
+function jobData(owner: TimerOwner, id: string): TimerJob {
+  switch (owner) {
+    case 'source':
+      return { sourceId: id };
+    case 'workflow':
+      return { workflowId: id };
+  }
+}
+
+function ownerOf(key: string): TimerOwner | null {
+  return TIMER_OWNERS.find((owner) => key.startsWith(schedulerPrefix(owner))) ?? null;
+}
 
 /**
- * Timer sources' schedules as BullMQ job schedulers on the queue `timer-ticks`, one per source
- * (`timer:<source id>`, `every` or `pattern` + `tz`). BullMQ adds each slot's job once however
- * many processes share the prefix and hands it to one worker. The schedule itself stays in the
- * store (`sources.timer`); `sync` makes the job schedulers follow it.
+ * Timers' schedules as BullMQ job schedulers on the queue `timer-ticks`, one per timer source
+ * (`timer:<source id>`) and one per timer workflow (`wftimer:<workflow id>`), each `every` or
+ * `pattern` + `tz`. BullMQ adds each slot's job once however many processes share the prefix and
+ * hands it to one worker. The schedule itself stays in the store (`sources.timer`, a workflow's
+ * trigger); `sync` makes the job schedulers follow it.
  */
 export class BullmqTimerJobs {
   private readonly queue: Queue<TimerJob>;
@@ -57,13 +88,16 @@ export class BullmqTimerJobs {
   }
 
   /**
-   * Makes the job schedulers those of `wanted`: missing or changed ones are upserted, others
-   * removed. An unchanged one is left alone, so its slots keep their times across restarts.
+   * Makes `owner`'s job schedulers those of `wanted`: missing or changed ones are upserted, others
+   * of that owner removed. An unchanged one is left alone, so its slots keep their times across
+   * restarts.
    */
-  async sync(wanted: readonly WantedTimer[]): Promise<void> {
-    const pending = new Map(wanted.map((timer) => [SCHEDULER_PREFIX + timer.sourceId, timer]));
+  async sync(owner: TimerOwner, wanted: readonly WantedTimer[]): Promise<void> {
+    const prefix = schedulerPrefix(owner);
+    const pending = new Map(wanted.map((timer) => [prefix + timer.id, timer]));
     for (const existing of await this.queue.getJobSchedulers(0, -1)) {
       const id = existing.key;
+      if (ownerOf(id) !== owner) continue;
       const want = pending.get(id);
       if (want && sameSchedule(existing, want.schedule)) pending.delete(id);
       else if (!want) await this.queue.removeJobScheduler(id);
@@ -71,25 +105,30 @@ export class BullmqTimerJobs {
     for (const [id, timer] of pending) {
       await this.queue.upsertJobScheduler(id, repeatOf(timer.schedule), {
         name: 'tick',
-        data: { sourceId: timer.sourceId },
+        data: jobData(owner, timer.id),
         // A failed fire (the database is away) is tried again; the store keeps it once-only.
         opts: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 100 },
       });
     }
   }
 
-  /** The job schedulers as BullMQ holds them, by source id. */
+  /** The job schedulers as BullMQ holds them, by owner then id. */
   async scheduled(): Promise<ScheduledTimer[]> {
     const all = await this.queue.getJobSchedulers(0, -1);
     return all
-      .map((scheduler) => ({
-        sourceId: scheduler.key.slice(SCHEDULER_PREFIX.length),
+      .flatMap((scheduler) => {
+        const owner = ownerOf(scheduler.key);
+        return owner ? [{ scheduler, owner, id: scheduler.key.slice(schedulerPrefix(owner).length) }] : [];
+      })
+      .map(({ scheduler, owner, id }) => ({
+        owner,
+        id,
         ...(scheduler.every !== undefined ? { every: Number(scheduler.every) } : {}),
         ...(scheduler.pattern ? { pattern: scheduler.pattern } : {}),
         ...(scheduler.tz ? { tz: scheduler.tz } : {}),
         ...(scheduler.next !== undefined ? { next: Number(scheduler.next) } : {}),
       }))
-      .sort((a, b) => (a.sourceId < b.sourceId ? -1 : 1));
+      .sort((a, b) => (`${a.owner} ${a.id}` < `${b.owner} ${b.id}` ? -1 : 1));
   }
 
   /** Runs `onFired` for each fired job, on this process's share of them. */
@@ -102,7 +141,7 @@ export class BullmqTimerJobs {
     });
     this.worker.on('error', (error) => this.options.log(`BullMQ timer worker: ${error.message}`));
     this.worker.on('failed', (job, error) =>
-      this.options.log(`a timer tick of ${job?.data.sourceId ?? '?'} failed (tried again): ${error.message}`),
+      this.options.log(`a timer tick of ${job ? firedOf(job).id : '?'} failed (tried again): ${error.message}`),
     );
     await this.worker.waitUntilReady();
   }
@@ -123,7 +162,10 @@ export class BullmqTimerJobs {
 
 function firedOf(job: Job<TimerJob>): FiredTimer {
   // The slot the job scheduler made the job for, whenever a worker got to it.
-  return { sourceId: job.data.sourceId, scheduledAt: job.opts.prevMillis ?? job.timestamp + (job.delay ?? 0) };
+  const scheduledAt = job.opts.prevMillis ?? job.timestamp + (job.delay ?? 0);
+  return 'workflowId' in job.data
+    ? { owner: 'workflow', id: job.data.workflowId, scheduledAt }
+    : { owner: 'source', id: job.data.sourceId, scheduledAt };
 }
 
 function repeatOf(schedule: TimerSchedule): { every: number } | { pattern: string; tz: string } {

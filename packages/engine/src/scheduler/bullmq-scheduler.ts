@@ -1,39 +1,40 @@
-import type { TimerSchedule } from '@tributary/runtime';
-import type { Kysely } from 'kysely';
 import type { Scheduler } from '../ports/scheduler.js';
-import type { BullmqTimerJobs, FiredTimer } from '../redis/bullmq-timer-jobs.js';
-import type { Database } from '../store/schema.js';
-import { scheduledTick } from './scheduled-tick.js';
-import type { DueTick } from './timer-scheduler.js';
+import { TIMER_OWNERS, type BullmqTimerJobs, type FiredTimer, type TimerOwner } from '../redis/bullmq-timer-jobs.js';
+import { TickMerges } from './tick-merges.js';
+import type { TimerTargets } from './timer-targets.js';
 
 export interface BullmqSchedulerOptions {
   readonly jobs: BullmqTimerJobs;
-  readonly db: Kysely<Database>;
+  /** Each kind of timer's store side: timer sources and timer workflows. */
+  readonly targets: Readonly<Record<TimerOwner, TimerTargets>>;
   readonly now: () => number;
-  /** The backend's transaction that queues ticks and moves fire times (as the store's scheduler's). */
-  readonly queueTicks: (ticks: readonly DueTick[]) => Promise<string[]>;
   /** The store's scheduler on the same backend: `tick()` is its check, for ticks due in the store. */
   readonly sweep: Scheduler;
-  readonly onQueued: (sourceIds: readonly string[]) => void;
   readonly log: (message: string) => void;
+  /** How late each queued tick was (now minus its due time): the timer drift metric. */
+  readonly onTickLate?: (lateMs: number) => void;
 }
 
 /**
- * Timers on BullMQ job schedulers (docs/decisions/0010-bullmq.md): BullMQ decides when a slot is
- * due and gives its job to one scheduler process; that process queues the tick in the store's
- * transaction that moves the source's next fire time, so a job retried after a crash, or a slot
- * some other path queued, never queues twice. No process polls the `sources` table.
+ * Timers on BullMQ job schedulers (docs/decisions/0010-bullmq.md), for timer sources and timer
+ * workflows alike: BullMQ decides when a slot is due and gives its job to one scheduler process;
+ * that process queues the tick in the store's transaction that moves the timer's next fire time,
+ * so a job retried after a crash, or a slot some other path queued, never queues twice. No process
+ * polls the store for due timers.
  *
  * Any role keeps the job schedulers in step with the store (`wake` after a deploy, update,
- * activation or delete, from an `api` process too); only a started one fires jobs.
+ * activation, workflow save or delete, from an `api` process too); only a started one fires jobs.
  */
 export class BullmqScheduler implements Scheduler {
   private syncing: Promise<void> | null = null;
   private syncAgain = false;
+  private readonly merges: TickMerges;
 
-  constructor(private readonly options: BullmqSchedulerOptions) {}
+  constructor(private readonly options: BullmqSchedulerOptions) {
+    this.merges = new TickMerges(options.log);
+  }
 
-  /** Brings the job schedulers in line with the active timer sources, then takes fired jobs. */
+  /** Brings the job schedulers in line with the active timers, then takes fired jobs. */
   start(): void {
     this.wake();
     this.options.jobs
@@ -75,29 +76,24 @@ export class BullmqScheduler implements Scheduler {
   }
 
   private async sync(): Promise<void> {
-    const rows = await this.options.db
-      .selectFrom('sources')
-      .select(['id', 'timer'])
-      .where('active', '=', 1)
-      .where('timer', 'is not', null)
-      .execute();
-    await this.options.jobs.sync(
-      rows.map((row) => ({ sourceId: row.id, schedule: JSON.parse(row.timer ?? '{}') as TimerSchedule })),
-    );
+    for (const owner of TIMER_OWNERS) await this.options.jobs.sync(owner, await this.options.targets[owner].wanted());
   }
 
-  /** One fired job: its tick queued durably, or nothing when the slot is not the source's to queue. */
+  /** One fired job: resolves with its timer's id when its tick was queued, else with none. */
   async fire(fired: FiredTimer): Promise<string[]> {
-    const source = await this.options.db
-      .selectFrom('sources')
-      .select(['id', 'active', 'timer', 'next_fire_at'])
-      .where('id', '=', fired.sourceId)
-      .executeTakeFirst();
-    const tick = source ? scheduledTick(source, fired.scheduledAt, this.options.now()) : null;
-    if (!tick) return [];
-    const queued = await this.options.queueTicks([tick]);
-    if (queued.length > 0) this.options.onQueued(queued);
-    return queued;
+    const outcome = await this.options.targets[fired.owner].fire(fired.id, fired.scheduledAt);
+    switch (outcome.kind) {
+      case 'queued':
+        this.options.onTickLate?.(this.options.now() - outcome.dueAt);
+        return [fired.id];
+      case 'merged':
+        this.merges.record([fired.id]);
+        return [];
+      case 'skipped':
+        return [];
+      default:
+        return outcome satisfies never;
+    }
   }
 }
 

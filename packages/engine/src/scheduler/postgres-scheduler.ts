@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { insertInvocations } from '../invocations/queue-queries.js';
 import type { Database } from '../store/schema.js';
-import { TimerScheduler, type DueTick, type TimerSchedulerOptions } from './timer-scheduler.js';
+import { TimerScheduler, type DueTick, type QueuedTicks, type TimerSchedulerOptions } from './timer-scheduler.js';
 
 export type PostgresSchedulerOptions = Omit<TimerSchedulerOptions, 'queueTicks'>;
 
@@ -21,11 +21,16 @@ export class PostgresScheduler extends TimerScheduler {
   }
 }
 
-/** Queues ticks on PostgreSQL, each with the conditional move of its source's fire time. */
-export function queueTicks(db: Kysely<Database>, ticks: readonly DueTick[]): Promise<string[]> {
+/**
+ * Queues ticks on PostgreSQL, each with the conditional move of its source's fire time; a tick
+ * whose source still has a timer tick queued or running is merged into it (the row lock the
+ * update took keeps a second scheduler from deciding otherwise at the same time).
+ */
+export function queueTicks(db: Kysely<Database>, ticks: readonly DueTick[]): Promise<QueuedTicks> {
   const ordered = [...ticks].sort((a, b) => (a.invocation.sourceId < b.invocation.sourceId ? -1 : 1));
   return db.transaction().execute(async (trx) => {
     const queued: string[] = [];
+    const merged: string[] = [];
     for (const tick of ordered) {
       const moved = await trx
         .updateTable('sources')
@@ -34,9 +39,20 @@ export function queueTicks(db: Kysely<Database>, ticks: readonly DueTick[]): Pro
         .where('next_fire_at', '=', tick.firedAt)
         .executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) continue;
+      const previous = await trx
+        .selectFrom('invocations')
+        .select('id')
+        .where('source_id', '=', tick.invocation.sourceId)
+        .where('trigger', '=', 'timer')
+        .limit(1)
+        .executeTakeFirst();
+      if (previous) {
+        merged.push(tick.invocation.sourceId);
+        continue;
+      }
       await insertInvocations(trx, [{ ...tick.invocation, trigger: 'timer' }]);
       queued.push(tick.invocation.sourceId);
     }
-    return queued;
+    return { queued, merged };
   });
 }

@@ -3,6 +3,9 @@ import type { Kysely } from 'kysely';
 import { newId } from '../ids.js';
 import type { Scheduler } from '../ports/scheduler.js';
 import type { Database } from '../store/schema.js';
+import { TickMerges, type QueuedTicks } from './tick-merges.js';
+
+export type { QueuedTicks } from './tick-merges.js';
 
 /** One due tick: its invocation, and the move of its source's fire time that must go with it. */
 export interface DueTick {
@@ -25,9 +28,10 @@ export interface TimerSchedulerOptions {
   /**
    * Queues the ticks and moves each source's fire time from `firedAt` to `nextFireAt`, in one
    * transaction; a source whose fire time is no longer `firedAt` (another check queued it) is
-   * skipped. Resolves with the sources whose tick was queued. The backend's part of the scheduler.
+   * skipped, and one whose previous timer tick is still queued or running is merged (its fire time
+   * moves, nothing is queued). The backend's part of the scheduler.
    */
-  readonly queueTicks: (ticks: readonly DueTick[]) => Promise<string[]>;
+  readonly queueTicks: (ticks: readonly DueTick[]) => Promise<QueuedTicks>;
   /** Where a failed check is reported (it is retried at the next one). */
   readonly log: (message: string) => void;
   /** Longest sleep between checks (a safety net; the next due time normally wakes it). */
@@ -49,8 +53,11 @@ export class TimerScheduler implements Scheduler {
   private handle: NodeJS.Timeout | undefined;
   private stopped = true;
   private ticking: Promise<unknown> | null = null;
+  private readonly merges: TickMerges;
 
-  constructor(private readonly options: TimerSchedulerOptions) {}
+  constructor(private readonly options: TimerSchedulerOptions) {
+    this.merges = new TickMerges(options.log);
+  }
 
   start(): void {
     this.stopped = false;
@@ -125,7 +132,8 @@ export class TimerScheduler implements Scheduler {
           },
         ];
       });
-      const done = await this.options.queueTicks(ticks);
+      const { queued: done, merged } = await this.options.queueTicks(ticks);
+      this.merges.record(merged);
       queued.push(...done);
       if (done.length > 0) {
         const late = this.options.onTickLate;

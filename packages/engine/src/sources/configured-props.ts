@@ -1,4 +1,4 @@
-import type { SecretBox } from '../secrets/secret-box.js';
+import type { SealedAt, SecretBox } from '../secrets/secret-box.js';
 
 /** A prop as the saved component describes it (configurable_props entry). */
 export interface PropDescription {
@@ -8,32 +8,40 @@ export interface PropDescription {
 }
 
 export const REDACTED = '[REDACTED]';
-const SEALED = '$sealed';
+export const SEALED = '$sealed';
+
+/** Where a prop's sealed value is stored (a source's or a workflow step's props). */
+export type PropPlace = (prop: string) => SealedAt;
 
 /** Stored form of configured props: secret string values sealed with the master key. */
 export function sealProps(
   values: Readonly<Record<string, unknown>>,
   props: readonly PropDescription[],
   box: SecretBox,
+  place: PropPlace,
 ): Record<string, unknown> {
   const secret = new Set(props.filter((prop) => prop.secret === true).map((prop) => prop.name));
   return Object.fromEntries(
     Object.entries(values).map(([name, value]) => [
       name,
-      secret.has(name) && typeof value === 'string' ? { [SEALED]: box.encrypt(value) } : value,
+      secret.has(name) && typeof value === 'string' ? { [SEALED]: box.seal(value, place(name)) } : value,
     ]),
   );
 }
 
 /** Configured props in clear, for the worker that runs the component. */
-export function openProps(stored: Readonly<Record<string, unknown>>, box: SecretBox): Record<string, unknown> {
+export function openProps(
+  stored: Readonly<Record<string, unknown>>,
+  box: SecretBox,
+  place: PropPlace,
+): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(stored).map(([name, value]) => {
       const sealed =
         value !== null && typeof value === 'object' && SEALED in value
           ? (value as Record<string, string>)[SEALED]
           : undefined;
-      return [name, sealed !== undefined ? box.decrypt(sealed) : value];
+      return [name, sealed !== undefined ? box.open(sealed, place(name)) : value];
     }),
   );
 }

@@ -12,12 +12,14 @@ import type { Selectable } from 'kysely';
 import type { AppPropDescription } from '../accounts/account-service.js';
 import type { ComponentService, ComponentRow } from '../components/component-service.js';
 import type { EventRecord, LogRecord, PubSub } from '../pubsub/pubsub.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
 import { accountFailureResult, isAccountFailure } from '../accounts/account-failure.js';
 import { openProps } from './configured-props.js';
 import { EventIds, LOG_SIZE } from './event-store.js';
 import type { SourceCommit } from '../store/sqlite-writes.js';
+import { TurnBudget } from './turn-budget.js';
 
 export type SourceRow = Selectable<Database['sources']>;
 
@@ -85,7 +87,7 @@ export class SourceExecutor {
   /** Runs one hook or `run` of a source with its configured props (secrets opened) and state. */
   async invoke(input: {
     readonly handle: ComponentHandle;
-    readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
+    readonly source: Pick<SourceRow, 'id' | 'configured_props' | 'endpoint_id'>;
     readonly kind: InvocationKind;
     readonly state: InvocationState;
     readonly event?: unknown;
@@ -95,6 +97,7 @@ export class SourceExecutor {
     const configured = openProps(
       JSON.parse(input.source.configured_props) as Record<string, unknown>,
       this.options.box,
+      (prop) => sealedAt.sourceProp(input.source.id, prop),
     );
     const endpointUrl = this.endpointUrl(input.source.endpoint_id);
     const accounts = await this.accountsFor(configured);
@@ -124,13 +127,16 @@ export class SourceExecutor {
    */
   async invokeBatch(input: {
     readonly handle: ComponentHandle;
-    readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
+    readonly source: Pick<SourceRow, 'id' | 'configured_props' | 'endpoint_id'>;
     readonly events: readonly unknown[];
     readonly state: InvocationState;
+    /** An item's http.respond(), as it happens. */
+    readonly onRespond?: (item: number, response: HttpResponse) => void;
   }): Promise<InvocationResult[]> {
     const configured = openProps(
       JSON.parse(input.source.configured_props) as Record<string, unknown>,
       this.options.box,
+      (prop) => sealedAt.sourceProp(input.source.id, prop),
     );
     const endpointUrl = this.endpointUrl(input.source.endpoint_id);
     // Accounts as `invoke` fills them: a batch runs the same `run` as one invocation would.
@@ -141,15 +147,18 @@ export class SourceExecutor {
         accountFailureResult({ error: accounts, type: 'source', kind: 'run', state: input.state, now }),
       );
     }
-    return input.handle.invokeBatch({
-      configured,
-      accounts,
-      ...(await this.appAuth(input.handle)),
-      events: input.events,
-      state: input.state,
-      ...(endpointUrl ? { endpointUrl } : {}),
-      timeoutMs: this.options.sourceTimeoutMs,
-    });
+    return input.handle.invokeBatch(
+      {
+        configured,
+        accounts,
+        ...(await this.appAuth(input.handle)),
+        events: input.events,
+        state: input.state,
+        ...(endpointUrl ? { endpointUrl } : {}),
+        timeoutMs: this.options.sourceTimeoutMs,
+      },
+      input.onRespond ? { onRespond: input.onRespond } : {},
+    );
   }
 
   /** The runtime's accounts, or the account error that fails the run before it starts (needs reconnect). */
@@ -172,16 +181,20 @@ export class SourceExecutor {
     };
   }
 
-  /** Turns invocation results into one commit (events with their ids, log lines with markers). */
-  buildCommit(input: {
+  /**
+   * Turns invocation results into one commit (events with their ids, log lines with markers),
+   * yielding to the event loop every thousand events so one run's many emits do not hold it.
+   */
+  async buildCommit(input: {
     readonly sourceId: string;
     readonly invocationId: string | null;
     /** One id per result, when the results are several invocations (a batch). */
     readonly invocationIds?: readonly string[];
     readonly results: readonly InvocationResult[];
     readonly state: InvocationState;
-  }): BuiltCommit {
+  }): Promise<BuiltCommit> {
     const now = this.options.now();
+    const budget = new TurnBudget();
     const events: EventRecord[] = [];
     const logs: Omit<LogRecord, 'id'>[] = [];
     for (const [index, result] of input.results.entries()) {
@@ -196,22 +209,28 @@ export class SourceExecutor {
           ts: emit.metadata.ts,
         };
         events.push({ id, indexed_at_ms: ms, event: emit.event, metadata });
+        if (budget.spent()) await budget.pause();
       }
       const invocationId = input.invocationIds?.[index] ?? input.invocationId ?? result.invocationId;
       for (const entry of markers(result).slice(-LOG_SIZE))
         logs.push({ ts: entry.ts, level: entry.level, message: entry.message, invocation_id: invocationId });
+    }
+    const inserts: SourceCommit['events'][number][] = [];
+    for (const record of events) {
+      inserts.push({
+        id: record.id,
+        indexedAtMs: record.indexed_at_ms,
+        event: JSON.stringify(record.event),
+        metadata: JSON.stringify(record.metadata),
+      });
+      if (budget.spent()) await budget.pause();
     }
     return {
       events,
       logs,
       commit: {
         sourceId: input.sourceId,
-        events: events.map((record) => ({
-          id: record.id,
-          indexedAtMs: record.indexed_at_ms,
-          event: JSON.stringify(record.event),
-          metadata: JSON.stringify(record.metadata),
-        })),
+        events: inserts,
         logs: logs.map((log) => ({
           invocationId: log.invocation_id,
           ts: log.ts,
@@ -232,8 +251,13 @@ export class SourceExecutor {
     };
   }
 
-  publish(sourceId: string, committed: Committed): void {
-    for (const record of committed.events) this.options.pubsub.publish({ kind: 'event', sourceId, record });
+  /** Publishes committed events and logs to live subscribers, in order, a thousand per turn of the event loop. */
+  async publish(sourceId: string, committed: Committed): Promise<void> {
+    const budget = new TurnBudget();
+    for (const record of committed.events) {
+      this.options.pubsub.publish({ kind: 'event', sourceId, record });
+      if (budget.spent()) await budget.pause();
+    }
     for (const record of committed.logs) this.options.pubsub.publish({ kind: 'log', sourceId, record });
     this.options.onCommitted?.(sourceId, committed.events);
   }

@@ -16,8 +16,9 @@ import {
 import type { ComponentHandle, PropsInfo } from '@tributary/sandbox';
 import type { Kysely } from 'kysely';
 import type { AccountService } from '../accounts/account-service.js';
-import type { ComponentRow, ComponentService } from '../components/component-service.js';
+import type { ComponentRow, ComponentService, PendingComponent } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { Database } from '../store/schema.js';
 import type { SourceCommit, Store } from '../ports/store.js';
@@ -87,7 +88,7 @@ export { OWNER_ID };
 /** One version of a source's code as the lifecycle sees it: its worker, props and endpoint. */
 interface SourceCode {
   readonly handle: () => Promise<ComponentHandle>;
-  readonly source: Pick<SourceRow, 'configured_props' | 'endpoint_id'>;
+  readonly source: Pick<SourceRow, 'id' | 'configured_props' | 'endpoint_id'>;
 }
 
 /**
@@ -101,7 +102,8 @@ export class SourceService {
     this.options.executor.invoke({ handle: await code.handle(), source: code.source, kind: hook, state });
 
   async deploy(request: DeployRequest): Promise<SourceRow> {
-    const component = await this.resolveComponent(request);
+    const pending = await this.resolveComponent(request);
+    const component = pending.row;
     const id = newId('dc');
     return this.options.locks.run(id, async () => {
       const handle = await this.options.executor.handle(component, OWNER_ID);
@@ -121,7 +123,9 @@ export class SourceService {
         name,
         name_slug: await this.uniqueSlug(name, null),
         active: 1,
-        configured_props: JSON.stringify(sealProps(configuredIn, describedProps(component), this.options.box)),
+        configured_props: JSON.stringify(
+          sealProps(configuredIn, describedProps(component), this.options.box, (prop) => sealedAt.sourceProp(id, prop)),
+        ),
         endpoint_id: props.http ? newSecretToken() : null,
         custom_response: props.http?.customResponse ? 1 : 0,
         timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
@@ -142,14 +146,16 @@ export class SourceService {
         default:
           return unexpectedOutcome(outcome);
       }
-      const built = this.options.executor.buildCommit({
+      // New code is stored only now that props and hooks have accepted it: a refused deploy keeps nothing.
+      const saved = await pending.store();
+      const built = await this.options.executor.buildCommit({
         sourceId: id,
         invocationId: null,
         results: outcome.commit.results,
         state: outcome.commit.state,
       });
-      const inserted = await this.insertWithFreeSlug(row, built.commit);
-      this.options.executor.publish(id, this.options.executor.committed(built, inserted.logIds));
+      const inserted = await this.insertWithFreeSlug({ ...row, component_id: saved.id }, built.commit);
+      await this.options.executor.publish(id, this.options.executor.committed(built, inserted.logIds));
       this.options.onSchedulesChanged();
       return inserted.row;
     });
@@ -165,7 +171,8 @@ export class SourceService {
         request.componentCode !== undefined ||
         request.componentKey !== undefined ||
         request.componentUrl !== undefined;
-      const newComponent = codeChange ? await this.resolveComponent(request) : oldComponent;
+      const pending = codeChange ? await this.resolveComponent(request) : null;
+      const newComponent = pending?.row ?? oldComponent;
       const propsChange = request.configuredProps !== undefined;
       const now = this.options.now();
       let next: SourceRow = { ...source, updated_at: now };
@@ -183,7 +190,7 @@ export class SourceService {
         const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
         // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
         const kept = dropRemovedProps(
-          openProps(stored, this.options.box),
+          openProps(stored, this.options.box, (prop) => sealedAt.sourceProp(source.id, prop)),
           describedProps(oldComponent),
           describedProps(newComponent),
         );
@@ -198,7 +205,11 @@ export class SourceService {
         next = {
           ...next,
           component_id: newComponent.id,
-          configured_props: JSON.stringify(sealProps(merged, describedProps(newComponent), this.options.box)),
+          configured_props: JSON.stringify(
+            sealProps(merged, describedProps(newComponent), this.options.box, (prop) =>
+              sealedAt.sourceProp(source.id, prop),
+            ),
+          ),
           endpoint_id: props.http ? (source.endpoint_id ?? newSecretToken()) : null,
           custom_response: props.http?.customResponse ? 1 : 0,
           timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
@@ -232,9 +243,16 @@ export class SourceService {
         results.push(...outcome.commit.results);
         state = outcome.commit.state;
       }
-      const built = this.options.executor.buildCommit({ sourceId: source.id, invocationId: null, results, state });
+      // New code is stored only when the update applies it: a refused or rolled-back one keeps nothing.
+      if (pending && !rolledBack) next = { ...next, component_id: (await pending.store()).id };
+      const built = await this.options.executor.buildCommit({
+        sourceId: source.id,
+        invocationId: null,
+        results,
+        state,
+      });
       const logIds = await this.options.store.updateSource(next, built.commit);
-      this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
+      await this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
       this.options.onSchedulesChanged();
       if (rolledBack) throw rolledBack.failure.error;
       return next;
@@ -352,11 +370,12 @@ export class SourceService {
     };
   }
 
-  private async resolveComponent(ref: ComponentRef): Promise<ComponentRow> {
-    let component: ComponentRow;
-    if (ref.componentId !== undefined) component = await this.options.components.get(ref.componentId);
+  /** The code a deploy or update names, validated; new code is not stored until `store()`. */
+  private async resolveComponent(ref: ComponentRef): Promise<PendingComponent> {
+    let pending: PendingComponent;
+    if (ref.componentId !== undefined) pending = storedComponent(await this.options.components.get(ref.componentId));
     else if (ref.componentCode !== undefined)
-      component = await this.options.components.save({
+      pending = await this.options.components.check({
         code: ref.componentCode,
         ...(ref.componentUrl ? { url: ref.componentUrl } : {}),
       });
@@ -364,22 +383,22 @@ export class SourceService {
       const published = await this.options.components.find(ref.componentKey);
       if (!published)
         throw new AppError('NOT_FOUND', `no component with key "${ref.componentKey}"`, { field: 'component_key' });
-      component = published;
-    } else if (ref.componentUrl !== undefined)
-      component = await this.options.components.save({ url: ref.componentUrl });
+      pending = storedComponent(published);
+    } else if (ref.componentUrl !== undefined) pending = await this.options.components.check({ url: ref.componentUrl });
     else
       throw new AppError(
         'VALIDATION_FAILED',
         'give one of component_id, component_code, component_key or component_url',
         { field: 'component_code' },
       );
+    const component = pending.row;
     if (component.component_type !== 'source') {
       throw new AppError(
         'WRONG_COMPONENT_TYPE',
         `"${component.name ?? component.id}" is an action; actions are run, not deployed as sources`,
       );
     }
-    return component;
+    return pending;
   }
 
   /**
@@ -429,6 +448,8 @@ function dropRemovedProps(
   const removed = new Set(before.map((prop) => prop.name).filter((name) => !declared.has(name)));
   return Object.fromEntries(Object.entries(values).filter(([name]) => !removed.has(name)));
 }
+
+const storedComponent = (row: ComponentRow): PendingComponent => ({ row, store: () => Promise.resolve(row) });
 
 export function describedProps(component: ComponentRow): PropDescription[] {
   return JSON.parse(component.configurable_props) as PropDescription[];

@@ -421,6 +421,19 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Issue 14: secrets the instance itself keeps sealed (the key of API key hashes). Sealed values
+    // get their key id and row binding at the start after this migration (reseal-all.ts): a
+    // migration has no master key.
+    '0011-instance-secrets': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema
+          .createTable('instance_secrets')
+          .addColumn('name', types.text, (col) => col.primaryKey())
+          .addColumn('value_sealed', types.text, (col) => col.notNull())
+          .addColumn('created_at', types.time, (col) => col.notNull())
+          .execute();
+      },
+    },
   };
 }
 

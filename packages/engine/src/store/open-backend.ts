@@ -10,7 +10,7 @@ import type { InvocationQueue, RetryPolicy } from '../ports/invocation-queue.js'
 import type { Scheduler } from '../ports/scheduler.js';
 import type { Store } from '../ports/store.js';
 import { PostgresScheduler, queueTicks as queuePostgresTicks } from '../scheduler/postgres-scheduler.js';
-import type { DueTick } from '../scheduler/timer-scheduler.js';
+import type { DueTick, QueuedTicks } from '../scheduler/timer-scheduler.js';
 import { settle } from './settle.js';
 import { SqliteScheduler } from '../scheduler/sqlite-scheduler.js';
 import { EVENT_BIN_SIZE, LOG_SIZE } from '../sources/event-store.js';
@@ -55,7 +55,7 @@ export interface StorageBackend {
    * Queues timer ticks, each with the move of its source's fire time, in one transaction (what the
    * scheduler's check does; BullMQ's job schedulers use it for the ticks they fire).
    */
-  queueTicks(ticks: readonly DueTick[]): Promise<string[]>;
+  queueTicks(ticks: readonly DueTick[]): Promise<QueuedTicks>;
   close(): Promise<void>;
 }
 
@@ -72,7 +72,7 @@ export async function openBackend(options: OpenBackendOptions): Promise<StorageB
 
 async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBackend> {
   const file = path.join(options.dataDir, 'tributary.db');
-  const { db, raw } = await openDatabase({ file });
+  const { db, raw } = await openDatabase({ file, log: options.log });
   const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
   return {
     kind: 'sqlite',

@@ -1,13 +1,16 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect, type MigrationProvider } from 'kysely';
 import { MIGRATIONS } from './migrations.js';
 import type { Database } from './schema.js';
+import { tightenFile } from '../secrets/private-files.js';
 
 export interface OpenDatabaseOptions {
   /** The SQLite file; created (with its folder) when missing. */
   readonly file: string;
+  /** Where a line goes when an existing file was readable by others and is tightened. */
+  readonly log?: (message: string) => void;
 }
 
 /**
@@ -18,7 +21,11 @@ export interface OpenDatabaseOptions {
 export async function openDatabase(
   options: OpenDatabaseOptions,
 ): Promise<{ db: Kysely<Database>; raw: SqliteDatabase.Database }> {
-  mkdirSync(path.dirname(options.file), { recursive: true });
+  mkdirSync(path.dirname(options.file), { recursive: true, mode: 0o700 });
+  // SQLite gives its -wal and -shm files the mode of the database file: made 0600 first, all are.
+  closeSync(openSync(options.file, 'a', 0o600));
+  for (const suffix of ['', '-wal', '-shm', '-journal'])
+    tightenFile(`${options.file}${suffix}`, options.log ?? (() => {}));
   const raw = new SqliteDatabase(options.file);
   raw.pragma('journal_mode = WAL');
   raw.pragma('synchronous = NORMAL');

@@ -5,6 +5,7 @@ export interface Database {
   api_keys: {
     id: string;
     name: string;
+    /** `hmac:<hex>` (HMAC-SHA-256 with the instance's pepper); bare hex SHA-256 before issue 14, rehashed at first use. */
     key_hash: string;
     key_prefix: string;
     created_at: number;
@@ -19,6 +20,12 @@ export interface Database {
     created_at: number;
     expires_at: number;
     revoked_at: number | null;
+  };
+  /** Secrets of the instance itself, sealed with the master key (`api_key_pepper`). */
+  instance_secrets: {
+    name: string;
+    value_sealed: string;
+    created_at: number;
   };
   components: {
     id: string;

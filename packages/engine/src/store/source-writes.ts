@@ -64,7 +64,9 @@ export async function writeCommit(
     await trx
       .insertInto('events')
       .values(
-        commit.events.map((event) => ({
+        // Only the bin's worth can survive the trim below: a run of 100,000 emits writes 100 rows
+        // (and stays under PostgreSQL's 65,535 parameters per statement).
+        commit.events.slice(-sizes.eventBinSize).map((event) => ({
           source_id: sourceId,
           id: event.id,
           indexed_at_ms: event.indexedAtMs,

@@ -74,6 +74,7 @@ export class SqliteWrites {
           .join(', ')} WHERE id = ?`,
       ),
       moveNextFire: prepare('UPDATE sources SET next_fire_at = ? WHERE id = ? AND next_fire_at = ?'),
+      hasTimerTick: prepare("SELECT 1 FROM invocations WHERE source_id = ? AND trigger = 'timer' LIMIT 1"),
       deleteSourceRows: ['events', 'logs', 'invocations', 'source_state', 'dead_letters'].map((table) =>
         prepare(`DELETE FROM ${table} WHERE source_id = ?`),
       ),
@@ -163,8 +164,10 @@ export class SqliteWrites {
 
   /**
    * Queues the due ticks and moves each source's next fire time, in one transaction; returns the
-   * sources whose tick was queued. A tick is queued only if the fire time is still the one it was
-   * read at, so two checks that overlap never queue the same tick twice.
+   * sources whose tick was queued and those whose tick was merged into their previous one (still
+   * queued or running: entries stay in the table until their results commit). A tick is queued
+   * only if the fire time is still the one it was read at, so two checks that overlap never queue
+   * the same tick twice.
    */
   queueTicks(
     ticks: readonly {
@@ -172,22 +175,29 @@ export class SqliteWrites {
       firedAt: number;
       nextFireAt: number;
     }[],
-  ): string[] {
+  ): { queued: string[]; merged: string[] } {
     return this.raw.transaction(() => {
       const queued: string[] = [];
+      const merged: string[] = [];
       for (const tick of ticks) {
         const moved = this.statements.moveNextFire.run(tick.nextFireAt, tick.invocation.sourceId, tick.firedAt);
         if (moved.changes === 0) continue;
+        if (this.statements.hasTimerTick.get(tick.invocation.sourceId) !== undefined) {
+          merged.push(tick.invocation.sourceId);
+          continue;
+        }
         this.enqueue({ ...tick.invocation, trigger: 'timer' });
         queued.push(tick.invocation.sourceId);
       }
-      return queued;
+      return { queued, merged };
     })();
   }
 
   private write(commit: SourceCommit): number[] {
     const s = this.statements;
-    for (const event of commit.events)
+    // Only the bin's worth can survive the trim below: a run of 100,000 emits writes 100 rows, not
+    // 100,000 rows to delete again in the same transaction on the server's thread.
+    for (const event of commit.events.slice(-this.eventBinSize))
       s.insertEvent.run(commit.sourceId, event.id, event.indexedAtMs, event.event, event.metadata);
     if (commit.events.length > 0) s.trimEvents.run(commit.sourceId, commit.sourceId, this.eventBinSize);
     const logIds = commit.logs.map((log) =>

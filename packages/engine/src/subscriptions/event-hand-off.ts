@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { Sealer } from '../delivery/sql-delivery-jobs.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { EventRecord } from '../pubsub/pubsub.js';
 import { channelOf, DEFAULT_CHANNEL } from './channels.js';
 import type { IdKinds, ListenerKind } from './id-kinds.js';
@@ -110,7 +111,10 @@ export class EventHandOff {
         target: row.listener_url ?? '',
         config: {
           url: row.listener_url,
-          secret: row.secret_sealed === null ? '' : this.options.box.decrypt(row.secret_sealed),
+          secret:
+            row.secret_sealed === null
+              ? ''
+              : this.options.box.open(row.secret_sealed, sealedAt.subscriptionSecret(row.id)),
           event_id: event.id,
           body: JSON.stringify(event),
         },

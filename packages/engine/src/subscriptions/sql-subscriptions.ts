@@ -27,13 +27,26 @@ export type SubscriptionRow = Selectable<SubscriptionTables['subscriptions']>;
 /** Subscriptions in the store's database, SQLite or PostgreSQL (portable Kysely queries). */
 export class SqlSubscriptions implements SubscriptionTable {
   private readonly db: Kysely<SubscriptionTables>;
+  /** `anyFor`'s answers per emitter, kept until a subscription is added or removed (`remember`). */
+  private readonly answers: Map<string, boolean> | null;
+  /** Counts writes: an answer read before a write that finished meanwhile is not kept. */
+  private writes = 0;
 
-  constructor(options: { readonly db: Kysely<Database> }) {
+  constructor(options: {
+    readonly db: Kysely<Database>;
+    /**
+     * Keep `anyFor`'s answers between this table's writes: every commit asks, and most emitters
+     * have no subscribers. Only where this process makes every write (SQLite); with several
+     * processes on PostgreSQL another one may subscribe, so each commit reads.
+     */
+    readonly remember?: boolean;
+  }) {
     this.db = options.db as unknown as Kysely<SubscriptionTables>;
+    this.answers = options.remember === true ? new Map() : null;
   }
 
   async insert(row: SubscriptionRow): Promise<void> {
-    await this.db.insertInto('subscriptions').values(row).execute();
+    await this.written(() => this.db.insertInto('subscriptions').values(row).execute());
   }
 
   /** The subscription of this emitter, listener and channel, if there is one. */
@@ -72,20 +85,25 @@ export class SqlSubscriptions implements SubscriptionTable {
   }
 
   async remove(id: string): Promise<void> {
-    await this.db.deleteFrom('subscriptions').where('id', '=', id).execute();
+    await this.written(() => this.db.deleteFrom('subscriptions').where('id', '=', id).execute());
   }
 
   /** A deleted emitter or listener takes its subscriptions and its cursor with it. */
   async removeFor(id: string): Promise<void> {
-    await this.db
-      .deleteFrom('subscriptions')
-      .where((eb) => eb.or([eb('emitter_id', '=', id), eb('listener_id', '=', id)]))
-      .execute();
+    await this.written(() =>
+      this.db
+        .deleteFrom('subscriptions')
+        .where((eb) => eb.or([eb('emitter_id', '=', id), eb('listener_id', '=', id)]))
+        .execute(),
+    );
     await this.db.deleteFrom('emitter_cursors').where('emitter_id', '=', id).execute();
   }
 
   /** Whether any subscription may match an event of this emitter (on any channel). */
   async anyFor(emitterId: string): Promise<boolean> {
+    const known = this.answers?.get(emitterId);
+    if (known !== undefined) return known;
+    const writes = this.writes;
     const emitters = emitterId.startsWith('dc_') ? [emitterId, ALL_SOURCES] : [emitterId];
     const row = await this.db
       .selectFrom('subscriptions')
@@ -93,7 +111,19 @@ export class SqlSubscriptions implements SubscriptionTable {
       .where('emitter_id', 'in', emitters)
       .limit(1)
       .executeTakeFirst();
-    return row !== undefined;
+    const any = row !== undefined;
+    if (writes === this.writes) this.answers?.set(emitterId, any);
+    return any;
+  }
+
+  /** Runs a write of the subscriptions, then forgets every kept answer (also when the write failed). */
+  private async written<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.writes += 1;
+      this.answers?.clear();
+    }
   }
 
   async cursor(emitterId: string): Promise<string | undefined> {

@@ -10,6 +10,7 @@ import { channelOf } from './channels.js';
 import { EventHandOff } from './event-hand-off.js';
 import { IdKinds, type EmitterKind, type ListenerKind } from './id-kinds.js';
 import type { Sealer } from '../delivery/sql-delivery-jobs.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import { toSubscription, type SubscriptionRow } from './sql-subscriptions.js';
 import type { SubscriptionTable } from './subscription-table.js';
 import { ALL_SOURCES, type SubscribeRequest, type Subscription } from './subscription-types.js';
@@ -99,13 +100,14 @@ export class SubscriptionService {
     const existing = await table.find({ emitterId: request.emitterId, listener: listener.value, eventName });
     if (existing) return { subscription: toSubscription(existing), secret: null, created: false };
     const secret = listener.kind === 'url' ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+    const id = newDeliveryId('sub');
     const row: SubscriptionRow = {
-      id: newDeliveryId('sub'),
+      id,
       emitter_id: request.emitterId,
       listener_id: listener.kind === 'id' ? listener.value : null,
       listener_url: listener.kind === 'url' ? listener.value : null,
       event_name: eventName,
-      secret_sealed: secret === null ? null : this.options.box.encrypt(secret),
+      secret_sealed: secret === null ? null : this.options.box.seal(secret, sealedAt.subscriptionSecret(id)),
       created_at: this.options.now(),
     };
     // Events committed before the subscription are not its: an emitter nobody listened to has its

@@ -7,7 +7,7 @@ import type { Store } from '../ports/store.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import { ExpressionEvaluator } from './expression-evaluator.js';
-import { isWorkflowKey } from './queue-keys.js';
+import { isSingleRunKey, isWorkflowKey } from './queue-keys.js';
 import { RunExecutor, type Deliver } from './run-executor.js';
 import type { WorkflowStore } from './workflow-store.js';
 import { WorkflowService } from './workflow-service.js';
@@ -39,6 +39,11 @@ export interface WorkflowPartsOptions {
   readonly onDeleted?: (id: string) => Promise<void>;
   /** The delivery service's destination check, run on code steps' literal destinations at save time. */
   readonly checkSends?: (sends: readonly SendRecord[]) => void;
+  /**
+   * Timer workflows run on BullMQ job schedulers (`WorkflowTimerTargets`), which this calls after a
+   * schedule changed; without it the store is polled every second for due workflows.
+   */
+  readonly onSchedulesChanged?: () => void;
 }
 
 /** The workflow pieces on a workflow store, wired to the shared queue, runner and sandbox pool. */
@@ -81,17 +86,32 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
     ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
     ...(options.checkSends ? { checkSends: options.checkSends } : {}),
+    ...(options.onSchedulesChanged ? { onSchedulesChanged: options.onSchedulesChanged } : {}),
   });
-  const timers = new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
+  // On job schedulers the scheduler fires workflow timers with the sources' ones: nothing polls.
+  const timers = options.onSchedulesChanged
+    ? { start: () => undefined, stop: () => Promise.resolve() }
+    : new WorkflowTimers({ fire: () => service.fireTimers(), log: options.log, intervalMs: 1000 });
   return {
     service,
     timers,
     /** What the invocation runner needs to step workflow runs. */
     queueHandler: {
       owns: isWorkflowKey,
+      single: isSingleRunKey,
       execute: (entry: Parameters<RunExecutor['execute']>[0]) => executor.execute(entry),
       dead: (runId: string, error: string) => executor.dead(runId, error),
       runsForEvents: (sourceId: string, events: readonly string[]) => service.runsForEvents(sourceId, events),
     },
   };
+}
+
+/**
+ * Workflow runs stepping at once for a server that runs `concurrency` source invocations at once.
+ * A run mostly waits (for its steps in the sandbox, whose pool bounds the real work, and for its
+ * checkpoints, which then share commits), so many go at once; with as few as the sources get,
+ * queued runs barely move while HTTP requests keep the event loop busy.
+ */
+export function workflowRunsAtOnce(concurrency: number): number {
+  return concurrency * 16;
 }

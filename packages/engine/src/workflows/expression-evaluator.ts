@@ -91,6 +91,8 @@ export class ExpressionEvaluator {
       steps,
       state: { db: {}, dedupe: null },
       timeoutMs: this.options.timeoutMs,
+      // Expressions keep nothing between runs that may be relied on: runs evaluate on several workers at once.
+      concurrent: true,
     });
     if (!result.ok) return { ok: false, prop: null, message: result.error?.message ?? 'evaluating the props failed' };
     return result.returnValue as Evaluated;

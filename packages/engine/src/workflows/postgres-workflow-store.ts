@@ -8,6 +8,7 @@ import type {
   RunError,
   RunRow,
   StepRow,
+  TimerRunOutcome,
   WorkflowRow,
   WorkflowStore,
   WorkflowVersion,
@@ -188,6 +189,38 @@ export class PostgresWorkflowStore implements WorkflowStore {
         if (moved.numUpdatedRows === 0n) return;
       }
       await insertRun(trx, run);
+    });
+  }
+
+  /**
+   * Once across processes as `createRun`'s timer runs: the conditional move takes the workflow's
+   * row lock, so a second process's move of the same slot waits, re-checks and changes nothing,
+   * and the merge check runs under that lock.
+   */
+  queueTimerRun(
+    run: NewRun,
+    move: { readonly firedAt: number; readonly nextFireAt: number },
+  ): Promise<TimerRunOutcome> {
+    return this.db.transaction().execute(async (trx): Promise<TimerRunOutcome> => {
+      const moved = await trx
+        .updateTable('workflows')
+        .set({ next_fire_at: move.nextFireAt })
+        .where('id', '=', run.workflowId)
+        .where('next_fire_at', '=', move.firedAt)
+        .executeTakeFirst();
+      if (moved.numUpdatedRows === 0n) return 'skipped';
+      // A run's queue entry has the run's id and stays until the run has no work left.
+      const previous = await trx
+        .selectFrom('workflow_runs')
+        .innerJoin('invocations', 'invocations.id', 'workflow_runs.id')
+        .select('workflow_runs.id')
+        .where('workflow_runs.workflow_id', '=', run.workflowId)
+        .where('workflow_runs.trigger', '=', 'timer')
+        .limit(1)
+        .executeTakeFirst();
+      if (previous) return 'merged';
+      await insertRun(trx, run);
+      return 'queued';
     });
   }
 

@@ -19,3 +19,11 @@ export function queueKeyFor(workflowId: string, runId: string, concurrency: numb
 export function isWorkflowKey(key: string): boolean {
   return key.startsWith(RUN) || key.startsWith(LANE);
 }
+
+/**
+ * Whether a key holds one run's entry only (a workflow without a concurrency limit): once that run
+ * has stepped, the key has no more work unless the run is woken again (a delay, a retry).
+ */
+export function isSingleRunKey(key: string): boolean {
+  return key.startsWith(RUN);
+}

@@ -8,10 +8,13 @@ import type { Logger } from '../ports/logger.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { openProps } from '../sources/configured-props.js';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import type { ExpressionEvaluator } from './expression-evaluator.js';
 import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
 import { stepsData } from './steps-data.js';
+import { TrimPacer } from './trim-pacer.js';
+import { VersionCache } from './version-cache.js';
 import type {
   Checkpoint,
   NewRun,
@@ -63,7 +66,12 @@ export const DEAD = 'INTERNAL';
  * step and never runs a checkpointed one again.
  */
 export class RunExecutor {
-  constructor(private readonly options: RunExecutorOptions) {}
+  private readonly versions: VersionCache;
+  private readonly trimming = new TrimPacer();
+
+  constructor(private readonly options: RunExecutorOptions) {
+    this.versions = new VersionCache((workflowId, version) => options.store.getVersion(workflowId, version));
+  }
 
   async execute(entry: QueuedInvocation): Promise<void> {
     const { store } = this.options;
@@ -75,7 +83,7 @@ export class RunExecutor {
       await store.dropEntry(entry.id);
       return;
     }
-    const version = await store.getVersion(run.workflowId, run.version);
+    const version = await this.versions.get(run.workflowId, run.version);
     if (!version) throw new Error(`version ${run.version} of workflow ${run.workflowId} is missing`);
     await store.markRunning(run.id);
     const steps = stepsData(run, await store.stepsOf(run.id));
@@ -219,7 +227,11 @@ export class RunExecutor {
   > {
     const startedAt = this.options.now();
     // Secret props are sealed at rest; they are opened only for the worker that needs them.
-    const evaluated = await this.options.evaluator.evaluate(workflowId, openProps(step.props, this.options.box), steps);
+    const evaluated = await this.options.evaluator.evaluate(
+      workflowId,
+      openProps(step.props, this.options.box, (prop) => sealedAt.workflowStepProp(workflowId, step.name, prop)),
+      steps,
+    );
     if (!evaluated.ok) {
       const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
       const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };
@@ -244,6 +256,8 @@ export class RunExecutor {
         steps,
         state: { db: {}, dedupe: null },
         timeoutMs: this.options.stepTimeoutMs,
+        // Steps keep no state between runs: the runs of a workflow step on several workers at once.
+        concurrent: true,
       },
       { onRespond },
     );
@@ -272,6 +286,7 @@ export class RunExecutor {
 
   private async trim(version: WorkflowVersion): Promise<void> {
     const keep = version.spec.settings?.keep_runs ?? this.options.keepRuns;
+    if (!this.trimming.due(version.workflowId, keep)) return;
     const dropped = await this.options.store.trimRuns(version.workflowId, keep);
     if (dropped > 0)
       this.options.logger.info(

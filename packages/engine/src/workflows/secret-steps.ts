@@ -1,13 +1,20 @@
 import type { WorkflowSpecT } from '@tributary/contracts';
+import { sealedAt } from '../secrets/sealed-places.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { REDACTED, sealProps } from '../sources/configured-props.js';
 import type { PlanStep } from './workflow-store.js';
 
 /**
  * Seals each step's secret props. A secret sent back as "[REDACTED]" (a workflow read from the API
- * and saved again) keeps the previous version's value for the step of the same name.
+ * and saved again) keeps the previous version's value for the step of the same name (values are
+ * bound to the workflow, step and prop, not to one version).
  */
-export function sealSteps(steps: readonly PlanStep[], previous: readonly PlanStep[], box: SecretBox): PlanStep[] {
+export function sealSteps(
+  workflowId: string,
+  steps: readonly PlanStep[],
+  previous: readonly PlanStep[],
+  box: SecretBox,
+): PlanStep[] {
   return steps.map((step) => {
     const before = previous.find((candidate) => candidate.name === step.name)?.props ?? {};
     const kept = Object.fromEntries(
@@ -21,6 +28,7 @@ export function sealSteps(steps: readonly PlanStep[], previous: readonly PlanSte
       kept,
       step.secretProps.map((name) => ({ name, type: 'string', secret: true })),
       box,
+      (prop) => sealedAt.workflowStepProp(workflowId, step.name, prop),
     );
     return { ...step, props };
   });

@@ -1,11 +1,14 @@
 import type SqliteDatabase from 'better-sqlite3';
 import { settle } from '../store/settle.js';
+import { GroupCommit } from '../store/group-commit.js';
+import { statementCache } from '../store/statement-cache.js';
 import type {
   Checkpoint,
   NewRun,
   RunError,
   RunRow,
   StepRow,
+  TimerRunOutcome,
   WorkflowRow,
   WorkflowStore,
   WorkflowVersion,
@@ -28,42 +31,44 @@ const FINISHED = `(${FINISHED_STATUSES.map((status) => `'${status}'`).join(', ')
  * synchronous transaction.
  */
 export class SqliteWorkflowStore implements WorkflowStore {
-  constructor(private readonly raw: SqliteDatabase.Database) {}
+  private readonly sql: (text: string) => SqliteDatabase.Statement;
+  private readonly group: GroupCommit;
+
+  constructor(private readonly raw: SqliteDatabase.Database) {
+    this.sql = statementCache(raw);
+    this.group = new GroupCommit(raw);
+  }
 
   saveWorkflow(row: WorkflowRow, version: WorkflowVersion): Promise<void> {
     return settle(() =>
       this.raw.transaction(() => {
-        this.raw
-          .prepare(
-            `INSERT INTO workflows (id, name, active, version, trigger_type, endpoint_id, source_id, next_fire_at, runs_dropped, created_at, updated_at)
+        this.sql(
+          `INSERT INTO workflows (id, name, active, version, trigger_type, endpoint_id, source_id, next_fire_at, runs_dropped, created_at, updated_at)
              VALUES (@id, @name, @active, @version, @triggerType, @endpointId, @sourceId, @nextFireAt, @runsDropped, @createdAt, @updatedAt)
              ON CONFLICT (id) DO UPDATE SET name = excluded.name, active = excluded.active, version = excluded.version,
                trigger_type = excluded.trigger_type, endpoint_id = excluded.endpoint_id, source_id = excluded.source_id,
                next_fire_at = excluded.next_fire_at, updated_at = excluded.updated_at`,
-          )
-          .run({ ...row, active: row.active ? 1 : 0 });
-        this.raw
-          .prepare(
-            'INSERT INTO workflow_versions (workflow_id, version, spec, plan, created_at) VALUES (?, ?, ?, ?, ?)',
-          )
-          .run(
-            version.workflowId,
-            version.version,
-            JSON.stringify(version.spec),
-            JSON.stringify(version.steps),
-            version.createdAt,
-          );
+        ).run({ ...row, active: row.active ? 1 : 0 });
+        this.sql(
+          'INSERT INTO workflow_versions (workflow_id, version, spec, plan, created_at) VALUES (?, ?, ?, ?, ?)',
+        ).run(
+          version.workflowId,
+          version.version,
+          JSON.stringify(version.spec),
+          JSON.stringify(version.steps),
+          version.createdAt,
+        );
       })(),
     );
   }
 
   getWorkflow(id: string): Promise<WorkflowRow | null> {
-    return settle(() => toWorkflow(this.raw.prepare('SELECT * FROM workflows WHERE id = ?').get(id) as RawWorkflow));
+    return settle(() => toWorkflow(this.sql('SELECT * FROM workflows WHERE id = ?').get(id) as RawWorkflow));
   }
 
   listWorkflows(): Promise<WorkflowRow[]> {
     return settle(() =>
-      (this.raw.prepare('SELECT * FROM workflows ORDER BY created_at DESC, id DESC').all() as RawWorkflow[]).map(
+      (this.sql('SELECT * FROM workflows ORDER BY created_at DESC, id DESC').all() as RawWorkflow[]).map(
         (row) => toWorkflow(row) as WorkflowRow,
       ),
     );
@@ -71,10 +76,10 @@ export class SqliteWorkflowStore implements WorkflowStore {
 
   getVersion(workflowId: string, version: number): Promise<WorkflowVersion | null> {
     return settle(() => {
-      const row = this.raw
-        .prepare('SELECT * FROM workflow_versions WHERE workflow_id = ? AND version = ?')
-        .get(workflowId, version) as
-        { workflow_id: string; version: number; spec: string; plan: string; created_at: number } | undefined;
+      const row = this.sql('SELECT * FROM workflow_versions WHERE workflow_id = ? AND version = ?').get(
+        workflowId,
+        version,
+      ) as { workflow_id: string; version: number; spec: string; plan: string; created_at: number } | undefined;
       if (!row) return null;
       return {
         workflowId: row.workflow_id,
@@ -90,25 +95,25 @@ export class SqliteWorkflowStore implements WorkflowStore {
     return settle(() =>
       this.raw.transaction(() => {
         const runs = 'SELECT id FROM workflow_runs WHERE workflow_id = ?';
-        this.raw.prepare(`DELETE FROM invocations WHERE id IN (${runs})`).run(id);
-        this.raw.prepare(`DELETE FROM workflow_steps WHERE run_id IN (${runs})`).run(id);
-        this.raw.prepare('DELETE FROM workflow_runs WHERE workflow_id = ?').run(id);
-        this.raw.prepare('DELETE FROM workflow_versions WHERE workflow_id = ?').run(id);
-        return this.raw.prepare('DELETE FROM workflows WHERE id = ?').run(id).changes > 0;
+        this.sql(`DELETE FROM invocations WHERE id IN (${runs})`).run(id);
+        this.sql(`DELETE FROM workflow_steps WHERE run_id IN (${runs})`).run(id);
+        this.sql('DELETE FROM workflow_runs WHERE workflow_id = ?').run(id);
+        this.sql('DELETE FROM workflow_versions WHERE workflow_id = ?').run(id);
+        return this.sql('DELETE FROM workflows WHERE id = ?').run(id).changes > 0;
       })(),
     );
   }
 
   setActive(id: string, active: boolean, now: number): Promise<void> {
     return settle(() => {
-      this.raw.prepare('UPDATE workflows SET active = ?, updated_at = ? WHERE id = ?').run(active ? 1 : 0, now, id);
+      this.sql('UPDATE workflows SET active = ?, updated_at = ? WHERE id = ?').run(active ? 1 : 0, now, id);
     });
   }
 
   findByEndpoint(endpointId: string): Promise<WorkflowRow | null> {
     return settle(() =>
       toWorkflow(
-        this.raw.prepare('SELECT * FROM workflows WHERE endpoint_id = ? AND active = 1').get(endpointId) as RawWorkflow,
+        this.sql('SELECT * FROM workflows WHERE endpoint_id = ? AND active = 1').get(endpointId) as RawWorkflow,
       ),
     );
   }
@@ -125,9 +130,10 @@ export class SqliteWorkflowStore implements WorkflowStore {
   private findByTrigger(type: 'source' | 'emit', id: string): Promise<WorkflowRow[]> {
     return settle(() =>
       (
-        this.raw
-          .prepare('SELECT * FROM workflows WHERE trigger_type = ? AND source_id = ? AND active = 1')
-          .all(type, id) as RawWorkflow[]
+        this.sql('SELECT * FROM workflows WHERE trigger_type = ? AND source_id = ? AND active = 1').all(
+          type,
+          id,
+        ) as RawWorkflow[]
       ).map((row) => toWorkflow(row) as WorkflowRow),
     );
   }
@@ -135,33 +141,53 @@ export class SqliteWorkflowStore implements WorkflowStore {
   dueTimers(now: number): Promise<WorkflowRow[]> {
     return settle(() =>
       (
-        this.raw
-          .prepare(
-            "SELECT * FROM workflows WHERE trigger_type = 'timer' AND active = 1 AND next_fire_at IS NOT NULL AND next_fire_at <= ?",
-          )
-          .all(now) as RawWorkflow[]
+        this.sql(
+          "SELECT * FROM workflows WHERE trigger_type = 'timer' AND active = 1 AND next_fire_at IS NOT NULL AND next_fire_at <= ?",
+        ).all(now) as RawWorkflow[]
       ).map((row) => toWorkflow(row) as WorkflowRow),
     );
   }
 
   setNextFire(id: string, at: number | null): Promise<void> {
     return settle(() => {
-      this.raw.prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(at, id);
+      this.sql('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(at, id);
     });
   }
 
   createRun(run: NewRun, nextFireAt?: number): Promise<void> {
-    return settle(() =>
-      this.raw.transaction(() => {
-        if (nextFireAt !== undefined) {
-          const moved = this.raw
-            .prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ? AND next_fire_at <= ?')
-            .run(nextFireAt, run.workflowId, run.createdAt).changes;
-          if (moved === 0) return;
-        }
-        this.insertRun(run);
-      })(),
-    );
+    // Runs triggered in the same turn (concurrent HTTP requests) share a commit.
+    return this.group.run(() => {
+      if (nextFireAt !== undefined) {
+        const moved = this.sql('UPDATE workflows SET next_fire_at = ? WHERE id = ? AND next_fire_at <= ?').run(
+          nextFireAt,
+          run.workflowId,
+          run.createdAt,
+        ).changes;
+        if (moved === 0) return;
+      }
+      this.insertRun(run);
+    });
+  }
+
+  queueTimerRun(
+    run: NewRun,
+    move: { readonly firedAt: number; readonly nextFireAt: number },
+  ): Promise<TimerRunOutcome> {
+    return this.group.run((): TimerRunOutcome => {
+      const moved = this.sql('UPDATE workflows SET next_fire_at = ? WHERE id = ? AND next_fire_at = ?').run(
+        move.nextFireAt,
+        run.workflowId,
+        move.firedAt,
+      ).changes;
+      if (moved === 0) return 'skipped';
+      // A run's queue entry has the run's id and stays until the run has no work left.
+      const previous = this.sql(
+        "SELECT 1 FROM workflow_runs r JOIN invocations i ON i.id = r.id WHERE r.workflow_id = ? AND r.trigger = 'timer' LIMIT 1",
+      ).get(run.workflowId);
+      if (previous) return 'merged';
+      this.insertRun(run);
+      return 'queued';
+    });
   }
 
   materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void> {
@@ -171,39 +197,32 @@ export class SqliteWorkflowStore implements WorkflowStore {
   }
 
   private insertRunRecord(run: Omit<NewRun, 'queueKey'>): void {
-    this.raw
-      .prepare(
-        "INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
-      )
-      .run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
+    this.sql(
+      "INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
+    ).run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
   }
 
   /** A run and its queue entry (inside the caller's transaction). */
   private insertRun(run: NewRun): void {
     this.insertRunRecord(run);
-    this.raw
-      .prepare(
-        "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
-      )
-      .run(run.id, run.queueKey, queueTrigger(run.trigger), run.createdAt);
+    this.sql(
+      "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
+    ).run(run.id, run.queueKey, queueTrigger(run.trigger), run.createdAt);
   }
 
   getRun(id: string): Promise<RunRow | null> {
-    return settle(() => toRun(this.raw.prepare('SELECT * FROM workflow_runs WHERE id = ?').get(id) as RawRun));
+    return settle(() => toRun(this.sql('SELECT * FROM workflow_runs WHERE id = ?').get(id) as RawRun));
   }
 
   listRuns(workflowId: string, page: { limit: number; before?: string }): Promise<{ data: RunRow[]; total: number }> {
     return settle(() => {
       const edge = page.before
-        ? (this.raw.prepare('SELECT seq FROM workflow_runs WHERE id = ?').get(page.before) as
-            { seq: number } | undefined)
+        ? (this.sql('SELECT seq FROM workflow_runs WHERE id = ?').get(page.before) as { seq: number } | undefined)
         : undefined;
-      const rows = this.raw
-        .prepare('SELECT * FROM workflow_runs WHERE workflow_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?')
-        .all(workflowId, edge?.seq ?? Number.MAX_SAFE_INTEGER, page.limit) as RawRun[];
-      const total = this.raw
-        .prepare('SELECT count(*) AS n FROM workflow_runs WHERE workflow_id = ?')
-        .get(workflowId) as {
+      const rows = this.sql(
+        'SELECT * FROM workflow_runs WHERE workflow_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+      ).all(workflowId, edge?.seq ?? Number.MAX_SAFE_INTEGER, page.limit) as RawRun[];
+      const total = this.sql('SELECT count(*) AS n FROM workflow_runs WHERE workflow_id = ?').get(workflowId) as {
         n: number;
       };
       return { data: rows.map((row) => toRun(row) as RunRow), total: total.n };
@@ -213,7 +232,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
   stepsOf(runId: string): Promise<StepRow[]> {
     return settle(() =>
       (
-        this.raw.prepare('SELECT * FROM workflow_steps WHERE run_id = ? ORDER BY idx').all(runId) as {
+        this.sql('SELECT * FROM workflow_steps WHERE run_id = ? ORDER BY idx').all(runId) as {
           idx: number;
           name: string;
           status: StepRow['status'];
@@ -229,84 +248,75 @@ export class SqliteWorkflowStore implements WorkflowStore {
   }
 
   markRunning(runId: string): Promise<void> {
-    return settle(() => {
+    return this.group.run(() => {
       // 'failed' only reaches here for a run whose dead letter was retried (see RunExecutor).
-      this.raw
-        .prepare(
-          "UPDATE workflow_runs SET status = 'running', resume_at = NULL, error = NULL, finished_at = NULL WHERE id = ? AND status IN ('queued', 'delayed', 'failed')",
-        )
-        .run(runId);
+      this.sql(
+        "UPDATE workflow_runs SET status = 'running', resume_at = NULL, error = NULL, finished_at = NULL WHERE id = ? AND status IN ('queued', 'delayed', 'failed')",
+      ).run(runId);
     });
   }
 
   markDead(runId: string, error: RunError, now: number): Promise<void> {
     return settle(() => {
-      this.raw
-        .prepare(
-          "UPDATE workflow_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running', 'delayed')",
-        )
-        .run(JSON.stringify(error), now, runId);
+      this.sql(
+        "UPDATE workflow_runs SET status = 'failed', error = ?, finished_at = ? WHERE id = ? AND status IN ('queued', 'running', 'delayed')",
+      ).run(JSON.stringify(error), now, runId);
     });
   }
 
   dropEntry(runId: string): Promise<void> {
     return settle(() => {
-      this.raw.prepare('DELETE FROM invocations WHERE id = ?').run(runId);
+      this.sql('DELETE FROM invocations WHERE id = ?').run(runId);
     });
   }
 
   checkpoint(checkpoint: Checkpoint): Promise<void> {
-    return settle(() =>
-      this.raw.transaction(() => {
-        const upsert = this.raw.prepare(
-          'INSERT OR REPLACE INTO workflow_steps (run_id, idx, name, status, result) VALUES (?, ?, ?, ?, ?)',
-        );
-        const { step, run } = checkpoint;
-        upsert.run(checkpoint.runId, step.index, step.name, step.status, JSON.stringify(step.result));
-        for (const skipped of checkpoint.skipped) {
-          upsert.run(checkpoint.runId, skipped.index, skipped.name, 'skipped', JSON.stringify(EMPTY_RESULT));
-        }
-        this.raw
-          .prepare(
-            'UPDATE workflow_runs SET status = ?, next_step = ?, exit = ?, error = ?, resume_at = ?, finished_at = ? WHERE id = ?',
-          )
-          .run(
-            run.status,
-            run.nextStep,
-            run.exit ? JSON.stringify(run.exit) : null,
-            run.error ? JSON.stringify(run.error) : null,
-            run.resumeAt,
-            run.finishedAt,
-            checkpoint.runId,
-          );
-        for (const run of checkpoint.startRuns ?? []) this.insertRun(run);
-        const queue = checkpoint.queue;
-        switch (queue.kind) {
-          case 'keep':
-            return;
-          case 'delay':
-            this.raw.prepare('UPDATE invocations SET not_before = ? WHERE id = ?').run(queue.until, checkpoint.runId);
-            return;
-          case 'remove':
-            this.raw.prepare('DELETE FROM invocations WHERE id = ?').run(checkpoint.runId);
-            return;
-          default:
-            queue satisfies never;
-        }
-      })(),
-    );
+    // Checkpoints of runs stepping at once share a commit; each resolves once it is durable.
+    return this.group.run(() => {
+      const upsert = this.sql(
+        'INSERT OR REPLACE INTO workflow_steps (run_id, idx, name, status, result) VALUES (?, ?, ?, ?, ?)',
+      );
+      const { step, run } = checkpoint;
+      upsert.run(checkpoint.runId, step.index, step.name, step.status, JSON.stringify(step.result));
+      for (const skipped of checkpoint.skipped) {
+        upsert.run(checkpoint.runId, skipped.index, skipped.name, 'skipped', JSON.stringify(EMPTY_RESULT));
+      }
+      this.sql(
+        'UPDATE workflow_runs SET status = ?, next_step = ?, exit = ?, error = ?, resume_at = ?, finished_at = ? WHERE id = ?',
+      ).run(
+        run.status,
+        run.nextStep,
+        run.exit ? JSON.stringify(run.exit) : null,
+        run.error ? JSON.stringify(run.error) : null,
+        run.resumeAt,
+        run.finishedAt,
+        checkpoint.runId,
+      );
+      for (const run of checkpoint.startRuns ?? []) this.insertRun(run);
+      const queue = checkpoint.queue;
+      switch (queue.kind) {
+        case 'keep':
+          return;
+        case 'delay':
+          this.sql('UPDATE invocations SET not_before = ? WHERE id = ?').run(queue.until, checkpoint.runId);
+          return;
+        case 'remove':
+          this.sql('DELETE FROM invocations WHERE id = ?').run(checkpoint.runId);
+          return;
+        default:
+          queue satisfies never;
+      }
+    });
   }
 
   cancelDelayed(runId: string, now: number): Promise<boolean> {
     return settle(() =>
       this.raw.transaction(() => {
-        const changed = this.raw
-          .prepare(
-            "UPDATE workflow_runs SET status = 'cancelled', resume_at = NULL, finished_at = ? WHERE id = ? AND status = 'delayed'",
-          )
-          .run(now, runId).changes;
+        const changed = this.sql(
+          "UPDATE workflow_runs SET status = 'cancelled', resume_at = NULL, finished_at = ? WHERE id = ? AND status = 'delayed'",
+        ).run(now, runId).changes;
         if (changed === 0) return false;
-        this.raw.prepare('DELETE FROM invocations WHERE id = ?').run(runId);
+        this.sql('DELETE FROM invocations WHERE id = ?').run(runId);
         return true;
       })(),
     );
@@ -315,22 +325,18 @@ export class SqliteWorkflowStore implements WorkflowStore {
   trimRuns(workflowId: string, keep: number): Promise<number> {
     return settle(() =>
       this.raw.transaction(() => {
-        const old = this.raw
-          .prepare(
-            `SELECT id FROM workflow_runs WHERE workflow_id = ? AND status IN ${FINISHED} AND seq <= (
+        const old = this.sql(
+          `SELECT id FROM workflow_runs WHERE workflow_id = ? AND status IN ${FINISHED} AND seq <= (
                SELECT seq FROM workflow_runs WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-          )
-          .all(workflowId, workflowId, keep) as { id: string }[];
-        const dropStep = this.raw.prepare('DELETE FROM workflow_steps WHERE run_id = ?');
-        const dropRun = this.raw.prepare('DELETE FROM workflow_runs WHERE id = ?');
+        ).all(workflowId, workflowId, keep) as { id: string }[];
+        const dropStep = this.sql('DELETE FROM workflow_steps WHERE run_id = ?');
+        const dropRun = this.sql('DELETE FROM workflow_runs WHERE id = ?');
         for (const { id } of old) {
           dropStep.run(id);
           dropRun.run(id);
         }
         if (old.length > 0)
-          this.raw
-            .prepare('UPDATE workflows SET runs_dropped = runs_dropped + ? WHERE id = ?')
-            .run(old.length, workflowId);
+          this.sql('UPDATE workflows SET runs_dropped = runs_dropped + ? WHERE id = ?').run(old.length, workflowId);
         return old.length;
       })(),
     );

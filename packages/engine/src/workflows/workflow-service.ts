@@ -7,7 +7,7 @@ import {
   type WorkflowStepT,
   type WorkflowT,
 } from '@tributary/contracts';
-import { nextTimerFire, timerEvent, type SendRecord } from '@tributary/runtime';
+import { nextTimerFire, timerEvent, type SendRecord, type TimerSchedule } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
@@ -15,8 +15,9 @@ import type { NewInvocation } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { checkWorkflow } from './check-workflow.js';
+import { newRun } from './new-run.js';
 import { planSteps } from './plan-steps.js';
-import { queueKeyFor } from './queue-keys.js';
+import { VersionCache } from './version-cache.js';
 import { describeRun, toStepRun } from './run-view.js';
 import { redactSpec, sealSteps } from './secret-steps.js';
 import { literalSends } from './static-sends.js';
@@ -54,6 +55,11 @@ export interface WorkflowServiceOptions {
   readonly onDeleted?: (id: string) => Promise<void>;
   /** Throws `DESTINATION_INVALID` for a send that can never be delivered here (the delivery service's check). */
   readonly checkSends?: (sends: readonly SendRecord[]) => void;
+  /**
+   * A timer workflow was saved, activated, deactivated or deleted (the timers' job schedulers on
+   * BullMQ follow it; the store's polling needs no word).
+   */
+  readonly onSchedulesChanged?: () => void;
 }
 
 /**
@@ -62,7 +68,12 @@ export interface WorkflowServiceOptions {
  * by the same runner as sources (see RunExecutor).
  */
 export class WorkflowService {
-  constructor(private readonly options: WorkflowServiceOptions) {}
+  /** Versions the hot paths read (every HTTP trigger, every new run), kept parsed. */
+  private readonly versions: VersionCache;
+
+  constructor(private readonly options: WorkflowServiceOptions) {
+    this.versions = new VersionCache((workflowId, version) => options.store.getVersion(workflowId, version));
+  }
 
   async create(input: unknown): Promise<WorkflowT> {
     return this.save(null, input);
@@ -83,6 +94,7 @@ export class WorkflowService {
 
   async delete(id: string): Promise<void> {
     if (!(await this.options.store.deleteWorkflow(id))) throw notFound(id);
+    this.options.onSchedulesChanged?.();
     await this.options.onDeleted?.(id);
   }
 
@@ -103,6 +115,7 @@ export class WorkflowService {
   async setActive(id: string, active: boolean): Promise<WorkflowT> {
     const row = await this.row(id);
     await this.options.store.setActive(id, active, this.options.now());
+    if (row.triggerType === 'timer') this.options.onSchedulesChanged?.();
     return this.describe({ ...row, active });
   }
 
@@ -110,7 +123,7 @@ export class WorkflowService {
   async findEndpoint(endpointId: string): Promise<{ readonly id: string; readonly customResponse: boolean } | null> {
     const row = await this.options.store.findByEndpoint(endpointId);
     if (!row) return null;
-    const version = await this.options.store.getVersion(row.id, row.version);
+    const version = await this.versions.get(row.id, row.version);
     const trigger = version?.spec.trigger;
     return { id: row.id, customResponse: trigger?.type === 'http' && trigger.custom_response === true };
   }
@@ -256,17 +269,15 @@ export class WorkflowService {
     trigger: WorkflowTriggerKind,
     event: unknown,
   ): Promise<NewRun> {
-    const spec = await this.options.store.getVersion(row.id, version);
-    const id = newId('wfr');
-    return {
-      id,
+    const spec = await this.versions.get(row.id, version);
+    return newRun({
       workflowId: row.id,
       version,
       trigger,
-      event: JSON.stringify(event ?? null),
-      createdAt: this.options.now(),
-      queueKey: queueKeyFor(row.id, id, spec?.spec.settings?.concurrency),
-    };
+      event,
+      concurrency: spec?.spec.settings?.concurrency,
+      now: this.options.now(),
+    });
   }
 
   private async save(existing: WorkflowRow | null, input: unknown): Promise<WorkflowT> {
@@ -295,6 +306,7 @@ export class WorkflowService {
     }
     const schedule = scheduleOf(spec);
     const now = this.options.now();
+    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
     const row: WorkflowRow = {
       id: existing?.id ?? newId('wf'),
       name: spec.name,
@@ -304,14 +316,13 @@ export class WorkflowService {
       // An endpoint keeps its URL across versions: callers already know it.
       endpointId: trigger.type === 'http' ? (existing?.endpointId ?? newSecretToken()) : null,
       sourceId,
-      nextFireAt: schedule ? nextTimerFire(schedule, now) : null,
+      nextFireAt: schedule ? (keptFireAt(existing, previous?.spec, schedule) ?? nextTimerFire(schedule, now)) : null,
       runsDropped: existing?.runsDropped ?? 0,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
     // Every check passed: the code steps' components are stored, then the version.
-    const previous = existing ? await this.options.store.getVersion(existing.id, existing.version) : null;
-    const steps = sealSteps(await planned.store(), previous?.steps ?? [], this.options.box);
+    const steps = sealSteps(row.id, await planned.store(), previous?.steps ?? [], this.options.box);
     // The stored spec is what the API shows: secret values are redacted there, sealed in the plan.
     const shown = redactSpec(spec, steps);
     await this.options.store.saveWorkflow(row, {
@@ -321,6 +332,7 @@ export class WorkflowService {
       steps,
       createdAt: now,
     });
+    if (schedule || existing?.triggerType === 'timer') this.options.onSchedulesChanged?.();
     return this.describe(row, shown);
   }
 
@@ -396,4 +408,19 @@ export class WorkflowService {
 
 function notFound(id: string): AppError {
   return new AppError('NOT_FOUND', `no workflow "${id}"`);
+}
+
+/**
+ * The next fire time an active workflow keeps when a save leaves its schedule as it was: counting
+ * the interval again from the save would push the next tick back, and saves more often than the
+ * interval would stop it from ever firing.
+ */
+function keptFireAt(
+  existing: WorkflowRow | null,
+  previousSpec: WorkflowSpecT | undefined,
+  schedule: TimerSchedule,
+): number | null {
+  if (!existing?.active || existing.nextFireAt === null || !previousSpec) return null;
+  const before = scheduleOf(previousSpec);
+  return before && JSON.stringify(before) === JSON.stringify(schedule) ? existing.nextFireAt : null;
 }

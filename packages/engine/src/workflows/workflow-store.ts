@@ -99,6 +99,9 @@ export interface Checkpoint {
     { readonly kind: 'keep' } | { readonly kind: 'delay'; readonly until: number } | { readonly kind: 'remove' };
 }
 
+/** What `queueTimerRun` did with a timer's slot. */
+export type TimerRunOutcome = 'queued' | 'merged' | 'skipped';
+
 export interface NewRun {
   readonly id: string;
   readonly workflowId: string;
@@ -141,6 +144,13 @@ export interface WorkflowStore {
    * several processes share the store, only while that time is still due: a tick runs once).
    */
   createRun(run: NewRun, nextFireAt?: number): Promise<void>;
+  /**
+   * A timer's run from a job scheduler's slot, in one transaction with the move of the workflow's
+   * fire time from `move.firedAt` to `move.nextFireAt`: `skipped` (nothing changes) when the
+   * workflow no longer has `firedAt` (another process queued the slot), `merged` (only the fire
+   * time moves) when a timer run of the workflow is still queued or running, else `queued`.
+   */
+  queueTimerRun(run: NewRun, move: { readonly firedAt: number; readonly nextFireAt: number }): Promise<TimerRunOutcome>;
   getRun(id: string): Promise<RunRow | null>;
   /** Creates the record of a run whose queue entry already exists (a source's commit queued it). */
   materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void>;

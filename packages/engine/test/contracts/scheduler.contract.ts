@@ -15,14 +15,21 @@ export function schedulerContract(name: string, makeBackend: MakeBackend): void 
     let backend: Backend;
     let clock: TestClock;
     let queued: string[];
+    let logged: string[];
 
     const open = (): Promise<Backend> =>
-      factory.open({ now: clock.now, retry: RETRY, onQueued: (ids) => queued.push(...ids) });
+      factory.open({
+        now: clock.now,
+        retry: RETRY,
+        onQueued: (ids) => queued.push(...ids),
+        log: (message) => logged.push(message),
+      });
 
     beforeEach(async () => {
       factory = await makeBackend();
       clock = new TestClock(T0);
       queued = [];
+      logged = [];
       backend = await open();
     });
     afterEach(async () => {
@@ -66,6 +73,30 @@ export function schedulerContract(name: string, makeBackend: MakeBackend): void 
       } finally {
         await other.close();
       }
+      expect(await ticksOf(source.id)).toHaveLength(1);
+    });
+
+    it('merges a tick due while the previous one is still queued or running, and logs the skipped count', async () => {
+      const source = await createSource(backend, T0, { timer: TIMER, next_fire_at: T0 });
+      expect(await backend.scheduler.tick()).toEqual([source.id]);
+      // The run takes longer than the interval: its entry is still queued (claimed) two ticks later.
+      const running = await backend.queue.claim(source.id, 1);
+      expect(running).toHaveLength(1);
+      for (const tick of [1, 2]) {
+        clock.advance(INTERVAL_MS);
+        expect(await backend.scheduler.tick()).toEqual([]);
+        // The schedule moves on: the merged tick is not fired again later.
+        expect((await backend.store.getSource(source.id))?.next_fire_at).toBe(T0 + (tick + 1) * INTERVAL_MS);
+      }
+      expect(logged.filter((line) => line.includes(`timer tick of ${source.id} merged`))).toEqual([
+        `timer tick of ${source.id} merged into its previous tick, still queued or running (1 skipped since this process started)`,
+        `timer tick of ${source.id} merged into its previous tick, still queued or running (2 skipped since this process started)`,
+      ]);
+      // Once the run has committed (its entry gone), the next tick queues again.
+      await backend.queue.drop(running.map((item) => item.id));
+      await backend.queue.release(source.id);
+      clock.advance(INTERVAL_MS);
+      expect(await backend.scheduler.tick()).toEqual([source.id]);
       expect(await ticksOf(source.id)).toHaveLength(1);
     });
 

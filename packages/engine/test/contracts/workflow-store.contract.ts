@@ -175,6 +175,28 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       expect((await backend.queue.claim(KEY, 10)).map((entry) => entry.id)).toEqual(['wfr_a']);
     });
 
+    it('queues a job scheduler slot once by its fire time, and merges one due while a timer run is queued', async () => {
+      await backend.workflows.saveWorkflow(
+        { ...workflow, triggerType: 'timer', nextFireAt: T0 },
+        { ...version, version: 2 },
+      );
+      const timerRun = (id: string): NewRun => ({ ...run(id), trigger: 'timer' });
+      const slot = (at: number) => ({ firedAt: at, nextFireAt: at + 60_000 });
+      expect(await backend.workflows.queueTimerRun(timerRun('wfr_a'), slot(T0))).toBe('queued');
+      // The same slot from a second process (or a retried job): the fire time moved on already.
+      expect(await backend.workflows.queueTimerRun(timerRun('wfr_b'), slot(T0))).toBe('skipped');
+      // The next slot while wfr_a is still queued: only the fire time moves.
+      expect(await backend.workflows.queueTimerRun(timerRun('wfr_c'), slot(T0 + 60_000))).toBe('merged');
+      expect((await backend.workflows.getWorkflow('wf_1'))?.nextFireAt).toBe(T0 + 120_000);
+      await backend.workflows.checkpoint(step('wfr_a', 1, { kind: 'remove' }, 'succeeded'));
+      expect(await backend.workflows.queueTimerRun(timerRun('wfr_d'), slot(T0 + 120_000))).toBe('queued');
+      expect((await backend.workflows.listRuns('wf_1', { limit: 10 })).data.map((row) => row.id)).toEqual([
+        'wfr_d',
+        'wfr_a',
+      ]);
+      expect((await backend.queue.claim(KEY, 10)).map((entry) => entry.id)).toEqual(['wfr_d']);
+    });
+
     it('deletes a workflow with its runs and their queue entries', async () => {
       await backend.workflows.createRun(run('wfr_1'));
       expect(await backend.workflows.deleteWorkflow('wf_1')).toBe(true);

@@ -1,7 +1,7 @@
 import { AppError } from '@tributary/contracts';
 import { normalizeResponse, type HttpResponse } from '../interfaces/http-response.js';
 import type { Json } from '../types.js';
-import { findNonJson, jsonClone } from '../util/json.js';
+import { findNonJson } from '../util/json.js';
 import { createSend, type SendRecord } from './send.js';
 
 /** What an action's `$` collected during one run. */
@@ -38,8 +38,10 @@ export function createDollar(options: DollarOptions): { $: Record<string, unknow
       throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
     const problem = findNonJson(value, `export "${name}"`);
     if (problem) throw new AppError('COMPONENT_ERROR', `$.export: ${problem}; exports must be JSON-serializable`);
-    const stored = (value === undefined ? null : jsonClone(value)) as Json;
-    options.charge?.(Buffer.byteLength(JSON.stringify(stored)), `$.export("${name}")`);
+    // One serialization gives both the stored copy and its size.
+    const text = value === undefined ? 'null' : (JSON.stringify(value) ?? 'null');
+    const stored = JSON.parse(text) as Json;
+    options.charge?.(Buffer.byteLength(text), `$.export("${name}")`);
     record.exports[name] = stored;
   };
   const flow: Record<string, unknown> = {

@@ -72,4 +72,22 @@ describe('buildHttpEvent', () => {
     const event = buildHttpEvent(request({ method: 'patch', path: '/x/y', url: 'https://h.test/x/y?q=1' }));
     expect(event).toMatchObject({ method: 'PATCH', path: '/x/y', url: 'https://h.test/x/y?q=1' });
   });
+
+  it('keeps a query key or header named __proto__ as data, without touching the prototype', () => {
+    const event = buildHttpEvent(
+      request({
+        query: new URLSearchParams('__proto__=a&__proto__=b&constructor=c'),
+        headers: JSON.parse('{"__proto__":"h"}') as Record<string, string>,
+      }),
+    );
+    const query = event['query'] as Record<string, unknown>;
+    expect(Object.getPrototypeOf(query)).toBe(Object.prototype);
+    expect(Object.hasOwn(query, '__proto__')).toBe(true);
+    expect(query['__proto__']).toEqual(['a', 'b']);
+    expect(query['constructor']).toBe('c');
+    const headers = event['headers'] as Record<string, unknown>;
+    expect(Object.hasOwn(headers, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(headers)).toBe(Object.prototype);
+    expect(JSON.parse(JSON.stringify(query))).toEqual(JSON.parse('{"__proto__":["a","b"],"constructor":"c"}'));
+  });
 });

@@ -16,16 +16,19 @@ export interface RawHttpRequest {
  * bodies kept as text, and `bodyRaw`/`rawBody` holding the text as sent.
  */
 export function buildHttpEvent(request: RawHttpRequest): Record<string, unknown> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined) continue;
-    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const query: Record<string, string | string[]> = {};
-  for (const key of new Set(request.query.keys())) {
-    const values = request.query.getAll(key);
-    query[key] = values.length === 1 ? (values[0] ?? '') : values;
-  }
+  // Built with Object.fromEntries, which defines own properties: a key `__proto__` (from a query
+  // string or a header name) is kept as data instead of replacing the object's prototype.
+  const headers: Record<string, string> = Object.fromEntries(
+    Object.entries(request.headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
+  const query: Record<string, string | string[]> = Object.fromEntries(
+    [...new Set(request.query.keys())].map((key) => {
+      const values = request.query.getAll(key);
+      return [key, values.length === 1 ? (values[0] ?? '') : values];
+    }),
+  );
   const bodyRaw = request.body.toString('utf8');
   return {
     method: request.method.toUpperCase(),

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AppError, type SerializedError } from '@tributary/contracts';
 import { createDollar, type ActionRecord } from '../action/dollar.js';
 import type { SendRecord } from '../action/send.js';
@@ -11,10 +10,11 @@ import { normalizeResponse, type HttpResponse } from '../interfaces/http-respons
 import { describeTimer } from '../interfaces/timer.js';
 import type { ResolvedProps } from '../props/resolve-props.js';
 import type { Component, ComponentType, HookName, Json } from '../types.js';
-import { findNonJson, jsonClone } from '../util/json.js';
+import { findNonJson } from '../util/json.js';
 import { buildThis } from './build-this.js';
 import { classifyError, logLineFor } from './classify-error.js';
 import { runWithLogSink, type LogEntry, type LogLevel } from './log-capture.js';
+import { randomId } from '../util/random-id.js';
 
 export type InvocationKind = 'run' | HookName;
 
@@ -85,7 +85,7 @@ const EMPTY_STATE: InvocationState = { db: {}, dedupe: null };
 export async function invokeComponent(input: InvokeInput): Promise<InvocationResult> {
   const now = input.now ?? Date.now;
   const startedAt = now();
-  const invocationId = input.invocationId ?? `inv_${randomBytes(9).toString('base64url')}`;
+  const invocationId = input.invocationId ?? `inv_${randomId()}`;
   const state = input.state ?? EMPTY_STATE;
   const { component, props } = input;
   const logs: LogEntry[] = [];
@@ -170,9 +170,11 @@ export async function invokeComponent(input: InvokeInput): Promise<InvocationRes
     if (problem && component.type === 'action') {
       error = new AppError('COMPONENT_ERROR', `${problem}; an action must return a JSON-serializable value`).toJSON();
     } else if (!problem) {
-      returnValue = jsonClone(returned) as Json;
+      // One serialization gives both the stored copy and its size.
+      const text = JSON.stringify(returned);
+      returnValue = text === undefined ? undefined : (JSON.parse(text) as Json);
       try {
-        charge(Buffer.byteLength(JSON.stringify(returnValue)), 'the return value');
+        charge(text === undefined ? 0 : Buffer.byteLength(text), 'the return value');
       } catch {
         returnValue = undefined;
       }

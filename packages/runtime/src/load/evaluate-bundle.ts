@@ -8,8 +8,14 @@ export interface EvaluateOptions {
   readonly bundleDir?: string;
 }
 
-/** Writes a bundle and imports it in this process (tests and tools; components run in the sandbox). */
-export async function evaluateBundle(bundle: ComponentBundle, options: EvaluateOptions = {}): Promise<unknown> {
+/**
+ * Writes a bundle and imports it in this process (tests and tools; components run in the
+ * sandbox). The default export comes boxed, as from importBundle.
+ */
+export async function evaluateBundle(
+  bundle: ComponentBundle,
+  options: EvaluateOptions = {},
+): Promise<{ readonly exported: unknown }> {
   const file = writeBundle(bundle, options.bundleDir ?? path.join(os.tmpdir(), 'tributary-bundles'));
   return importBundle(file, bundle.entry);
 }

@@ -24,8 +24,12 @@ export function writeBundle(bundle: { readonly entry: string; readonly code: str
   return file;
 }
 
-/** Imports a written bundle and returns its default export (`export default` or `module.exports`). */
-export async function importBundle(file: string, entry: string = file): Promise<unknown> {
+/**
+ * Imports a written bundle and returns its default export (`export default` or `module.exports`),
+ * boxed: a promise never resolves to the author's value itself, since resolving reads its `then`,
+ * which a getter or a Proxy can make throw (or turn into another value) outside any check.
+ */
+export async function importBundle(file: string, entry: string = file): Promise<{ readonly exported: unknown }> {
   installGlobals();
   let namespace: Record<string, unknown>;
   try {
@@ -39,5 +43,5 @@ export async function importBundle(file: string, entry: string = file): Promise<
       { cause: error },
     );
   }
-  return namespace['default'];
+  return { exported: namespace['default'] };
 }

@@ -30,7 +30,7 @@ export async function inspectComponentFile(options: LoadOptions): Promise<LoadRe
     file: options.file,
     ...(options.packageDir ? { packageDir: options.packageDir } : {}),
   });
-  const exported = await evaluateBundle(bundle, options.bundleDir ? { bundleDir: options.bundleDir } : {});
+  const { exported } = await evaluateBundle(bundle, options.bundleDir ? { bundleDir: options.bundleDir } : {});
   const { component, issues } = validateComponent(exported, options.purpose ?? 'run');
   return { bundle, component, issues };
 }

@@ -82,10 +82,19 @@ type Resolved = {
   notices: string[];
 };
 
+/**
+ * A string whose JSON form cannot reach the limit even if every character took 6 bytes (`\uXXXX`)
+ * needs no serialization to know it (the common case: a prop is a short string, and serializing a
+ * large one for every run only to measure it cost more than the rest of resolving).
+ */
+function surelySmall(value: unknown): boolean {
+  return typeof value === 'string' && value.length * 6 + 2 <= MAX_PROP_VALUE_BYTES;
+}
+
 /** One prop's value into `out`; throws an AppError naming the prop when a rule fails. */
 function resolveOne(spec: PropSpec, input: ResolvePropsInput, out: Resolved): void {
   const configured = input.configured[spec.name];
-  if (configured !== undefined && jsonByteLength(configured) > MAX_PROP_VALUE_BYTES) {
+  if (configured !== undefined && !surelySmall(configured) && jsonByteLength(configured) > MAX_PROP_VALUE_BYTES) {
     throw new AppError('PROP_TOO_LARGE', `prop "${spec.name}" is larger than 64 KB once serialized`, {
       prop: spec.name,
       rule: 'P14',

@@ -1,3 +1,4 @@
+import { AppError } from '@tributary/contracts';
 import { normalizeProp } from '../props/normalize-prop.js';
 import { parsePropType } from '../props/prop-catalogue.js';
 import type { AuthorFunction, Component, ComponentType, DedupeStrategy, HookName, PropSpec } from '../types.js';
@@ -20,9 +21,24 @@ const SEMVER =
 
 /**
  * Checks a component object against rules C1–C17 (and P1–P13 for each prop) and normalises it.
- * Errors make `component` null; warnings never do.
+ * Errors make `component` null; warnings never do. A definition that throws while it is read (a
+ * getter, a Proxy trap) is the author's code failing at load: COMPONENT_LOAD_FAILED, not a crash.
  */
 export function validateComponent(raw: unknown, purpose: ValidationPurpose = 'run'): ValidationResult {
+  try {
+    return checkComponent(raw, purpose);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new AppError(
+      'COMPONENT_LOAD_FAILED',
+      `reading the component definition threw: ${message}`,
+      {},
+      { cause: error },
+    );
+  }
+}
+
+function checkComponent(raw: unknown, purpose: ValidationPurpose): ValidationResult {
   const issues = new IssueList();
   if (!isPlainObject(raw)) {
     const got =
@@ -115,8 +131,11 @@ function checkMethods(raw: Record<string, unknown>, issues: IssueList): Record<s
       issues.error('C12', `method "${name}" must be a function, got ${typeof value}`, { field: `methods.${name}` });
       continue;
     }
-    if (name.startsWith('$') || RESERVED_NAMES.includes(name)) {
+    // A name every object has (`constructor`, `__proto__`, `toString`) would replace or reach
+    // Object.prototype's on `this`, so it is reserved too.
+    if (name.startsWith('$') || RESERVED_NAMES.includes(name) || name in Object.prototype) {
       issues.error('C13', `method name "${name}" is reserved`, { field: `methods.${name}` });
+      continue;
     }
     methods[name] = value as AuthorFunction;
   }

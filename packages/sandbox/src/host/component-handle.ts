@@ -23,6 +23,7 @@ import {
   type PropsInfo,
   type ResponseMessage,
 } from '../protocol/messages.js';
+import { packEvent, packSteps } from '../protocol/event-packing.js';
 import type { Lease } from './worker-pool.js';
 import {
   rebuildError,
@@ -43,6 +44,12 @@ export interface InvokeRequest {
   readonly state: InvocationState;
   readonly endpointUrl?: string;
   readonly timeoutMs: number;
+  /**
+   * Runs beside this handle's other calls instead of after them: on another worker of its group
+   * when one is free (the pool starts up to its per-group cap). For calls that share no state and
+   * need no order, such as workflow steps; a source's calls stay one at a time, in order.
+   */
+  readonly concurrent?: boolean;
 }
 
 /** Several `run`s of one source, in order, in one request to its worker. */
@@ -90,7 +97,8 @@ const MAX_UNSENT_RETRIES = 3;
 /**
  * A component as the host sees it: what its worker reported when loading it, and calls that run in
  * a worker holding it (shared with other components of its group, or its own). Calls are queued so
- * one runs at a time per handle, and a dead worker is replaced on the next.
+ * one runs at a time per handle (except invocations marked `concurrent`), and a dead worker is
+ * replaced on the next.
  */
 export class ComponentHandle {
   private queue: Promise<unknown> = Promise.resolve();
@@ -174,8 +182,11 @@ export class ComponentHandle {
    * so emits and writes made before the failure are kept (contract §3.7, §4.3).
    */
   invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
-    return this.serial(async () => {
+    const work = async (): Promise<InvocationResult> => {
       const streamed = new Streamed(request.state, callbacks, this.relabel);
+      // The body of an HTTP event crosses once, not three times (event-packing.ts).
+      const event = request.event !== undefined ? packEvent(request.event) : null;
+      const steps = request.steps ? packSteps(request.steps) : null;
       try {
         const reply = await this.call(
           {
@@ -185,8 +196,8 @@ export class ComponentHandle {
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
             ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
-            ...(request.event !== undefined ? { event: request.event } : {}),
-            ...(request.steps ? { steps: { ...request.steps } } : {}),
+            ...(event ? { event: event.event, ...(event.packing ? { eventPacking: event.packing } : {}) } : {}),
+            ...(steps ? { steps: steps.steps, ...(steps.packing ? { stepsPacking: steps.packing } : {}) } : {}),
             state: { db: request.state.db, dedupe: request.state.dedupe },
             ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
             timeoutMs: request.timeoutMs,
@@ -206,7 +217,8 @@ export class ComponentHandle {
         if (!(error instanceof WorkerGone)) throw error;
         return this.rebuild(request.kind, streamed, { ...error.toJSON() });
       }
-    });
+    };
+    return request.concurrent ? work() : this.serial(work);
   }
 
   /**
@@ -218,17 +230,27 @@ export class ComponentHandle {
    */
   invokeBatch(
     request: BatchRequest,
-    callbacks: { readonly onLog?: (item: number, entry: LogEntry) => void } = {},
+    callbacks: {
+      readonly onLog?: (item: number, entry: LogEntry) => void;
+      /** An item's first http.respond(), as it happens (a customResponse caller waits for its own). */
+      readonly onRespond?: (item: number, response: HttpResponse) => void;
+    } = {},
   ): Promise<InvocationResult[]> {
     if (request.events.length === 0 || request.events.length > MAX_BATCH_ITEMS) {
       return Promise.reject(
         new AppError('INTERNAL', `a batch holds 1 to ${MAX_BATCH_ITEMS} invocations, not ${request.events.length}`),
       );
     }
+    // The body of an HTTP event crosses once, not three times (event-packing.ts).
+    const packed = request.events.map(packEvent);
     return this.serial(async () => {
       const results: InvocationResult[] = [];
-      const itemCallbacks = (item: number): InvokeCallbacks =>
-        callbacks.onLog ? { onLog: (entry) => callbacks.onLog?.(item, entry) } : {};
+      const itemCallbacks = (item: number): InvokeCallbacks => ({
+        ...(callbacks.onLog ? { onLog: (entry: LogEntry) => callbacks.onLog?.(item, entry) } : {}),
+        ...(callbacks.onRespond
+          ? { onRespond: (response: HttpResponse) => callbacks.onRespond?.(item, response) }
+          : {}),
+      });
       let streamed = new Streamed(request.state, itemCallbacks(0), this.relabel);
       const onStream = (message: StreamMessage): void => {
         if (message.item !== results.length) return;
@@ -248,7 +270,10 @@ export class ComponentHandle {
             configured: { ...request.configured },
             accounts: copyAccounts(request.accounts),
             ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
-            events: [...request.events],
+            events: packed.map((event) => event.event),
+            ...(packed.some((event) => event.packing !== null)
+              ? { eventPackings: packed.map((event) => event.packing) }
+              : {}),
             state: { db: request.state.db, dedupe: request.state.dedupe },
             ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
             timeoutMs: request.timeoutMs,

@@ -3,6 +3,7 @@ import {
   chmodSync,
   existsSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -37,15 +38,22 @@ export interface Harness {
 export function installHarness(cacheDir: string, copyForOtherUid: boolean): Harness {
   const built = workerScriptPath();
   if (!copyForOtherUid) return { script: built, readDirs: [path.dirname(built)] };
-  const code = readFileSync(built);
-  const dir = path.join(cacheDir, 'harness', createHash('sha256').update(code).digest('hex').slice(0, 24));
+  // Every file of the bundle folder: the harness and what it loads on demand (egress-agents.cjs).
+  const builtDir = path.dirname(built);
+  const files = readdirSync(builtDir)
+    .filter((name) => !name.endsWith('.map'))
+    .sort()
+    .map((name) => ({ name, code: readFileSync(path.join(builtDir, name)) }));
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(file.name).update('\0').update(file.code);
+  const dir = path.join(cacheDir, 'harness', hash.digest('hex').slice(0, 24));
   const script = path.join(dir, 'worker.mjs');
   if (!existsSync(script)) {
     // Written aside and renamed, so a worker never starts from a half-written copy.
     mkdirSync(path.dirname(dir), { recursive: true, mode: 0o755 });
     const staging = `${dir}.${randomBytes(6).toString('hex')}.tmp`;
     mkdirSync(staging, { mode: 0o755 });
-    writeFileSync(path.join(staging, 'worker.mjs'), code, { mode: 0o644 });
+    for (const file of files) writeFileSync(path.join(staging, file.name), file.code, { mode: 0o644 });
     chmodSync(staging, 0o755);
     try {
       renameSync(staging, dir);

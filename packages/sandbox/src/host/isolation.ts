@@ -5,7 +5,13 @@ import path from 'node:path';
 /** One protection a worker gets, and whether this machine can give it. */
 export interface IsolationLayer {
   readonly name:
-    'permission-flags' | 'empty-environment' | 'memory-cap' | 'bubblewrap' | 'unprivileged-uid' | 'private-tmp';
+    | 'permission-flags'
+    | 'empty-environment'
+    | 'memory-cap'
+    | 'bubblewrap'
+    | 'unprivileged-uid'
+    | 'private-tmp'
+    | 'egress-policy';
   readonly active: boolean;
   /** Why the layer is missing, and how to get it. */
   readonly note?: string;
@@ -25,6 +31,8 @@ export interface IsolationOptions {
   /** The uid/gid for workers when the host runs as root (default 65534, "nobody"). */
   readonly workerUid?: number;
   readonly workerGid?: number;
+  /** The egress policy's mode (docs/isolation.md#network); `policy` needs bubblewrap. */
+  readonly egress?: 'policy' | 'open';
 }
 
 const NOBODY = 65534;
@@ -83,6 +91,7 @@ export function detectIsolation(options: IsolationOptions = {}): IsolationReport
             note: "without bubblewrap, /tmp is the host's: components get a scratch directory as TMPDIR instead, with no size cap",
           }),
     },
+    egressLayer(options.egress ?? 'policy', bwrapWorks),
     {
       name: 'unprivileged-uid',
       active: workerUid !== null,
@@ -90,6 +99,25 @@ export function detectIsolation(options: IsolationOptions = {}): IsolationReport
     },
   ];
   return { layers, bwrapPath: bwrapWorks ? bwrapPath : null, workerUid, workerGid };
+}
+
+function egressLayer(mode: 'policy' | 'open', bwrapWorks: boolean): IsolationLayer {
+  switch (mode) {
+    case 'open':
+      return {
+        name: 'egress-policy',
+        active: false,
+        note: "TRIBUTARY_EGRESS=open: components reach the host's whole network, loopback and cloud metadata included",
+      };
+    case 'policy':
+      return bwrapWorks
+        ? { name: 'egress-policy', active: true }
+        : {
+            name: 'egress-policy',
+            active: false,
+            note: 'it needs bubblewrap, so components will not start (EGRESS_UNENFORCEABLE); install bubblewrap, or set TRIBUTARY_EGRESS=open',
+          };
+  }
 }
 
 /** Read-only binds of the operating system's runtime directories (merged-/usr aware). */

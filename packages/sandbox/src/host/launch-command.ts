@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { EGRESS_SOCKET_FLAG } from '../protocol/egress-flag.js';
 import type { IsolationReport } from './isolation.js';
 import { systemBinds } from './isolation.js';
 
@@ -12,7 +13,15 @@ export interface LaunchOptions {
   readonly scratchDir: string;
   readonly memoryMb: number;
   readonly tmpSizeBytes: number;
+  /**
+   * The host's egress proxy socket: the worker gets a network namespace of its own (no route
+   * out) and this socket as its only way out. Null keeps the host's network (TRIBUTARY_EGRESS=open).
+   */
+  readonly egressSocket: string | null;
 }
+
+/** Where the egress socket appears inside the worker's mount namespace. */
+const WORKER_EGRESS_SOCKET = '/run/tributary/egress.sock';
 
 export interface LaunchCommand {
   readonly command: string;
@@ -45,6 +54,7 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     '--disable-warning=ExperimentalWarning',
     '--enable-source-maps',
     options.workerScript,
+    ...(bwrap && options.egressSocket ? [`${EGRESS_SOCKET_FLAG}${WORKER_EGRESS_SOCKET}`] : []),
   ];
   const env = { HOME: tmp, TMPDIR: tmp, NODE_ENV: 'production' };
   const ids = { uid: options.isolation.workerUid, gid: options.isolation.workerGid };
@@ -60,6 +70,7 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
+    ...(options.egressSocket ? ['--unshare-net'] : []),
     '--hostname',
     'tributary-worker',
     '--die-with-parent',
@@ -75,6 +86,7 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     '--tmpfs',
     '/tmp',
     ...binds,
+    ...(options.egressSocket ? ['--ro-bind', options.egressSocket, WORKER_EGRESS_SOCKET] : []),
     '--chdir',
     '/tmp',
     '--clearenv',

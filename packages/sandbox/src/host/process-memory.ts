@@ -1,35 +1,66 @@
 import { readFileSync } from 'node:fs';
 
+/** Ticks between two walks of the process tree; in between, the pids of the last walk are read. */
+const WALK_EVERY = 10;
+
 /**
- * Resident memory of a process and all its descendants, in bytes, read from /proc. A worker
- * inside bubblewrap is a grandchild of the process the host spawned, so the tree is summed.
- * Returns null where /proc is not available.
+ * Resident memory of a process and all its descendants, read from /proc. A worker inside
+ * bubblewrap is a grandchild of the process the host spawned, so the tree is summed.
+ *
+ * The host reads this for every worker ten times a second on its main thread, so it reads as
+ * little as it can: the short `statm` file rather than `status`, and the tree's pids from the
+ * last walk, walking the tree again every `WALK_EVERY` reads (and whenever a pid went away).
+ * A worker cannot start processes of its own (the permission model refuses child processes), so
+ * the tree changes only while bubblewrap starts the worker.
  */
-export function treeRssBytes(pid: number): number | null {
-  try {
-    let total = 0;
-    const stack = [pid];
-    const seen = new Set<number>();
-    while (stack.length > 0) {
-      const current = stack.pop() as number;
-      if (seen.has(current)) continue;
-      seen.add(current);
-      total += rssOf(current);
-      for (const child of childrenOf(current)) stack.push(child);
+export class ProcessTreeMemory {
+  private pids: number[] = [];
+  private reads = 0;
+
+  constructor(private readonly root: number) {}
+
+  /** Bytes resident now, or null where /proc is not available. */
+  rssBytes(): number | null {
+    const pageSize = pageBytes();
+    if (pageSize === null) return null;
+    if (this.reads % WALK_EVERY === 0 || this.pids.length === 0) this.pids = walk(this.root);
+    this.reads += 1;
+    let pages = 0;
+    for (const pid of this.pids) {
+      const resident = residentPages(pid);
+      if (resident === null) {
+        // A process of the tree ended (or the root has not started its children yet): walk again next time.
+        this.reads = 0;
+        continue;
+      }
+      pages += resident;
     }
-    return total;
-  } catch {
-    return null;
+    return pages * pageSize;
   }
 }
 
-function rssOf(pid: number): number {
+function walk(root: number): number[] {
+  const pids: number[] = [];
+  const stack = [root];
+  const seen = new Set<number>();
+  while (stack.length > 0) {
+    const current = stack.pop() as number;
+    if (seen.has(current)) continue;
+    seen.add(current);
+    pids.push(current);
+    for (const child of childrenOf(current)) stack.push(child);
+  }
+  return pids;
+}
+
+/** The second field of /proc/<pid>/statm: resident pages (what VmRSS of /proc/<pid>/status counts). */
+function residentPages(pid: number): number | null {
   try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
-    return match ? Number(match[1]) * 1024 : 0;
+    const fields = readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ', 2);
+    const resident = Number(fields[1]);
+    return Number.isFinite(resident) ? resident : null;
   } catch {
-    return 0;
+    return null;
   }
 }
 
@@ -43,4 +74,19 @@ function childrenOf(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+let pageSize: number | null | undefined;
+
+/**
+ * The kernel's page size, which /proc counts in. Node does not expose it; its own resident size
+ * is bytes (from the same counter), so the ratio to this process's resident pages gives it,
+ * rounded to the power of two it is (4 KB on x86-64, up to 64 KB on some arm64 kernels).
+ */
+function pageBytes(): number | null {
+  if (pageSize !== undefined) return pageSize;
+  const pages = residentPages(process.pid);
+  const bytes = process.memoryUsage.rss();
+  pageSize = pages === null || pages <= 0 ? null : 2 ** Math.round(Math.log2(bytes / pages));
+  return pageSize;
 }

@@ -1,5 +1,16 @@
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts';
 import { bundleComponent, writeBundle, type PackageImport, type ValidationPurpose } from '@tributary/runtime';
@@ -10,6 +21,8 @@ import {
   type InstallProgress,
   type PackageLock,
 } from '../packages/package-installer.js';
+import { addressChecker, DEFAULT_EGRESS, type EgressPolicy } from '../egress/address-policy.js';
+import { EgressProxy } from '../egress/egress-proxy.js';
 import { ComponentHandle, type LoadedComponent } from './component-handle.js';
 import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
@@ -44,6 +57,13 @@ export interface SandboxOptions {
   /** Size of a worker's private /tmp when bubblewrap provides one (default 64 MB). */
   readonly tmpSizeMb?: number;
   readonly isolation?: IsolationOptions;
+  /**
+   * Which addresses components may connect to (default: public addresses only, enforced by a
+   * network namespace and the host's egress proxy). See docs/isolation.md#network.
+   */
+  readonly egress?: EgressPolicy;
+  /** Told about each connection the egress policy refused (the operator's log). */
+  readonly onEgressRefused?: (target: string, reason: string) => void;
   readonly onInstallProgress?: (progress: InstallProgress) => void;
   /** Told when a worker process starts and why one ended (the engine's metrics). */
   readonly workerEvents?: {
@@ -81,10 +101,14 @@ export class Sandbox {
   private readonly workerScript: string;
   private readonly placement: Placement;
   private readonly depsRoot: string;
+  private readonly egress: EgressPolicy;
+  private egressProxy: Promise<EgressProxy> | null = null;
+  private removeEgressDir: () => void = () => undefined;
 
   constructor(private readonly options: SandboxOptions) {
     mkdirSync(options.cacheDir, { recursive: true, mode: 0o755 });
-    this.isolation = detectIsolation(options.isolation);
+    this.egress = options.egress ?? DEFAULT_EGRESS;
+    this.isolation = detectIsolation({ ...options.isolation, egress: this.egress.mode });
     // Workers running as another uid must traverse the cache to reach their own bundle and
     // packages; what each may read inside it is limited by its mounts and permission flags.
     if (this.isolation.workerUid !== null) {
@@ -207,7 +231,67 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
-    await this.pool.close();
+    try {
+      await this.pool.close();
+    } finally {
+      const proxy = this.egressProxy;
+      this.egressProxy = null;
+      await (proxy ? await proxy.catch(() => null) : null)?.close();
+      this.removeEgressDir();
+    }
+  }
+
+  /**
+   * The socket of the host's egress proxy (started with the first worker), or null when the
+   * policy is `open`. Refuses to start components when the policy cannot be enforced: without
+   * a network namespace the proxy would be advice a component can ignore.
+   */
+  private async egressSocket(): Promise<string | null> {
+    switch (this.egress.mode) {
+      case 'open':
+        return null;
+      case 'policy':
+        break;
+    }
+    if (!this.isolation.bwrapPath) {
+      throw new AppError(
+        'EGRESS_UNENFORCEABLE',
+        "components cannot start: the egress policy needs bubblewrap network namespaces, which this machine does not give; install bubblewrap, or set TRIBUTARY_EGRESS=open to give components the host's network",
+      );
+    }
+    this.egressProxy ??= this.startEgressProxy().catch((error: unknown) => {
+      // The next worker start tries again rather than failing for good.
+      this.egressProxy = null;
+      throw new AppError(
+        'INTERNAL',
+        `the sandbox's egress proxy did not start: ${error instanceof Error ? error.message : String(error)}`,
+        {},
+        { cause: error },
+      );
+    });
+    return (await this.egressProxy).socketPath;
+  }
+
+  private async startEgressProxy(): Promise<EgressProxy> {
+    // A folder of its own under the system's temp dir: a unix socket path must stay under 108
+    // bytes, which a deep cache folder would not. Mode 0711 lets the workers' uid through to the
+    // socket, which it owns (0600); nobody else may list or reach it.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-egress-'));
+    chmodSync(dir, 0o711);
+    // A process that exits without close() (a test, a crash) leaves no socket folder behind.
+    const removeDir = (): void => rmSync(dir, { recursive: true, force: true });
+    process.once('exit', removeDir);
+    this.removeEgressDir = () => {
+      process.removeListener('exit', removeDir);
+      removeDir();
+    };
+    return EgressProxy.start({
+      socketPath: path.join(dir, 'egress.sock'),
+      isAllowed: addressChecker(this.egress),
+      ownerUid: this.isolation.workerUid,
+      ownerGid: this.isolation.workerGid,
+      ...(this.options.onEgressRefused ? { onRefused: this.options.onEgressRefused } : {}),
+    });
   }
 
   private groupOf(prepared: PreparedComponent, options: { readonly key: string; readonly group?: string }): string {
@@ -231,8 +315,10 @@ export class Sandbox {
     // arrives with each load.
     const packageDirs =
       this.placement === 'shared' ? [this.depsRoot] : prepared.packageDir ? [prepared.packageDir] : [];
+    const egressSocket = await this.egressSocket();
     const launch = buildLaunchCommand({
       isolation: this.isolation,
+      egressSocket,
       workerScript: this.workerScript,
       readDirs: [...this.harnessDirs, ...packageDirs],
       scratchDir,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AppError } from '@tributary/contracts';
 import type { LogEntry } from '@tributary/runtime';
@@ -15,7 +16,14 @@ export const keepLabels: Relabel = (text) => text;
 export function relabeler(file: string, label: string | undefined): Relabel {
   if (label === undefined || label === file) return keepLabels;
   const forms = [pathToFileURL(file).href, file];
-  return (text) => forms.reduce((out, form) => out.split(form).join(label), text);
+  // A bundle uploaded with its source map names its files relative to the code (`lib/helper.mjs`):
+  // stacks show them under the code folder, which is this machine's business, not the author's.
+  const folder = path.dirname(file) + path.sep;
+  const folders = [pathToFileURL(folder).href, folder];
+  return (text) => {
+    const labeled = forms.reduce((out, form) => out.split(form).join(label), text);
+    return folders.reduce((out, form) => out.split(form).join(''), labeled);
+  };
 }
 
 export function relabelError(error: AppError, relabel: Relabel): AppError {

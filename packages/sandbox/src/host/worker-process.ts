@@ -8,7 +8,7 @@ import {
   type WorkerMessage,
 } from '../protocol/messages.js';
 import type { LaunchCommand } from './launch-command.js';
-import { treeRssBytes } from './process-memory.js';
+import { ProcessTreeMemory } from './process-memory.js';
 
 /** Why the host ended a worker: decides the error code of what was running in it. */
 export type KillReason = 'timeout' | 'memory' | 'payload' | 'evicted' | 'shutdown';
@@ -102,7 +102,8 @@ export class WorkerProcess {
       this.keepTail(Buffer.from(String(error)));
       this.onExit(null, null);
     });
-    this.watchdog = setInterval(() => this.checkMemory(), 100);
+    const memory = this.child.pid === undefined ? null : new ProcessTreeMemory(this.child.pid);
+    this.watchdog = setInterval(() => this.checkMemory(memory), 100);
     this.watchdog.unref();
   }
 
@@ -278,9 +279,9 @@ export class WorkerProcess {
     return new WorkerGone(errorCode, message);
   }
 
-  private checkMemory(): void {
-    if (this.exited || this.child.pid === undefined) return;
-    const rss = treeRssBytes(this.child.pid);
+  private checkMemory(memory: ProcessTreeMemory | null): void {
+    if (this.exited || memory === null) return;
+    const rss = memory.rssBytes();
     if (rss === null) return;
     this.rssBytes = rss;
     if (rss > this.options.memoryBytes) this.kill('memory');

@@ -21,7 +21,15 @@ export type PackageLock = Readonly<Record<string, string>>;
 export type InstallProgress =
   | { readonly phase: 'installing'; readonly packages: readonly string[] }
   | { readonly phase: 'installed'; readonly packages: readonly string[]; readonly durationMs: number }
-  | { readonly phase: 'cached'; readonly packages: readonly string[] };
+  | { readonly phase: 'cached'; readonly packages: readonly string[] }
+  | {
+      readonly phase: 'failed';
+      readonly packages: readonly string[];
+      readonly durationMs: number;
+      /** The error the save or deploy fails with (PACKAGE_NOT_FOUND, PACKAGE_INSTALL_FAILED). */
+      readonly code: string;
+      readonly message: string;
+    };
 
 export interface InstalledPackages {
   /** The folder whose `node_modules` holds the packages. */
@@ -135,6 +143,14 @@ export class PackageInstaller {
       return { dir, lock: resolved };
     } catch (error) {
       rmSync(temporary, { recursive: true, force: true });
+      // Someone watching the install sees it end either way, with the reason the request gives.
+      this.options.onProgress?.({
+        phase: 'failed',
+        packages,
+        durationMs: Date.now() - started,
+        code: error instanceof AppError ? error.code : 'PACKAGE_INSTALL_FAILED',
+        message: error instanceof Error ? error.message : String(error),
+      });
       throw error;
     }
   }
@@ -163,7 +179,15 @@ export class PackageInstaller {
       execFile(
         this.options.npmCommand ?? 'npm',
         args,
-        { cwd: dir, timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
+        {
+          cwd: dir,
+          timeout: 300_000,
+          maxBuffer: 16 * 1024 * 1024,
+          // npm's own default, whatever settings launched us (`npm run` and `npx` hand a project's
+          // .npmrc down as npm_config_* variables): a package whose `engines` asks for a newer
+          // Node is installed with a warning, as npm and Pipedream do, and fails only if it breaks.
+          env: { ...process.env, npm_config_engine_strict: 'false' },
+        },
         (error, stdout, stderr) => {
           if (!error) {
             resolve();

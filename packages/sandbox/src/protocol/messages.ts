@@ -5,13 +5,15 @@
  * Errors cross as data ({ code, message, stack }) and are rebuilt as AppError on the host.
  */
 import { z } from 'zod';
+import { EventPacking } from './event-packing.js';
 
 // 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
 // 3: `log` carries `entries` (one or more lines), so a flood of short lines is not one message each;
 //    results carry `startedAtMs`.
 // 4: a worker holds many components: `load` carries the bundle's code and names a slot, and every
 // later request names the slot it runs against.
-export const PROTOCOL_VERSION = 4;
+// 5: HTTP events cross packed (event-packing.ts): `eventPacking`, `stepsPacking`, `eventPackings`.
+export const PROTOCOL_VERSION = 5;
 
 /** Most invocations one `invoke_batch` may carry. */
 export const MAX_BATCH_ITEMS = 64;
@@ -142,7 +144,11 @@ export const HostMessage = z.discriminatedUnion('type', [
     kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
     ...configured,
     event: z.unknown().optional(),
+    /** How to rebuild `event`'s body aliases; absent when it crossed whole. */
+    eventPacking: EventPacking.optional(),
     steps: record.optional(),
+    /** How to rebuild `steps.trigger.event`'s body aliases; absent when it crossed whole. */
+    stepsPacking: EventPacking.optional(),
     state: z.object({ db: record, dedupe: z.unknown().nullable() }),
     endpointUrl: z.string().optional(),
     timeoutMs: z.number().int().positive(),
@@ -157,6 +163,8 @@ export const HostMessage = z.discriminatedUnion('type', [
     slot,
     ...configured,
     events: z.array(z.unknown()).min(1).max(MAX_BATCH_ITEMS),
+    /** Per event, how to rebuild its body aliases (null: it crossed whole); absent when none is packed. */
+    eventPackings: z.array(EventPacking.nullable()).max(MAX_BATCH_ITEMS).optional(),
     state: z.object({ db: record, dedupe: z.unknown().nullable() }),
     endpointUrl: z.string().optional(),
     timeoutMs: z.number().int().positive(),

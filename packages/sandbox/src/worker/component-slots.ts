@@ -31,13 +31,13 @@ export interface SlotLoad {
  * unloading them here.
  */
 export class ComponentSlots {
-  private readonly modules = new Map<string, Promise<unknown>>();
+  private readonly modules = new Map<string, Promise<{ readonly exported: unknown }>>();
   private readonly slots = new Map<string, Slot>();
   private readonly dir = path.join(os.tmpdir(), '.tributary-bundles');
 
   async load(request: SlotLoad): Promise<{ component: Component | null; issues: readonly ValidationIssue[] }> {
     try {
-      const exported = await this.importOnce(request);
+      const { exported } = await this.importOnce(request);
       const { component, issues } = validateComponent(exported, request.purpose);
       const firstError = issues.find((issue) => issue.level === 'error')?.message ?? 'invalid';
       this.slots.set(request.slot, {
@@ -61,7 +61,7 @@ export class ComponentSlots {
     throw new AppError('INTERNAL', `no component is loaded in this worker under "${slot}"`);
   }
 
-  private importOnce(request: SlotLoad): Promise<unknown> {
+  private importOnce(request: SlotLoad): Promise<{ readonly exported: unknown }> {
     let exported = this.modules.get(request.bundleName);
     if (!exported) {
       exported = this.importCode(request);
@@ -77,7 +77,7 @@ export class ComponentSlots {
    * it (so source maps and `import.meta.url` work as for any file) and removes the file, so the
    * other components of this worker cannot read it afterwards.
    */
-  private async importCode(request: SlotLoad): Promise<unknown> {
+  private async importCode(request: SlotLoad): Promise<{ readonly exported: unknown }> {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = path.join(this.dir, `${randomBytes(12).toString('hex')}-${request.bundleName}`);
     writeFileSync(file, request.code, { flag: 'wx', mode: 0o600 });

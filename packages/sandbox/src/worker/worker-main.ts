@@ -24,7 +24,10 @@ import {
   type ResponseMessage,
   type WorkerMessage,
 } from '../protocol/messages.js';
+import { unpackEvent, unpackSteps, type EventPacking } from '../protocol/event-packing.js';
 import { ComponentSlots } from './component-slots.js';
+import { egressSocketFromArgv, useEgressProxy } from './egress-client.js';
+import { tunnelRawTcp } from './egress-tcp.js';
 
 const slots = new ComponentSlots();
 let activeId: string | null = null;
@@ -181,8 +184,10 @@ async function handle(message: HostMessage): Promise<void> {
         id: message.id,
         item: undefined,
         kind: message.kind,
-        event: message.event,
-        ...(message.steps ? { steps: message.steps } : {}),
+        event: message.eventPacking ? unpackEvent(message.event, message.eventPacking) : message.event,
+        ...(message.steps
+          ? { steps: message.stepsPacking ? unpackSteps(message.steps, message.stepsPacking) : message.steps }
+          : {}),
         state: message.state,
         ...(message.endpointUrl ? { endpointUrl: message.endpointUrl } : {}),
         timeoutMs: message.timeoutMs,
@@ -215,7 +220,7 @@ async function handle(message: HostMessage): Promise<void> {
           id: message.id,
           item,
           kind: 'run',
-          event,
+          event: unpacked(event, message.eventPackings?.[item] ?? null),
           state,
           ...(message.endpointUrl ? { endpointUrl: message.endpointUrl } : {}),
           timeoutMs: message.timeoutMs,
@@ -243,6 +248,10 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
   }
+}
+
+function unpacked(event: unknown, packing: EventPacking | null): unknown {
+  return packing ? unpackEvent(event, packing) : event;
 }
 
 /** One invocation, streaming its logs, emits, db writes and response (tagged with its batch item). */
@@ -325,5 +334,11 @@ function fatal(kind: string, error: unknown): void {
 process.on('uncaughtException', (error) => fatal('uncaught exception', error));
 process.on('unhandledRejection', (reason) => fatal('unhandled promise rejection', reason));
 process.on('disconnect', () => process.exit(0));
+
+const egressSocket = egressSocketFromArgv(process.argv);
+if (egressSocket) {
+  useEgressProxy(egressSocket);
+  tunnelRawTcp(egressSocket);
+}
 
 send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });

@@ -19,7 +19,9 @@ export const CSRF_HEADER = 'x-tributary-client';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** Who a request is from: an API key in a header or query, or a browser session cookie. */
-export type Credential = { readonly kind: 'api_key' } | { readonly kind: 'session'; readonly token: string };
+export type Credential =
+  | { readonly kind: 'api_key'; readonly keyId: string }
+  | { readonly kind: 'session'; readonly token: string; readonly sessionId: string };
 
 /** Refuses a state-changing request that lacks the CSRF header. */
 export function requireCsrfHeader(request: FastifyRequest): void {
@@ -55,8 +57,9 @@ export async function authenticate(
     if (typeof token === 'string' && token !== '') key = token;
   }
   if (key) {
-    if (!(await engine.apiKeys.verify(key))) throw new AppError('UNAUTHORIZED', 'the API key is not valid');
-    return { kind: 'api_key' };
+    const record = await engine.apiKeys.verify(key);
+    if (!record) throw new AppError('UNAUTHORIZED', 'the API key is not valid');
+    return { kind: 'api_key', keyId: record.id };
   }
   const token = sessionToken(request);
   if (!token)
@@ -64,11 +67,12 @@ export async function authenticate(
       'UNAUTHORIZED',
       'an API key is required: send Authorization: Bearer <key>, or sign in to the web app',
     );
-  if (!(await engine.browserSessions.verify(token)))
+  const session = await engine.browserSessions.verify(token);
+  if (!session)
     throw new AppError(
       'UNAUTHORIZED',
       'the session has ended (signed out, expired or its API key revoked): sign in again',
     );
   if (!SAFE_METHODS.has(request.method)) requireCsrfHeader(request);
-  return { kind: 'session', token };
+  return { kind: 'session', token, sessionId: session.id };
 }

@@ -131,7 +131,9 @@ export async function registerIngress(
         scope.addHttpMethod(method, { hasBody: true });
     }
     const methods = http.METHODS.filter((method) => method !== 'CONNECT');
-    for (const url of ['/e/:endpointId', '/e/:endpointId/*']) scope.route({ method: methods, url, handler });
+    // The response is the component's: the server's own security headers (CSP, frame options) stay off it.
+    for (const url of ['/e/:endpointId', '/e/:endpointId/*'])
+      scope.route({ method: methods, url, handler, helmet: false });
   });
 }
 

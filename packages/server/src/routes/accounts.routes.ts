@@ -1,6 +1,7 @@
 import {
   Account,
   AccountDetail,
+  AccountTestResult,
   AccountsQuery,
   CreateAccountBody,
   DeletedAccount,
@@ -60,6 +61,15 @@ export function accountRoutes(engine: Engine): RouteSpec[] {
         const row = await accounts.get(params['id'] ?? '');
         return { data: { ...accounts.toApi(row), used_by: await accounts.usedBy(row.id) } };
       },
+    }),
+    route({
+      method: 'POST',
+      url: '/v1/accounts/:id/test',
+      tag: 'accounts',
+      summary:
+        'Test a connected account: the app\'s "who am I" request with its credentials, or a token refresh; ok, needs_reconnect or error with its code',
+      response: single(AccountTestResult),
+      handler: async ({ params }) => ({ data: await accounts.test(params['id'] ?? '') }),
     }),
     route({
       method: 'DELETE',

@@ -38,6 +38,7 @@ export function appRoutes(engine: Engine): RouteSpec[] {
       summary: 'Add an app to the catalog, or replace its entry (201 when new)',
       body: PutAppBody,
       response: single(App),
+      alsoStatus: [201],
       handler: async ({ params, body, reply }) => {
         const { app, created } = await engine.apps.put(params['slug'] ?? '', body);
         if (created) void reply.status(201);

@@ -102,6 +102,7 @@ export function componentRoutes(engine: Engine): RouteSpec[] {
         'Publish a component to the registry under its key (semver required; same version with other code is 409)',
       body: PublishComponentBody,
       response: single(SavedComponent),
+      alsoStatus: [201],
       handler: async ({ params, body, reply }) => {
         const { row, created } = await engine.components.publish(params['key'] ?? '', {
           ...(body.component_code ? { code: body.component_code } : {}),

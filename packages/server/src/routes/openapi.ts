@@ -2,8 +2,9 @@ import { ErrorBody } from '@tributary/contracts';
 import { z } from 'zod';
 import type { RouteSpec } from './route-table.js';
 
-const jsonSchema = (schema: z.ZodType): Record<string, unknown> => {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+/** Requests are described as a client writes them (`input`), responses as the server sends them (`output`). */
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output' = 'input'): Record<string, unknown> => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
     string,
     unknown
   >;
@@ -11,16 +12,19 @@ const jsonSchema = (schema: z.ZodType): Record<string, unknown> => {
   return rest;
 };
 
+const STATUS_TEXT: Record<number, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
 /**
  * The OpenAPI 3.1 document of the API, built from the route table: the schemas here are the ones
  * that validate requests, so the document and the server cannot disagree.
  */
 export function buildOpenApi(routes: readonly RouteSpec[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
-  const error = { description: 'Error', content: { 'application/json': { schema: jsonSchema(ErrorBody) } } };
+  const error = { description: 'Error', content: { 'application/json': { schema: jsonSchema(ErrorBody, 'output') } } };
   for (const spec of routes) {
-    const path = spec.url.replace(/:(\w+)/g, '{$1}');
-    const pathParams = [...spec.url.matchAll(/:(\w+)/g)].map((match) => ({
+    // Fastify's trailing wildcard (an npm name with its scope: @scope/name) is the path parameter `name`.
+    const path = spec.url.replace(/:(\w+)/g, '{$1}').replace(/\/\*$/, '/{name}');
+    const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((match) => ({
       name: match[1],
       in: 'path',
       required: true,
@@ -35,6 +39,9 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
       required: required.has(name),
       schema,
     }));
+    const body = { 'application/json': { schema: jsonSchema(spec.response, 'output') } };
+    const success = (status: number): Record<string, unknown> =>
+      status === 204 ? { description: 'No content' } : { description: STATUS_TEXT[status] ?? 'OK', content: body };
     paths[path] ??= {};
     paths[path][spec.method.toLowerCase()] = {
       summary: spec.summary,
@@ -45,10 +52,9 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
         ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body) } } } }
         : {}),
       responses: {
-        [String(spec.status ?? 200)]: {
-          description: 'OK',
-          content: { 'application/json': { schema: jsonSchema(spec.response) } },
-        },
+        ...Object.fromEntries(
+          [spec.status ?? 200, ...(spec.alsoStatus ?? [])].map((status) => [String(status), success(status)]),
+        ),
         '400': error,
         '401': error,
         '404': error,
@@ -80,6 +86,25 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Rec
       tags: ['sse'],
       security: [{ bearer: [] }, { token: [] }, { session: [] }],
       parameters: [{ name: 'channel', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { '200': { description: 'text/event-stream' }, '400': error, '401': error },
+    },
+  };
+  paths['/v1/installs/sse'] = {
+    get: {
+      summary:
+        'Server-sent events of the npm installs this server runs for components (event: install; data { phase: installing, installed, cached or failed, packages, duration_ms?, code?, message? }): those of requests that sent X-Tributary-Progress equal to `progress`, else those of requests signed in with the same key or browser session; nothing is replayed',
+      tags: ['sse'],
+      security: [{ bearer: [] }, { session: [] }],
+      parameters: [
+        {
+          name: 'progress',
+          in: 'query',
+          required: false,
+          description:
+            'A random id (16-100 of A-Z a-z 0-9 - _) the save or deploy request sends as X-Tributary-Progress',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{16,100}$' },
+        },
+      ],
       responses: { '200': { description: 'text/event-stream' }, '400': error, '401': error },
     },
   };

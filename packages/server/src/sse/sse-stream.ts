@@ -1,7 +1,29 @@
 import type { Metrics } from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { StreamTickets } from './stream-tickets.js';
+
+/** What the composition root gives every SSE route (create-server.ts). */
+export interface SseRouteOptions {
+  readonly tickets: StreamTickets;
+  readonly log: (message: string) => void;
+  readonly keepaliveMs?: number;
+  readonly maxBufferBytes?: number;
+}
 
 export const KEEPALIVE_MS = 15_000;
+
+/**
+ * Output a stream may hold for a client that does not read before it is dropped: above the
+ * largest record (an invocation's 6 MB payload limit), far below what a few hundred slow clients
+ * could take from the server's memory.
+ */
+export const MAX_STREAM_BUFFER_BYTES = 16 * 1024 * 1024;
+
+/** The event name of the frame that says why the server ended a stream ("/" is in no channel name). */
+export const CLOSE_EVENT = 'tributary/close';
+
+/** How long a dropped client gets to read the close frame before its connection is cut. */
+const DROP_GRACE_MS = 5_000;
 
 /** Ends a stream: `closing` when the server shuts down (then the connection goes too). */
 type End = (closing: boolean) => void;
@@ -50,8 +72,49 @@ export class CatchUpThenLive<R extends { readonly id: string }> {
   }
 }
 
+/**
+ * One stream's output. Node buffers what the client has not read yet without limit; with more
+ * than `maxBufferBytes` unread when the next frame comes, the client is dropped: a last `event: tributary/close` frame (a name no
+ * channel can have) with the error
+ * `SSE_CLIENT_TOO_SLOW` (a client that starts reading again sees why), then the connection ends.
+ */
+export class EventStreamWriter {
+  private dropped = false;
+
+  constructor(
+    private readonly reply: FastifyReply,
+    private readonly maxBufferBytes: number,
+    private readonly onDropped: (bufferedBytes: number) => void,
+  ) {}
+
+  /** Writes, unless more than the limit is still unread: then the client is dropped instead. */
+  write(text: string): void {
+    if (this.dropped || this.reply.raw.writableEnded) return;
+    // Checked before the write, so one record larger than the limit still reaches a reading client.
+    if (this.reply.raw.writableLength > this.maxBufferBytes) this.drop();
+    else this.reply.raw.write(text);
+  }
+
+  private drop(): void {
+    this.dropped = true;
+    const buffered = this.reply.raw.writableLength;
+    this.onDropped(buffered);
+    const error = {
+      code: 'SSE_CLIENT_TOO_SLOW',
+      message: `the client read too slowly: ${buffered} bytes were waiting, the limit is ${this.maxBufferBytes}; reconnect with Last-Event-ID to resume`,
+    };
+    this.reply.raw.end(`event: ${CLOSE_EVENT}\ndata: ${JSON.stringify({ error })}\n\n`);
+    const socket = this.reply.raw.socket;
+    setTimeout(() => socket?.destroy(), DROP_GRACE_MS).unref();
+  }
+}
+
 /** Takes the response over as an event stream: the headers and a first comment line. */
-export function beginEventStream(reply: FastifyReply, firstLine: string): void {
+export function beginEventStream(
+  reply: FastifyReply,
+  firstLine: string,
+  options: { readonly maxBufferBytes: number; readonly log: (message: string) => void },
+): EventStreamWriter {
   reply.hijack();
   reply.raw.writeHead(200, {
     'content-type': 'text/event-stream; charset=utf-8',
@@ -60,6 +123,11 @@ export function beginEventStream(reply: FastifyReply, firstLine: string): void {
     'x-accel-buffering': 'no',
   });
   reply.raw.write(`${firstLine}\n\n`);
+  return new EventStreamWriter(reply, options.maxBufferBytes, (bufferedBytes) =>
+    options.log(
+      `SSE client of ${reply.request.routeOptions.url ?? 'a stream'} dropped: it read too slowly (${bufferedBytes} bytes waiting)`,
+    ),
+  );
 }
 
 /**
@@ -69,6 +137,7 @@ export function beginEventStream(reply: FastifyReply, firstLine: string): void {
 export function holdEventStream(
   request: FastifyRequest,
   reply: FastifyReply,
+  writer: EventStreamWriter,
   options: {
     readonly open: Set<End>;
     readonly keepaliveMs: number;
@@ -77,7 +146,7 @@ export function holdEventStream(
     readonly metrics: Metrics;
   },
 ): void {
-  const keepalive = setInterval(() => reply.raw.write(':keepalive\n\n'), options.keepaliveMs);
+  const keepalive = setInterval(() => writer.write(':keepalive\n\n'), options.keepaliveMs);
   const closed = options.metrics.sseClientOpened();
   let ended = false;
   const end = (closing: boolean): void => {

