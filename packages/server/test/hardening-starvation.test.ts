@@ -97,11 +97,13 @@ describe('fair scheduling', () => {
     expect(status.body.data.not_ready[0].check).toBe('runner');
     expect((await harness.request('GET', '/healthz', { key: null })).status).toBe(200);
 
-    // The deadline stops the hanging run, the waiting one runs, and readiness comes back.
+    // The deadline stops the hanging run, the waiting one runs, and readiness comes back. Readiness
+    // returns as soon as the waiting run holds the slot, before its commit removes its queue entry,
+    // so the entry is awaited on its own.
     await waitFor(async () => {
       const answer = await harness.request('GET', '/readyz', { key: null });
       return answer.status === 200;
     }, 'readiness to come back');
-    expect(queued(harness, [waiting.id])).toBe(0);
+    await waitFor(async () => queued(harness, [waiting.id]) === 0, "the waiting source's run to commit");
   });
 });
