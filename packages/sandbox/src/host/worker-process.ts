@@ -322,13 +322,13 @@ function helloVersion(raw: unknown): number | string | null {
   if (typeof raw !== 'object' || raw === null) return null;
   const { type, v } = raw as { type?: unknown; v?: unknown };
   if (type !== 'ready') return null;
-  return typeof v === 'number' || typeof v === 'string' ? v : 'none';
+  return typeof v === 'number' || typeof v === 'string' ? v : 'no version';
 }
 
 function staleWorkerError(spoken: number | string): AppError {
   return new AppError(
     'SANDBOX_WORKER_STALE',
-    `the sandbox worker speaks protocol v${spoken} but this host speaks v${PROTOCOL_VERSION}: the worker bundle was built from other code than the host; run npm run build`,
+    `the sandbox worker speaks protocol ${typeof spoken === 'number' ? `v${spoken}` : `"${spoken}"`} but this host speaks v${PROTOCOL_VERSION}: the worker bundle was built from other code than the host; run npm run build`,
     { workerProtocol: spoken, hostProtocol: PROTOCOL_VERSION },
   );
 }
