@@ -1497,6 +1497,65 @@ describe.concurrent('environment-variables.md and sse.md', () => {
     expect(code).toBe(2);
     expect(stderr).toBe('usage: TRIBUTARY_API_KEY=<key> node sse-client.mjs <source id or name>\n');
   });
+
+  it('sse-client: reads lines ended by \\r\\n or a lone \\r, a \\r\\n split across chunks, and resumes after the last id', async () => {
+    // An SSE server other than Tributary's, as the SSE format allows it to write: the client must
+    // not rely on the `\n` line endings of ours.
+    const record = (id: string, n: number) => ({ id, metadata: { summary: `event ${n}` }, event: { n } });
+    const resumedFrom: (string | undefined)[] = [];
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const sse = createServer((request, response) => {
+      if (request.url !== '/sources/elsewhere/sse') {
+        response.writeHead(404, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ error: { code: 'NOT_FOUND', message: request.url } }));
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const lastEventId = request.headers['last-event-id'];
+      resumedFrom.push(typeof lastEventId === 'string' ? lastEventId : undefined);
+      void (async () => {
+        if (lastEventId === undefined) {
+          response.write(': handshake\r\n\r\n');
+          await pause();
+          // A \r\n whose \n comes in the next chunk.
+          response.write(`id: e1\r\ndata: ${JSON.stringify(record('e1', 1))}\r\n\r`);
+          await pause();
+          response.write('\n');
+          await pause();
+          // Lone \r line endings, and the data split over two `data:` lines.
+          const [head, tail] = JSON.stringify(record('e2', 2)).split(',"metadata"');
+          response.write(`id: e2\rdata: ${head},\rdata: "metadata"${tail}\r\r`);
+          response.end();
+        } else response.write(`id: e3\ndata: ${JSON.stringify(record('e3', 3))}\n\n`);
+      })();
+    });
+    await new Promise<void>((resolve) => sse.listen(0, '127.0.0.1', resolve));
+    const client = spawn(process.execPath, [path.join(REPO, example('sse-client.mjs')), 'elsewhere'], {
+      env: {
+        ...process.env,
+        TRIBUTARY_API_URL: `http://127.0.0.1:${(sse.address() as AddressInfo).port}`,
+        TRIBUTARY_API_KEY: 'trb_any',
+      },
+    });
+    const out: string[] = [];
+    createInterface({ input: client.stdout }).on('line', (line) => out.push(line));
+    const exited = new Promise((resolve) => client.on('exit', resolve));
+    try {
+      await expect.poll(() => out.length).toBe(3);
+      expect(out.map((line) => JSON.parse(line) as unknown)).toEqual([
+        { id: 'e1', summary: 'event 1', event: { n: 1 } },
+        { id: 'e2', summary: 'event 2', event: { n: 2 } },
+        { id: 'e3', summary: 'event 3', event: { n: 3 } },
+      ]);
+      // e3 is sent only to the reconnection, which named the last id the client had seen.
+      expect(resumedFrom).toEqual([undefined, 'e2']);
+    } finally {
+      client.kill();
+      await exited;
+      sse.closeAllConnections();
+      sse.close();
+    }
+  });
 });
 
 describe('lifecycle.md', () => {

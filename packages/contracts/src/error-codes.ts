@@ -264,6 +264,12 @@ export const ERROR_CODES = {
     description:
       'Components cannot run: the egress policy needs bubblewrap network namespaces, which this machine does not give (install bubblewrap, or set TRIBUTARY_EGRESS=open).',
   },
+  SANDBOX_WORKER_STALE: {
+    status: 503,
+    category: 'user',
+    description:
+      'Components cannot run: the sandbox worker bundle speaks another protocol version than the host (built from other code); run `npm run build`.',
+  },
   SSE_CLIENT_TOO_SLOW: {
     status: 503,
     category: 'user',

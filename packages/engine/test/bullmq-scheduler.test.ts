@@ -188,7 +188,10 @@ describe('BullMQ job schedulers, on the real clock', () => {
 
   it('keeps one job scheduler per active timer source: added, changed and removed with the store', async () => {
     const backend = await open();
-    await backend.jobs.sync('source', [{ id: 'dc_gone', schedule: { kind: 'interval', intervalSeconds: 60 } }]);
+    await backend.jobs.sync({
+      source: [{ id: 'dc_gone', schedule: { kind: 'interval', intervalSeconds: 60 } }],
+      workflow: [],
+    });
     const kept = await createSource(backend, Date.now(), { timer: SECOND, next_fire_at: Date.now() + 1000 });
     const stopped = await createSource(backend, Date.now(), { timer: SECOND, next_fire_at: Date.now() + 1000 });
     await createSource(backend, Date.now());
@@ -352,7 +355,10 @@ describe('timer workflows on BullMQ job schedulers (wftimer:<workflow id>), on t
 
   it('keeps one job scheduler per active timer workflow beside the sources’: reconciled at start, removed on delete', async () => {
     const first = await open();
-    await first.jobs.sync('workflow', [{ id: 'wf_gone', schedule: { kind: 'interval', intervalSeconds: 60 } }]);
+    await first.jobs.sync({
+      source: [],
+      workflow: [{ id: 'wf_gone', schedule: { kind: 'interval', intervalSeconds: 60 } }],
+    });
     const source = await createSource(first, Date.now(), { timer: SECOND, next_fire_at: Date.now() + 60_000 });
     const kept = await saveWorkflow(first, { nextFireAt: Date.now() + 60_000, intervalSeconds: 60 });
     await saveWorkflow(first, { nextFireAt: Date.now() + 60_000, active: false });

@@ -97,6 +97,70 @@ describe('GET /readyz', () => {
     expect(await until(harness, 200, 'the scheduler to catch up')).toEqual({ status: 200, body: { status: 'ready' } });
   });
 
+  // Timer workflows have fire times of their own (`workflows.next_fire_at`), moved by the same
+  // scheduler role; one overdue is as much a scheduler behind as a source's.
+  it.each(['sqlite', 'postgres'] as const)(
+    'fails while a timer workflow is overdue, and recovers once the scheduler runs it (%s)',
+    async (backend) => {
+      const database = backend === 'postgres' ? await createTestDatabase() : undefined;
+      if (database) databases.push(database);
+      // The scheduler role is left off until the overdue fire time is in place.
+      const harness = await startHarness({
+        startEngine: false,
+        readiness: { schedulerLagMs: 1000 },
+        ...(database ? { databaseUrl: database.url } : {}),
+      });
+      harnesses.push(harness);
+      await harness.engine.start('worker');
+      const created = await harness.request('POST', '/v1/workflows', {
+        body: {
+          name: 'every minute',
+          trigger: { type: 'timer', interval_seconds: 60 },
+          steps: [{ name: 'double', code: fixture('workflows/double-step.mjs') }],
+        },
+      });
+      expect(created.status).toBe(201);
+      expect(await readyz(harness)).toEqual({ status: 200, body: { status: 'ready' } });
+      const overdue = Date.now() - 5000;
+      if (database) {
+        const client = new pg.Client({ connectionString: database.url });
+        await client.connect();
+        try {
+          await client.query('UPDATE workflows SET next_fire_at = $1 WHERE id = $2', [overdue, created.body.data.id]);
+        } finally {
+          await client.end();
+        }
+      } else {
+        const sqlite = openSqlite(harness.dbFile);
+        try {
+          sqlite.prepare('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(overdue, created.body.data.id);
+        } finally {
+          sqlite.close();
+        }
+      }
+
+      const behind = await readyz(harness);
+      expect(behind.status).toBe(503);
+      expect(behind.body).toMatchObject({ status: 'not_ready', reason: 'scheduler' });
+      expect(behind.body.failures?.[0]?.message).toMatch(/a timer tick is \d+ ms overdue \(limit 1000 ms\)/);
+      const status = await harness.request('GET', '/v1/status');
+      expect(status.body.data.ready).toBe(false);
+      expect(status.body.data.not_ready).toEqual([expect.objectContaining({ check: 'scheduler' })]);
+
+      await harness.engine.start('scheduler');
+      expect(await until(harness, 200, 'the scheduler to catch up')).toEqual({
+        status: 200,
+        body: { status: 'ready' },
+      });
+      // Readiness came back because the overdue slot was queued as a run, not because it was dropped.
+      const runs = await waitFor(async () => {
+        const listed = await harness.request('GET', `/v1/workflows/${created.body.data.id}/runs`);
+        return listed.body.data.length > 0 ? listed.body.data : undefined;
+      }, 'the timer run to be listed');
+      expect(runs[0]).toMatchObject({ trigger: 'timer' });
+    },
+  );
+
   it('fails while PostgreSQL refuses the connections, and recovers when it takes them again', async () => {
     const database = await createTestDatabase();
     databases.push(database);

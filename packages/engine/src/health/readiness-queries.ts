@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
+import type { WorkflowTables } from '../workflows/workflow-tables.js';
 
 /** Answers once the database runs a query, or rejects (unreachable, refused, or slower than `timeoutMs`). */
 export async function pingDatabase(db: Kysely<Database>, timeoutMs: number): Promise<void> {
@@ -35,13 +36,30 @@ export async function oldestDueSince(
   return row?.since === null || row?.since === undefined ? null : Number(row.since);
 }
 
-/** The earliest fire time of an active timer source, or null when none has one. */
+/**
+ * The earliest fire time of an active timer source or timer workflow, or null when none has one.
+ * Both schedulers (the store's and BullMQ's job schedulers) move these times as they queue ticks,
+ * so one overdue means no scheduler is keeping up with it.
+ */
 export async function earliestFireAt(db: Kysely<Database>): Promise<number | null> {
-  const row = await db
-    .selectFrom('sources')
-    .select((eb) => eb.fn.min('next_fire_at').as('next'))
-    .where('active', '=', 1)
-    .where('next_fire_at', 'is not', null)
+  const tables = db.withTables<WorkflowTables>();
+  const row = await tables
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('sources')
+        .select((inner) => inner.fn.min('next_fire_at').as('next'))
+        .where('active', '=', 1)
+        .where('next_fire_at', 'is not', null)
+        .as('source'),
+      eb
+        .selectFrom('workflows')
+        .select((inner) => inner.fn.min('next_fire_at').as('next'))
+        .where('active', '=', 1)
+        .where('trigger_type', '=', 'timer')
+        .where('next_fire_at', 'is not', null)
+        .as('workflow'),
+    ])
     .executeTakeFirst();
-  return row?.next === null || row?.next === undefined ? null : Number(row.next);
+  const times = [row?.source, row?.workflow].filter((time) => time !== null && time !== undefined).map(Number);
+  return times.length === 0 ? null : Math.min(...times);
 }

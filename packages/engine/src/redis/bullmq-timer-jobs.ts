@@ -15,7 +15,7 @@ export interface BullmqTimerJobsOptions {
 
 /**
  * What a job scheduler fires for: a timer source (`timer:<source id>`) or a workflow whose trigger
- * is a timer (`wftimer:<workflow id>`). Each owner's job schedulers are synced on their own.
+ * is a timer (`wftimer:<workflow id>`).
  */
 export const TIMER_OWNERS = ['source', 'workflow'] as const;
 export type TimerOwner = (typeof TIMER_OWNERS)[number];
@@ -88,21 +88,25 @@ export class BullmqTimerJobs {
   }
 
   /**
-   * Makes `owner`'s job schedulers those of `wanted`: missing or changed ones are upserted, others
-   * of that owner removed. An unchanged one is left alone, so its slots keep their times across
-   * restarts.
+   * Makes the job schedulers those of `wanted`, every owner's at once: missing or changed ones are
+   * upserted, others removed. An unchanged one is left alone, so its slots keep their times across
+   * restarts. The job schedulers are listed once, whatever the number of owners or timers.
    */
-  async sync(owner: TimerOwner, wanted: readonly WantedTimer[]): Promise<void> {
-    const prefix = schedulerPrefix(owner);
-    const pending = new Map(wanted.map((timer) => [prefix + timer.id, timer]));
+  async sync(wanted: Readonly<Record<TimerOwner, readonly WantedTimer[]>>): Promise<void> {
+    const pending = new Map(
+      TIMER_OWNERS.flatMap((owner) =>
+        wanted[owner].map((timer) => [schedulerPrefix(owner) + timer.id, { owner, timer }] as const),
+      ),
+    );
     for (const existing of await this.queue.getJobSchedulers(0, -1)) {
       const id = existing.key;
-      if (ownerOf(id) !== owner) continue;
+      // Keys of neither prefix are not ours to remove.
+      if (ownerOf(id) === null) continue;
       const want = pending.get(id);
-      if (want && sameSchedule(existing, want.schedule)) pending.delete(id);
+      if (want && sameSchedule(existing, want.timer.schedule)) pending.delete(id);
       else if (!want) await this.queue.removeJobScheduler(id);
     }
-    for (const [id, timer] of pending) {
+    for (const [id, { owner, timer }] of pending) {
       await this.queue.upsertJobScheduler(id, repeatOf(timer.schedule), {
         name: 'tick',
         data: jobData(owner, timer.id),

@@ -1,5 +1,5 @@
 import type { Scheduler } from '../ports/scheduler.js';
-import { TIMER_OWNERS, type BullmqTimerJobs, type FiredTimer, type TimerOwner } from '../redis/bullmq-timer-jobs.js';
+import { type BullmqTimerJobs, type FiredTimer, type TimerOwner } from '../redis/bullmq-timer-jobs.js';
 import { TickMerges } from './tick-merges.js';
 import type { TimerTargets } from './timer-targets.js';
 
@@ -76,7 +76,10 @@ export class BullmqScheduler implements Scheduler {
   }
 
   private async sync(): Promise<void> {
-    for (const owner of TIMER_OWNERS) await this.options.jobs.sync(owner, await this.options.targets[owner].wanted());
+    const { source, workflow } = this.options.targets;
+    // One store read per kind of timer and one listing of the job schedulers, however many timers.
+    const [sources, workflows] = await Promise.all([source.wanted(), workflow.wanted()]);
+    await this.options.jobs.sync({ source: sources, workflow: workflows });
   }
 
   /** One fired job: resolves with its timer's id when its tick was queued, else with none. */

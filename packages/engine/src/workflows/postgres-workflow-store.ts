@@ -9,6 +9,7 @@ import type {
   RunRow,
   StepRow,
   TimerRunOutcome,
+  TimerWorkflow,
   WorkflowRow,
   WorkflowStore,
   WorkflowVersion,
@@ -154,6 +155,20 @@ export class PostgresWorkflowStore implements WorkflowStore {
       .where('active', '=', 1)
       .execute();
     return rows.map((row) => toWorkflow(row) as WorkflowRow);
+  }
+
+  async timerWorkflows(): Promise<TimerWorkflow[]> {
+    const rows = await this.db
+      .selectFrom('workflows as w')
+      .innerJoin('workflow_versions as v', (join) =>
+        join.onRef('v.workflow_id', '=', 'w.id').onRef('v.version', '=', 'w.version'),
+      )
+      .select(['w.id', 'v.spec'])
+      .where('w.trigger_type', '=', 'timer')
+      .where('w.active', '=', 1)
+      .orderBy('w.id')
+      .execute();
+    return rows.map((row) => ({ id: row.id, spec: JSON.parse(row.spec) as TimerWorkflow['spec'] }));
   }
 
   async dueTimers(now: number): Promise<WorkflowRow[]> {

@@ -9,6 +9,7 @@ import type {
   RunRow,
   StepRow,
   TimerRunOutcome,
+  TimerWorkflow,
   WorkflowRow,
   WorkflowStore,
   WorkflowVersion,
@@ -135,6 +136,18 @@ export class SqliteWorkflowStore implements WorkflowStore {
           id,
         ) as RawWorkflow[]
       ).map((row) => toWorkflow(row) as WorkflowRow),
+    );
+  }
+
+  timerWorkflows(): Promise<TimerWorkflow[]> {
+    return settle(() =>
+      (
+        this.sql(
+          `SELECT w.id, v.spec FROM workflows w
+             JOIN workflow_versions v ON v.workflow_id = w.id AND v.version = w.version
+             WHERE w.trigger_type = 'timer' AND w.active = 1 ORDER BY w.id`,
+        ).all() as { id: string; spec: string }[]
+      ).map((row) => ({ id: row.id, spec: JSON.parse(row.spec) as TimerWorkflow['spec'] })),
     );
   }
 

@@ -99,6 +99,12 @@ export interface Checkpoint {
     { readonly kind: 'keep' } | { readonly kind: 'delay'; readonly until: number } | { readonly kind: 'remove' };
 }
 
+/** An active timer workflow and the spec of its current version (whose trigger holds the schedule). */
+export interface TimerWorkflow {
+  readonly id: string;
+  readonly spec: WorkflowSpecT;
+}
+
 /** What `queueTimerRun` did with a timer's slot. */
 export type TimerRunOutcome = 'queued' | 'merged' | 'skipped';
 
@@ -136,6 +142,11 @@ export interface WorkflowStore {
   findBySource(sourceId: string): Promise<WorkflowRow[]>;
   /** Active workflows whose trigger is `$.send.emit` of this workflow. */
   findByEmitter(workflowId: string): Promise<WorkflowRow[]>;
+  /**
+   * Every active timer workflow with its current version's spec, in one query (the job schedulers'
+   * sync reads them all at each change), by id.
+   */
+  timerWorkflows(): Promise<TimerWorkflow[]>;
   /** Active timer workflows due at `now`. */
   dueTimers(now: number): Promise<WorkflowRow[]>;
   setNextFire(id: string, at: number | null): Promise<void>;

@@ -175,6 +175,34 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       expect((await backend.queue.claim(KEY, 10)).map((entry) => entry.id)).toEqual(['wfr_a']);
     });
 
+    it('lists the active timer workflows with their current version’s spec', async () => {
+      const timerSpec = (seconds: number) => ({
+        ...version.spec,
+        trigger: { type: 'timer' as const, interval_seconds: seconds },
+      });
+      // wf_1 moves to version 3 (a timer of 30 s); version 2 (60 s) is the past.
+      await backend.workflows.saveWorkflow(
+        { ...workflow, triggerType: 'timer', nextFireAt: T0 },
+        { ...version, version: 2, spec: timerSpec(60) },
+      );
+      await backend.workflows.saveWorkflow(
+        { ...workflow, version: 3, triggerType: 'timer', nextFireAt: T0 },
+        { ...version, version: 3, spec: timerSpec(30) },
+      );
+      const other = (id: string, active: boolean, triggerType: WorkflowRow['triggerType']) =>
+        backend.workflows.saveWorkflow(
+          { ...workflow, id, active, triggerType, nextFireAt: T0 },
+          { ...version, workflowId: id, spec: triggerType === 'timer' ? timerSpec(5) : version.spec },
+        );
+      await other('wf_0', true, 'timer');
+      await other('wf_2', false, 'timer');
+      await other('wf_3', true, 'manual');
+      expect(await backend.workflows.timerWorkflows()).toEqual([
+        { id: 'wf_0', spec: timerSpec(5) },
+        { id: 'wf_1', spec: timerSpec(30) },
+      ]);
+    });
+
     it('queues a job scheduler slot once by its fire time, and merges one due while a timer run is queued', async () => {
       await backend.workflows.saveWorkflow(
         { ...workflow, triggerType: 'timer', nextFireAt: T0 },

@@ -34,9 +34,10 @@ export interface Harness {
  * The harness as workers can reach it. Workers of a root host run as another uid, and the
  * repository may sit where that uid cannot enter (a clone in /root, mode 0700), so the bundled
  * file is copied into the cache (which workers reach anyway for their bundles), once per content.
+ * `entry` is another worker entry than the built one, with the files of its folder.
  */
-export function installHarness(cacheDir: string, copyForOtherUid: boolean): Harness {
-  const built = workerScriptPath();
+export function installHarness(cacheDir: string, copyForOtherUid: boolean, entry?: string): Harness {
+  const built = entry === undefined ? workerScriptPath() : realpathSync(entry);
   if (!copyForOtherUid) return { script: built, readDirs: [path.dirname(built)] };
   // Every file of the bundle folder: the harness and what it loads on demand (egress-agents.cjs).
   const builtDir = path.dirname(built);

@@ -70,6 +70,11 @@ export interface SandboxOptions {
     readonly started: () => void;
     readonly exited: (reason: ExitReason) => void;
   };
+  /**
+   * The worker entry workers start from (default: the built bundle, dist/worker-bundle/worker.mjs);
+   * workers may read its folder.
+   */
+  readonly workerScript?: string;
 }
 
 /** A component bundled with its relative imports, its npm packages installed, ready for a worker. */
@@ -133,7 +138,7 @@ export class Sandbox {
       cacheDir: options.cacheDir,
       ...(options.onInstallProgress ? { onProgress: options.onInstallProgress } : {}),
     });
-    const harness = installHarness(options.cacheDir, this.isolation.workerUid !== null);
+    const harness = installHarness(options.cacheDir, this.isolation.workerUid !== null, options.workerScript);
     this.harnessDirs = [...harness.readDirs];
     this.workerScript = harness.script;
   }

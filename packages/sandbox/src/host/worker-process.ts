@@ -184,6 +184,16 @@ export class WorkerProcess {
         );
       }, this.options.startTimeoutMs);
       const onMessage = (raw: unknown): void => {
+        const spoken = helloVersion(raw);
+        if (spoken !== null && spoken !== PROTOCOL_VERSION) {
+          // Every later message would be refused as malformed, and the start would end as a bare
+          // timeout: a worker bundle left from other code is named at its first word instead.
+          clearTimeout(timer);
+          this.child.off('message', onMessage);
+          this.kill('shutdown');
+          reject(staleWorkerError(spoken));
+          return;
+        }
         if (parseWorkerMessage(raw)?.type !== 'ready') return;
         clearTimeout(timer);
         this.child.off('message', onMessage);
@@ -302,6 +312,25 @@ function streamedSize(message: StreamMessage): number {
   let total = 0;
   for (const entry of message.entries) total += entry.message.length;
   return total;
+}
+
+/**
+ * The protocol version a worker's `ready` names, read leniently (any version's `ready` has `v`,
+ * `type` and nothing this host must understand), or null for any other message.
+ */
+function helloVersion(raw: unknown): number | string | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const { type, v } = raw as { type?: unknown; v?: unknown };
+  if (type !== 'ready') return null;
+  return typeof v === 'number' || typeof v === 'string' ? v : 'no version';
+}
+
+function staleWorkerError(spoken: number | string): AppError {
+  return new AppError(
+    'SANDBOX_WORKER_STALE',
+    `the sandbox worker speaks protocol ${typeof spoken === 'number' ? `v${spoken}` : `"${spoken}"`} but this host speaks v${PROTOCOL_VERSION}: the worker bundle was built from other code than the host; run npm run build`,
+    { workerProtocol: spoken, hostProtocol: PROTOCOL_VERSION },
+  );
 }
 
 /** Rebuilds an error that crossed the protocol as data. */

@@ -341,4 +341,6 @@ if (egressSocket) {
   tunnelRawTcp(egressSocket);
 }
 
+// The hello names this bundle's protocol version: a host built from other code reads `v` before
+// anything else and refuses the worker by name (SANDBOX_WORKER_STALE), so every version keeps both.
 send({ v: PROTOCOL_VERSION, type: 'ready', pid: process.pid });
