@@ -114,6 +114,73 @@ describe('workflows', () => {
     });
   });
 
+  it('many runs at once (their steps sharing worker requests) each keep their own exports, exits, failures and answers', async () => {
+    const workflow = await engine.workflows.create({
+      name: 'many at once',
+      trigger: { type: 'manual' },
+      settings: { keep_runs: 100 },
+      steps: [
+        {
+          name: 'first',
+          code: `export default defineComponent({ async run({ steps, $ }) {
+            $.export('doubled', steps.trigger.event.n * 2);
+            return steps.trigger.event.n;
+          } });`,
+        },
+        {
+          name: 'middle',
+          code: `export default defineComponent({
+            props: { doubled: { type: 'integer' } },
+            async run({ steps, $ }) {
+              const n = steps.first.$return_value;
+              if (n % 4 === 1) throw new Error('run ' + n + ' broke');
+              if (n % 4 === 2) return $.flow.exit('run ' + n + ' stopped');
+              await $.respond({ status: 200, body: { n, doubled: this.doubled } });
+              return this.doubled + 1;
+            },
+          });`,
+          props: { doubled: '{{ steps.first.doubled }}' },
+        },
+        {
+          name: 'last',
+          code: `export default defineComponent({ async run({ steps }) {
+            return [steps.trigger.event.n, steps.first.doubled, steps.middle.$return_value];
+          } });`,
+        },
+      ],
+    });
+    // Runs before the burst make the steps known to be quick (warm), so its calls are gathered.
+    for (const n of [0, 4, 8])
+      expect((await finished(await engine.workflows.trigger(workflow.id, 'manual', { n }))).status).toBe('succeeded');
+    const numbers = Array.from({ length: 24 }, (_, index) => index + 1);
+    const runIds = await Promise.all(numbers.map((n) => engine.workflows.trigger(workflow.id, 'manual', { n })));
+    const answers = await Promise.all(runIds.map((runId) => engine.pubsub.awaitReply(runId)));
+    const runs = await Promise.all(runIds.map((runId) => finished(runId)));
+    for (const [index, run] of runs.entries()) {
+      const n = index + 1;
+      const answer = answers[index];
+      switch (n % 4) {
+        case 1:
+          expect(run.status).toBe('failed');
+          expect(run.error).toMatchObject({ step: 'middle', message: `run ${n} broke` });
+          expect(run.steps.map((step) => step.status)).toEqual(['succeeded', 'failed', 'skipped']);
+          expect(answer).toBeNull();
+          break;
+        case 2:
+          expect(run.status).toBe('exited');
+          expect(run.exit).toEqual({ reason: `run ${n} stopped` });
+          expect(run.steps.map((step) => step.status)).toEqual(['succeeded', 'succeeded', 'skipped']);
+          expect(answer).toBeNull();
+          break;
+        default:
+          expect(run.status).toBe('succeeded');
+          expect(run.steps[1]?.props).toEqual({ doubled: n * 2 });
+          expect(run.steps[2]?.return_value).toEqual([n, n * 2, n * 2 + 1]);
+          expect(JSON.parse(answer?.body?.toString('utf8') ?? 'null')).toEqual({ n, doubled: n * 2 });
+      }
+    }
+  });
+
   it('ends with $.flow.exit as a success and skips the rest', async () => {
     const workflow = await engine.workflows.create({
       name: 'exit',

@@ -86,7 +86,9 @@ export class RunExecutor {
     const version = await this.versions.get(run.workflowId, run.version);
     if (!version) throw new Error(`version ${run.version} of workflow ${run.workflowId} is missing`);
     await store.markRunning(run.id);
-    const steps = stepsData(run, await store.stepsOf(run.id));
+    // A run at its first step has no checkpoint yet (a step's result and the run's progress commit
+    // together): nothing to read back.
+    const steps = stepsData(run, run.nextStep === 0 ? [] : await store.stepsOf(run.id));
     let responded = false;
     const onRespond = (response: HttpResponse): void => {
       if (responded) return;

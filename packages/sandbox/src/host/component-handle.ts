@@ -19,6 +19,7 @@ import {
 import {
   MAX_BATCH_ITEMS,
   type ComponentInfo,
+  type InvocationItem,
   type InvocationResultMessage,
   type PropsInfo,
   type ResponseMessage,
@@ -47,7 +48,9 @@ export interface InvokeRequest {
   /**
    * Runs beside this handle's other calls instead of after them: on another worker of its group
    * when one is free (the pool starts up to its per-group cap). For calls that share no state and
-   * need no order, such as workflow steps; a source's calls stay one at a time, in order.
+   * need no order, such as workflow steps; a source's calls stay one at a time, in order. The
+   * concurrent calls of a quick component made in the same turn of the event loop share one
+   * request, run one after the other in one worker (see `gather`).
    */
   readonly concurrent?: boolean;
 }
@@ -91,6 +94,33 @@ export interface LoadedComponent {
 /** Reserves a live worker holding this component (starting one or loading it there when needed). */
 export type WorkerSource = () => Promise<Lease<LoadedComponent>>;
 
+/** A concurrent call waiting for the end of its turn of the event loop to go out with others. */
+interface Gathered {
+  readonly request: InvokeRequest;
+  readonly callbacks: InvokeCallbacks;
+  readonly resolve: (result: InvocationResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * What the handles on one component in one group share about its concurrent calls: the calls of
+ * this turn of the event loop, sent together at its end, and how long the last one ran in its
+ * worker (ms; null before the first).
+ */
+export class CallGathering {
+  calls: Gathered[] = [];
+  recentMs: number | null = null;
+}
+
+/**
+ * Concurrent calls are gathered only while the component's last call ran at most this long: the
+ * items of one request run one after the other, so a slow component (one waiting on the network)
+ * keeps a request, and a worker, per call.
+ */
+export const QUICK_CALL_MS = 5;
+/** Most calls gathered into one request. */
+const MAX_GATHERED = 8;
+
 /** Tries a request gets when the workers it was queued on die before sending it. */
 const MAX_UNSENT_RETRIES = 3;
 
@@ -102,6 +132,7 @@ const MAX_UNSENT_RETRIES = 3;
  */
 export class ComponentHandle {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly gathering: CallGathering;
 
   constructor(
     readonly loaded: LoadedComponent,
@@ -113,8 +144,14 @@ export class ComponentHandle {
       readonly discard: () => void;
       /** Puts the author's file name in place of where the server keeps the code (errors, stacks, logs). */
       readonly relabel?: Relabel;
+      /** Shared by every handle on the same component in the same group (the sandbox keeps one each). */
+      readonly gathering?: CallGathering;
+      /** Concurrent calls are gathered while the last one ran at most this long (ms; QUICK_CALL_MS). */
+      readonly gatherQuickMs?: number;
     },
-  ) {}
+  ) {
+    this.gathering = settings.gathering ?? new CallGathering();
+  }
 
   private get relabel(): Relabel {
     return this.settings.relabel ?? keepLabels;
@@ -182,43 +219,137 @@ export class ComponentHandle {
    * so emits and writes made before the failure are kept (contract §3.7, §4.3).
    */
   invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
-    const work = async (): Promise<InvocationResult> => {
-      const streamed = new Streamed(request.state, callbacks, this.relabel);
-      // The body of an HTTP event crosses once, not three times (event-packing.ts).
-      const event = request.event !== undefined ? packEvent(request.event) : null;
-      const steps = request.steps ? packSteps(request.steps) : null;
-      try {
-        const reply = await this.call(
-          {
-            type: 'invoke',
-            slot: this.settings.slot,
-            kind: request.kind,
-            configured: { ...request.configured },
-            accounts: copyAccounts(request.accounts),
-            ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
-            ...(event ? { event: event.event, ...(event.packing ? { eventPacking: event.packing } : {}) } : {}),
-            ...(steps ? { steps: steps.steps, ...(steps.packing ? { stepsPacking: steps.packing } : {}) } : {}),
-            state: { db: request.state.db, dedupe: request.state.dedupe },
-            ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
-            timeoutMs: request.timeoutMs,
-            maxPayloadBytes: MAX_INVOCATION_PAYLOAD_BYTES,
-          },
-          request.timeoutMs,
-          (message) => {
-            if (message.type !== 'item_result') streamed.take(message);
-          },
+    if (!request.concurrent) return this.serial(() => this.invokeAlone(request, callbacks));
+    const recentMs = this.gathering.recentMs;
+    if (recentMs === null || recentMs > (this.settings.gatherQuickMs ?? QUICK_CALL_MS))
+      return this.invokeAlone(request, callbacks);
+    return new Promise((resolve, reject) => this.gather({ request, callbacks, resolve, reject }));
+  }
+
+  private async invokeAlone(request: InvokeRequest, callbacks: InvokeCallbacks): Promise<InvocationResult> {
+    const streamed = new Streamed(request.state, callbacks, this.relabel);
+    try {
+      const reply = await this.call(
+        {
+          type: 'invoke',
+          slot: this.settings.slot,
+          ...invocationItem(request),
+          timeoutMs: request.timeoutMs,
+          maxPayloadBytes: MAX_INVOCATION_PAYLOAD_BYTES,
+        },
+        request.timeoutMs,
+        (message) => {
+          if (message.type !== 'item_result') streamed.take(message);
+        },
+      );
+      // Log lines are not repeated in the result: they are the ones that streamed.
+      if (reply.type === 'result')
+        return this.noted(request, { ...fromResultMessage(reply.result, this.relabel), logs: streamed.logs });
+      if (reply.type === 'failed')
+        return this.noted(
+          request,
+          this.rebuild(request.kind, streamed, relabelError(rebuildError(reply.error), this.relabel).toJSON()),
         );
-        // Log lines are not repeated in the result: they are the ones that streamed.
-        if (reply.type === 'result') return { ...fromResultMessage(reply.result, this.relabel), logs: streamed.logs };
-        if (reply.type === 'failed')
-          return this.rebuild(request.kind, streamed, relabelError(rebuildError(reply.error), this.relabel).toJSON());
-        throw unexpected(reply);
-      } catch (error) {
-        if (!(error instanceof WorkerGone)) throw error;
-        return this.rebuild(request.kind, streamed, { ...error.toJSON() });
+      throw unexpected(reply);
+    } catch (error) {
+      if (!(error instanceof WorkerGone)) throw error;
+      return this.noted(request, this.rebuild(request.kind, streamed, { ...error.toJSON() }));
+    }
+  }
+
+  /** Remembers how long a concurrent call ran: only quick components have their calls gathered. */
+  private noted(request: InvokeRequest, result: InvocationResult): InvocationResult {
+    if (request.concurrent) this.gathering.recentMs = result.durationMs;
+    return result;
+  }
+
+  /**
+   * Concurrent calls of a quick component made in the same turn of the event loop (the runs a
+   * group commit released together) go to one worker in one `invoke_each` request, not one request
+   * each: a worker woken once runs them one after the other, and the host writes one message.
+   */
+  private gather(call: Gathered): void {
+    const gathering = this.gathering;
+    gathering.calls.push(call);
+    if (gathering.calls.length === 1) setImmediate(() => this.sendGathered());
+  }
+
+  private sendGathered(): void {
+    const calls = this.gathering.calls;
+    this.gathering.calls = [];
+    // One request carries one deadline per item: calls with different deadlines go apart.
+    const byDeadline = new Map<number, Gathered[]>();
+    for (const call of calls) {
+      const same = byDeadline.get(call.request.timeoutMs);
+      if (same) same.push(call);
+      else byDeadline.set(call.request.timeoutMs, [call]);
+    }
+    for (const same of byDeadline.values())
+      for (let start = 0; start < same.length; start += MAX_GATHERED)
+        this.dispatch(same.slice(start, start + MAX_GATHERED));
+  }
+
+  private dispatch(calls: readonly Gathered[]): void {
+    const [only] = calls;
+    if (calls.length === 1 && only) {
+      this.invokeAlone(only.request, only.callbacks).then(only.resolve, only.reject);
+      return;
+    }
+    void this.invokeEach(calls);
+  }
+
+  /**
+   * Runs gathered calls in one request. Each gets its own result as its item finishes. When the
+   * request fails on an item (a throw, a crash, a deadline, a payload or memory kill), that item
+   * gets the failure as it would alone, and the items after it, which never started, go out again.
+   */
+  private async invokeEach(calls: readonly Gathered[]): Promise<void> {
+    const first = calls[0];
+    if (!first) return;
+    let done = 0;
+    let streamed = new Streamed(first.request.state, first.callbacks, this.relabel);
+    const onStream = (message: StreamMessage): void => {
+      if (message.item !== done) return;
+      if (message.type !== 'item_result') {
+        streamed.take(message);
+        return;
       }
+      const call = calls[done];
+      if (!call) return;
+      call.resolve(
+        this.noted(call.request, { ...fromResultMessage(message.result, this.relabel), logs: streamed.logs }),
+      );
+      done += 1;
+      const next = calls[done];
+      if (next) streamed = new Streamed(next.request.state, next.callbacks, this.relabel);
     };
-    return request.concurrent ? work() : this.serial(work);
+    let failure: SerializedError;
+    try {
+      const reply = await this.call(
+        {
+          type: 'invoke_each',
+          slot: this.settings.slot,
+          items: calls.map((call) => invocationItem(call.request)),
+          timeoutMs: first.request.timeoutMs,
+          maxPayloadBytes: MAX_INVOCATION_PAYLOAD_BYTES,
+        },
+        first.request.timeoutMs,
+        onStream,
+      );
+      if (reply.type === 'batch_done' && done === calls.length) return;
+      if (reply.type !== 'failed') throw unexpected(reply);
+      failure = relabelError(rebuildError(reply.error), this.relabel).toJSON();
+    } catch (error) {
+      if (!(error instanceof WorkerGone) || !error.sent) {
+        for (const call of calls.slice(done)) call.reject(error);
+        return;
+      }
+      failure = { ...error.toJSON() };
+    }
+    const failed = calls[done];
+    if (failed) failed.resolve(this.noted(failed.request, this.rebuild(failed.request.kind, streamed, failure)));
+    const unstarted = calls.slice(done + 1);
+    if (unstarted.length > 0) this.dispatch(unstarted);
   }
 
   /**
@@ -341,7 +472,7 @@ export class ComponentHandle {
           deadlineMs: timeoutMs + this.settings.graceMs,
           ...(onStream ? { handlers: { onStream } } : {}),
         });
-        if (reply.type === 'failed' && message.type !== 'invoke')
+        if (reply.type === 'failed' && message.type !== 'invoke' && message.type !== 'invoke_each')
           throw relabelError(rebuildError(reply.error), this.relabel);
         return reply;
       } catch (error) {
@@ -424,6 +555,22 @@ function fromResultMessage(result: InvocationResultMessage, relabel: Relabel): I
     response: result.response ? fromResponse(result.response) : null,
     error: error && relabel !== keepLabels ? relabelSerialized(error, relabel) : error,
     state: { db: result.state.db as Record<string, Json>, dedupe: result.state.dedupe as DedupeState | null },
+  };
+}
+
+/** One invocation as it crosses to the worker; the body of an HTTP event crosses once (event-packing.ts). */
+function invocationItem(request: InvokeRequest): InvocationItem {
+  const event = request.event !== undefined ? packEvent(request.event) : null;
+  const steps = request.steps ? packSteps(request.steps) : null;
+  return {
+    kind: request.kind,
+    configured: { ...request.configured },
+    accounts: copyAccounts(request.accounts),
+    ...(request.appAuth ? { appAuth: { ...request.appAuth } } : {}),
+    ...(event ? { event: event.event, ...(event.packing ? { eventPacking: event.packing } : {}) } : {}),
+    ...(steps ? { steps: steps.steps, ...(steps.packing ? { stepsPacking: steps.packing } : {}) } : {}),
+    state: { db: request.state.db, dedupe: request.state.dedupe },
+    ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
   };
 }
 

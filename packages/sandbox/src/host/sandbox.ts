@@ -23,7 +23,7 @@ import {
 } from '../packages/package-installer.js';
 import { addressChecker, DEFAULT_EGRESS, type EgressPolicy } from '../egress/address-policy.js';
 import { EgressProxy } from '../egress/egress-proxy.js';
-import { ComponentHandle, type LoadedComponent } from './component-handle.js';
+import { CallGathering, ComponentHandle, QUICK_CALL_MS, type LoadedComponent } from './component-handle.js';
 import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
 import { buildLaunchCommand } from './launch-command.js';
@@ -54,6 +54,11 @@ export interface SandboxOptions {
   readonly idleMs?: number;
   /** Time between a deadline and the SIGKILL of a worker that did not stop by itself (default 2 s). */
   readonly graceMs?: number;
+  /**
+   * Concurrent calls of a component whose last call ran at most this long (ms, default 5) are
+   * gathered, per turn of the event loop, into one request (ComponentHandle.invoke).
+   */
+  readonly gatherQuickMs?: number;
   /** Size of a worker's private /tmp when bubblewrap provides one (default 64 MB). */
   readonly tmpSizeMb?: number;
   readonly isolation?: IsolationOptions;
@@ -101,6 +106,8 @@ export interface PreparedComponent {
 export class Sandbox {
   readonly isolation: IsolationReport;
   private readonly pool: WorkerPool<LoadedComponent>;
+  /** Per component and group: a few bytes each, kept as long as the sandbox (see gatheringOf). */
+  private readonly gatherings = new Map<string, CallGathering>();
   private readonly installer: PackageInstaller;
   private readonly harnessDirs: string[];
   private readonly workerScript: string;
@@ -223,11 +230,23 @@ export class Sandbox {
       graceMs: this.options.graceMs ?? 2000,
       slot,
       relabel: prepared.relabel,
+      gathering: this.gatheringOf(`${group}\n${slot}`),
+      gatherQuickMs: this.options.gatherQuickMs ?? QUICK_CALL_MS,
       discard: () => {
         // A shared worker serves other components: it stays, and forgets nothing it may need again.
         if (this.placement === 'dedicated') this.pool.dropGroup(group);
       },
     });
+  }
+
+  /**
+   * One per component and group, however many handles are opened on it (the engine opens one per
+   * call): concurrent calls made in the same turn are gathered across them (ComponentHandle.invoke).
+   */
+  private gatheringOf(key: string): CallGathering {
+    let gathering = this.gatherings.get(key);
+    if (!gathering) this.gatherings.set(key, (gathering = new CallGathering()));
+    return gathering;
   }
 
   /** Worker processes alive now, how many serve a request, and their resident memory together. */

@@ -13,7 +13,8 @@ import { EventPacking } from './event-packing.js';
 // 4: a worker holds many components: `load` carries the bundle's code and names a slot, and every
 // later request names the slot it runs against.
 // 5: HTTP events cross packed (event-packing.ts): `eventPacking`, `stepsPacking`, `eventPackings`.
-export const PROTOCOL_VERSION = 5;
+// 6: `invoke_each` (several independent invocations of one component in one request).
+export const PROTOCOL_VERSION = 6;
 
 /** Most invocations one `invoke_batch` may carry. */
 export const MAX_BATCH_ITEMS = 64;
@@ -122,6 +123,23 @@ const configured = {
   appAuth: z.record(z.string(), z.enum(['none', 'unknown'])).optional(),
 };
 
+/** What one invocation needs besides its component, deadline and payload limit. */
+const invocation = {
+  kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
+  ...configured,
+  event: z.unknown().optional(),
+  /** How to rebuild `event`'s body aliases; absent when it crossed whole. */
+  eventPacking: EventPacking.optional(),
+  steps: record.optional(),
+  /** How to rebuild `steps.trigger.event`'s body aliases; absent when it crossed whole. */
+  stepsPacking: EventPacking.optional(),
+  state: z.object({ db: record, dedupe: z.unknown().nullable() }),
+  endpointUrl: z.string().optional(),
+};
+
+export const InvocationItem = z.object(invocation);
+export type InvocationItem = z.infer<typeof InvocationItem>;
+
 export const HostMessage = z.discriminatedUnion('type', [
   z.object({
     v,
@@ -141,16 +159,20 @@ export const HostMessage = z.discriminatedUnion('type', [
     type: z.literal('invoke'),
     id,
     slot,
-    kind: z.enum(['run', 'deploy', 'activate', 'deactivate']),
-    ...configured,
-    event: z.unknown().optional(),
-    /** How to rebuild `event`'s body aliases; absent when it crossed whole. */
-    eventPacking: EventPacking.optional(),
-    steps: record.optional(),
-    /** How to rebuild `steps.trigger.event`'s body aliases; absent when it crossed whole. */
-    stepsPacking: EventPacking.optional(),
-    state: z.object({ db: record, dedupe: z.unknown().nullable() }),
-    endpointUrl: z.string().optional(),
+    ...invocation,
+    timeoutMs: z.number().int().positive(),
+    maxPayloadBytes: z.number().int().positive(),
+  }),
+  // Independent invocations of one component, run one after the other: nothing passes from one
+  // item to the next (unlike `invoke_batch`). Each streams tagged with its item and ends with an
+  // `item_result`; the request ends with `batch_done`, or with `failed` on the item that failed,
+  // in which case the items after it did not start. `timeoutMs` is each item's deadline.
+  z.object({
+    v,
+    type: z.literal('invoke_each'),
+    id,
+    slot,
+    items: z.array(InvocationItem).min(1).max(MAX_BATCH_ITEMS),
     timeoutMs: z.number().int().positive(),
     maxPayloadBytes: z.number().int().positive(),
   }),

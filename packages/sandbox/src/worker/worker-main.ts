@@ -21,6 +21,7 @@ import {
   PROTOCOL_VERSION,
   parseHostMessage,
   type HostMessage,
+  type InvocationItem,
   type ResponseMessage,
   type WorkerMessage,
 } from '../protocol/messages.js';
@@ -164,36 +165,18 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
     case 'invoke': {
-      const loaded = slots.get(message.slot);
-      const specs = await resolvePropSpecs({
-        component: loaded,
-        configured: message.configured,
-        accounts: message.accounts,
-        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
-        timeoutMs: message.timeoutMs,
-      });
-      const props = resolveProps({
-        specs,
-        configured: message.configured,
-        accounts: message.accounts,
-        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
-      });
-      const result = await runOne({
-        loaded,
-        props,
-        id: message.id,
-        item: undefined,
-        kind: message.kind,
-        event: message.eventPacking ? unpackEvent(message.event, message.eventPacking) : message.event,
-        ...(message.steps
-          ? { steps: message.stepsPacking ? unpackSteps(message.steps, message.stepsPacking) : message.steps }
-          : {}),
-        state: message.state,
-        ...(message.endpointUrl ? { endpointUrl: message.endpointUrl } : {}),
-        timeoutMs: message.timeoutMs,
-        maxPayloadBytes: message.maxPayloadBytes,
-      });
+      const result = await invokeItem(message, message, undefined);
       send({ v: PROTOCOL_VERSION, type: 'result', id: message.id, result: toResultMessage(result) });
+      return;
+    }
+    case 'invoke_each': {
+      // One after the other: an item that fails the request (a throw here, a crash, a deadline)
+      // leaves the items after it unstarted, so the host may run them elsewhere.
+      for (const [item, invocation] of message.items.entries()) {
+        const result = await invokeItem(message, invocation, item);
+        send({ v: PROTOCOL_VERSION, type: 'item_result', id: message.id, item, result: toResultMessage(result) });
+      }
+      send({ v: PROTOCOL_VERSION, type: 'batch_done', id: message.id, count: message.items.length });
       return;
     }
     case 'invoke_batch': {
@@ -248,6 +231,45 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
   }
+}
+
+/** Resolves one invocation's props and runs it (alone, or as an item of `invoke_each`). */
+async function invokeItem(
+  request: Extract<HostMessage, { type: 'invoke' | 'invoke_each' }>,
+  invocation: InvocationItem,
+  item: number | undefined,
+): Promise<InvocationResult> {
+  const loaded = slots.get(request.slot);
+  const specs = await resolvePropSpecs({
+    component: loaded,
+    configured: invocation.configured,
+    accounts: invocation.accounts,
+    ...(invocation.appAuth ? { appAuth: invocation.appAuth } : {}),
+    timeoutMs: request.timeoutMs,
+  });
+  const props = resolveProps({
+    specs,
+    configured: invocation.configured,
+    accounts: invocation.accounts,
+    ...(invocation.appAuth ? { appAuth: invocation.appAuth } : {}),
+  });
+  return runOne({
+    loaded,
+    props,
+    id: request.id,
+    item,
+    kind: invocation.kind,
+    event: unpacked(invocation.event, invocation.eventPacking ?? null),
+    ...(invocation.steps
+      ? {
+          steps: invocation.stepsPacking ? unpackSteps(invocation.steps, invocation.stepsPacking) : invocation.steps,
+        }
+      : {}),
+    state: invocation.state,
+    ...(invocation.endpointUrl ? { endpointUrl: invocation.endpointUrl } : {}),
+    timeoutMs: request.timeoutMs,
+    maxPayloadBytes: request.maxPayloadBytes,
+  });
 }
 
 function unpacked(event: unknown, packing: EventPacking | null): unknown {

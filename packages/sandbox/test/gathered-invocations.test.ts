@@ -1,0 +1,203 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { HttpResponse, InvocationResult } from '@tributary/runtime';
+import type { ComponentHandle, Sandbox, SandboxOptions } from '@tributary/sandbox';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { testSandbox } from './sandbox-harness.js';
+
+/**
+ * Concurrent calls of a quick component made in the same turn of the event loop go to one worker
+ * in one `invoke_each` request (ComponentHandle.invoke). Each call must still get exactly what it
+ * would have got alone: its own result, logs and response, its own failure, and the calls after a
+ * failed one must still run.
+ */
+const sourcesDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-gathered-'));
+afterAll(() => rmSync(sourcesDir, { recursive: true, force: true }));
+
+/**
+ * An action that, per call: counts its calls in its worker, logs and exports its input, answers
+ * with `$.respond`, returns what the step before it returned (`steps.before`), and does what
+ * `mode` says (`throw`, `crash`, `hang`, `busy`: hold its worker for a second).
+ */
+function writeStep(name: string): string {
+  const file = path.join(sourcesDir, `${name}.mjs`);
+  writeFileSync(
+    file,
+    `export default {
+  key: '${name}',
+  name: '${name}',
+  version: '0.0.1',
+  type: 'action',
+  props: { n: { type: 'integer' }, mode: { type: 'string', optional: true } },
+  async run({ steps, $ }) {
+    // Inside bubblewrap every worker is pid 2 of its own namespace: mark the process instead.
+    globalThis.processMark ??= Math.random().toString(36).slice(2);
+    globalThis.calls = (globalThis.calls ?? 0) + 1;
+    console.log('call ' + this.n);
+    if (this.mode === 'throw') throw new Error('call ' + this.n + ' threw');
+    if (this.mode === 'crash') process.exit(9);
+    if (this.mode === 'busy') for (const until = Date.now() + 1000; Date.now() < until; );
+    if (this.mode === 'hang') await new Promise(() => setInterval(() => {}, 1000));
+    $.export('n', this.n);
+    await $.respond({ status: 200, body: { n: this.n } });
+    return { n: this.n, before: steps.before.$return_value, worker: globalThis.processMark, order: globalThis.calls };
+  },
+};
+`,
+  );
+  return file;
+}
+
+function sandboxWith(options: Partial<SandboxOptions>): Sandbox {
+  const env = testSandbox(options);
+  onTestFinished(() => env.dispose());
+  return env.sandbox;
+}
+
+async function openStep(sandbox: Sandbox, name: string): Promise<ComponentHandle> {
+  const prepared = await sandbox.prepare(writeStep(name));
+  return sandbox.open(prepared, { key: name, purpose: 'run', group: 'gathered-owner' });
+}
+
+interface Returned {
+  readonly n: number;
+  readonly before: number;
+  readonly worker: string;
+  readonly order: number;
+}
+
+/** One concurrent call with prop `n`; what it answered with `$.respond` lands in `responses[n]`. */
+function call(
+  handle: ComponentHandle,
+  n: number,
+  responses: Map<number, HttpResponse>,
+  options: { mode?: string; timeoutMs?: number } = {},
+): Promise<InvocationResult> {
+  return handle.invoke(
+    {
+      kind: 'run',
+      configured: { n, ...(options.mode ? { mode: options.mode } : {}) },
+      accounts: {},
+      steps: { before: { $return_value: n * 10 } },
+      state: { db: {}, dedupe: null },
+      timeoutMs: options.timeoutMs ?? 10_000,
+      concurrent: true,
+    },
+    { onRespond: (response) => responses.set(n, response) },
+  );
+}
+
+const returned = (result: InvocationResult): Returned => result.returnValue as unknown as Returned;
+
+describe('concurrent calls gathered into one request', () => {
+  it('run one after the other in one worker, each with its own props, steps, exports, logs and response', async () => {
+    // However slow this machine is today, the component counts as quick: gathering is certain.
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 4, gatherQuickMs: 60_000 });
+    // Two handles on the same component, as the engine opens one per call: they gather together.
+    const [one, two] = [await openStep(sandbox, 'gathered-step'), await openStep(sandbox, 'gathered-step')];
+    if (!one || !two) throw new Error('no handle');
+    const responses = new Map<number, HttpResponse>();
+    // The first call goes alone: until a call has run, the component is not known to be quick.
+    expect((await call(one, 0, responses)).ok).toBe(true);
+    // Alone, the calls after the first would not wait for it to let its worker go: the pool would
+    // start the group's other workers for them.
+    const results = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map((n) => call(n % 2 === 0 ? one : two, n, responses, n === 1 ? { mode: 'busy' } : {})),
+    );
+    for (const [index, result] of results.entries()) {
+      const n = index + 1;
+      expect(result.ok, result.error?.message).toBe(true);
+      expect(returned(result)).toMatchObject({ n, before: n * 10 });
+      expect(result.exports).toEqual({ n });
+      expect(result.logs.map((entry) => entry.message)).toEqual([`call ${n}`]);
+      expect(JSON.parse(responses.get(n)?.body?.toString('utf8') ?? 'null')).toEqual({ n });
+    }
+    // One worker ran them, in the order they were made, with nothing of another in between.
+    expect(new Set(results.map((result) => returned(result).worker)).size).toBe(1);
+    const orders = results.map((result) => returned(result).order);
+    expect(orders).toEqual(orders.map((_, index) => (orders[0] ?? 0) + index));
+  });
+
+  it('a call that throws fails alone; the others succeed', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
+    const handle = await openStep(sandbox, 'gathered-throw');
+    const responses = new Map<number, HttpResponse>();
+    expect((await call(handle, 0, responses)).ok).toBe(true);
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => call(handle, n, responses, n === 2 ? { mode: 'throw' } : {})),
+    );
+    expect(results.map((result) => result.ok)).toEqual([true, false, true]);
+    expect(results[1]?.error?.message).toContain('call 2 threw');
+    expect(results.map((result) => (result.ok ? returned(result).n : null))).toEqual([1, null, 3]);
+    expect([...responses.keys()].sort()).toEqual([0, 1, 3]);
+  });
+
+  it('a call that crashes its worker fails (CRASHED); the calls before keep their results, those after run elsewhere', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
+    const handle = await openStep(sandbox, 'gathered-crash');
+    const responses = new Map<number, HttpResponse>();
+    expect((await call(handle, 0, responses)).ok).toBe(true);
+    const results = await Promise.all(
+      [1, 2, 3, 4].map((n) => call(handle, n, responses, n === 2 ? { mode: 'crash' } : {})),
+    );
+    expect(results.map((result) => result.ok)).toEqual([true, false, true, true]);
+    expect(results[1]?.error?.code).toBe('CRASHED');
+    const [first, , third, fourth] = results.map((result) => (result.ok ? returned(result) : null));
+    expect(first?.n).toBe(1);
+    expect(third?.n).toBe(3);
+    expect(fourth?.n).toBe(4);
+    // The crashed worker is gone: what ran after the crash ran in another process.
+    expect(third?.worker).not.toBe(first?.worker);
+    expect([...responses.keys()].sort()).toEqual([0, 1, 3, 4]);
+  });
+
+  it('a call past its deadline fails (TIMEOUT) alone; the calls after it run', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
+    const handle = await openStep(sandbox, 'gathered-hang');
+    const responses = new Map<number, HttpResponse>();
+    expect((await call(handle, 0, responses, { timeoutMs: 3000 })).ok).toBe(true);
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => call(handle, n, responses, { timeoutMs: 3000, ...(n === 1 ? { mode: 'hang' } : {}) })),
+    );
+    expect(results.map((result) => result.ok)).toEqual([false, true, true]);
+    expect(results[0]?.error?.code).toBe('TIMEOUT');
+    expect(results.slice(1).map((result) => returned(result).n)).toEqual([2, 3]);
+  });
+
+  it('calls of a component whose last call was slower than the limit go one request each, side by side', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2 });
+    const file = path.join(sourcesDir, 'gathered-slow.mjs');
+    writeFileSync(
+      file,
+      `export default { name: 'gathered-slow', version: '0.0.1', type: 'action', props: {}, async run() {
+        globalThis.processMark ??= Math.random().toString(36).slice(2);
+        const start = Date.now();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return { start, end: Date.now(), worker: globalThis.processMark };
+      } };\n`,
+    );
+    const handle = await sandbox.open(await sandbox.prepare(file), { key: 'slow', purpose: 'run', group: 'slow' });
+    const twice = () =>
+      Promise.all(
+        [1, 2].map(() =>
+          handle.invoke({
+            kind: 'run',
+            configured: {},
+            accounts: {},
+            state: { db: {}, dedupe: null },
+            timeoutMs: 10_000,
+            concurrent: true,
+          }),
+        ),
+      );
+    // The first pair starts the group's second worker (the pool waits briefly for a busy one first).
+    await twice();
+    const [first, second] = (await twice()).map(
+      (result) => result.returnValue as { start: number; end: number; worker: string },
+    );
+    if (!first || !second) throw new Error('a call returned nothing');
+    expect(first.start < second.end && second.start < first.end).toBe(true);
+    expect(first.worker).not.toBe(second.worker);
+  });
+});
