@@ -7,7 +7,7 @@ import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
 import { createSandbox } from '../local/create-sandbox.js';
 import { LocalInstance } from '../local/local-instance.js';
 import { parseJson } from '../local/prop-flags.js';
-import { buildRunReport, emptyReport } from '@tributary/engine';
+import { buildRunReport, emptyReport } from '@tributary/engine/local-run';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
 import { DEFAULT_DEV_PORT } from '../commands/dev.js';
