@@ -29,7 +29,7 @@ import { VERSION } from './version.js';
  * commands/ declares each command (name, arguments, options, help) and loads its implementation
  * from actions/ with import() only when it runs: every process pays for the tree, and only `start`
  * pays for the server, `run` for the sandbox, a remote command for the API client
- * (packages/cli/README.md#startup; test/startup-imports.test.ts keeps it so).
+ * (docs/cli.md#startup; test/startup-imports.test.ts keeps it so).
  */
 export function createProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('tributary')
