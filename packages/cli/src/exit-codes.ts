@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode } from '@tributary/contracts';
+import { ERROR_CODES, type ErrorCode } from '@tributary/contracts/errors';
 
 /**
  * Exit codes of the local commands (run, dev, validate, options): 0 ok, 1 the component threw or

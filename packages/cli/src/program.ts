@@ -1,4 +1,4 @@
-import { isAppError } from '@tributary/contracts';
+import { isAppError } from '@tributary/contracts/errors';
 import { Command, CommanderError } from 'commander';
 import { registerDevCommand } from './commands/dev.js';
 import { registerOptionsCommand } from './commands/options.js';
@@ -23,7 +23,14 @@ import type { Output } from './ui/output.js';
 import { reportFailure } from './ui/report-error.js';
 import { VERSION } from './version.js';
 
-/** Builds the `tributary` command tree; `setExit` receives each command's exit code. */
+/**
+ * Builds the `tributary` command tree; `setExit` receives each command's exit code.
+ *
+ * commands/ declares each command (name, arguments, options, help) and loads its implementation
+ * from actions/ with import() only when it runs: every process pays for the tree, and only `start`
+ * pays for the server, `run` for the sandbox, a remote command for the API client
+ * (docs/cli.md#startup; test/startup-imports.test.ts keeps it so).
+ */
 export function createProgram(output: Output, setExit: (code: number) => void): Command {
   const program = new Command('tributary')
     .description(

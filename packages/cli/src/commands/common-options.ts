@@ -1,4 +1,3 @@
-import { AppError } from '@tributary/contracts';
 import type { Command } from 'commander';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -13,20 +12,4 @@ export function addPropOptions(command: Command): Command {
       'credentials for an app prop, by app slug or prop name, seen as this.<app>.$auth (repeatable); apps that take none need none',
       collect,
     );
-}
-
-export function parseSeconds(value: string, flag: string): number {
-  const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    throw new AppError('USAGE_ERROR', `${flag} must be a positive number of seconds, got "${value}"`, { field: flag });
-  }
-  return Math.round(seconds * 1000);
-}
-
-export function parseCount(value: string, flag: string, min = 0): number {
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < min) {
-    throw new AppError('USAGE_ERROR', `${flag} must be a whole number >= ${min}, got "${value}"`, { field: flag });
-  }
-  return count;
 }

@@ -1,18 +1,8 @@
-import path from 'node:path';
-import { AppError } from '@tributary/contracts';
 import type { Command } from 'commander';
-import { DevPrinter } from '../dev/dev-printer.js';
-import { DevSession } from '../dev/dev-session.js';
-import { EXIT_OK } from '../exit-codes.js';
-import { createSandbox } from '../local/create-sandbox.js';
-import { LocalInstance } from '../local/local-instance.js';
 import type { PropFlags } from '../local/prop-flags.js';
-import type { Output } from '../ui/output.js';
-import { reportFailure } from '../ui/report-error.js';
-import { addPropOptions, parseCount, parseSeconds } from './common-options.js';
-import { devAttach } from '../remote/dev-attach.js';
 import type { RemoteFlags } from '../remote/connection.js';
-import { runRemote } from './remote-command.js';
+import type { Output } from '../ui/output.js';
+import { addPropOptions } from './common-options.js';
 
 export const DEFAULT_DEV_PORT = 4100;
 
@@ -65,91 +55,9 @@ the source's logs and events stream until Ctrl+C. Exit codes with --dc: 0 stoppe
 1 refused (usage, validation, unknown source), 2 server or network error.`,
     )
     .action(async (file: string, options: DevCommandOptions) => {
+      const { runDev, runDevAttached } = await import('../actions/dev.js');
       setExit(
         options.dc !== undefined ? await runDevAttached(file, options, output) : await runDev(file, options, output),
       );
     });
-}
-
-export async function runDevAttached(
-  file: string,
-  options: DevCommandOptions,
-  output: Output,
-  signal?: AbortSignal,
-): Promise<number> {
-  return runRemote(options, output, (client) =>
-    devAttach({
-      client,
-      output,
-      sourceRef: options.dc ?? '',
-      file,
-      flags: options,
-      json: options.json === true,
-      ...(signal ? { signal } : {}),
-    }),
-  );
-}
-
-export async function runDev(
-  file: string,
-  options: DevCommandOptions,
-  output: Output,
-  signal?: AbortSignal,
-): Promise<number> {
-  const json = options.json === true;
-  const sandbox = createSandbox(output);
-  try {
-    const stem = path.basename(file).replace(/\.[^.]+$/, '');
-    const stateDir = path.resolve(options.state ?? path.join('.tributary-dev', stem));
-    const port = parseCount(options.port ?? String(DEFAULT_DEV_PORT), '--port');
-    const host = options.host ?? '127.0.0.1';
-    const instance = await LocalInstance.create({
-      file,
-      flags: options,
-      stateDir,
-      endpointBase: `http://${host}:${port}`,
-      sandbox,
-      ...(options.timeout ? { timeoutMs: parseSeconds(options.timeout, '--timeout') } : {}),
-    });
-    if (instance.component.type !== 'source') {
-      throw new AppError(
-        'USAGE_ERROR',
-        `${file} is an action; dev runs sources. Run an action with: tributary run ${file}`,
-      );
-    }
-    const session = new DevSession({
-      instance,
-      sandbox,
-      file,
-      stateDir,
-      host,
-      port,
-      printer: new DevPrinter(output, json),
-    });
-    // Listen for Ctrl+C before anything is printed, so a stop right after "ready" is never lost.
-    const stopRequested = new Promise<void>((resolve) => {
-      const finish = (): void => resolve();
-      process.once('SIGINT', finish);
-      process.once('SIGTERM', finish);
-      signal?.addEventListener('abort', finish, { once: true });
-    });
-    try {
-      await session.start();
-    } catch (error) {
-      await session.stop();
-      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-        throw new AppError('USAGE_ERROR', `port ${port} is in use; pick another with --port (0 picks a free one)`, {
-          field: '--port',
-        });
-      }
-      throw error;
-    }
-    await stopRequested;
-    await session.stop();
-    return EXIT_OK;
-  } catch (error) {
-    return reportFailure(output, error, { json });
-  } finally {
-    await sandbox.close();
-  }
 }

@@ -1,11 +1,6 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { followImport, printReports } from '../remote/follow-import.js';
-import { REMOTE_EXIT_OK } from '../remote/remote-exit.js';
 import type { Output } from '../ui/output.js';
-import { formatTable } from '../ui/table.js';
-import { addRemoteOptions, runRemote, type RemoteCommandFlags } from './remote-command.js';
+import { addRemoteOptions, type RemoteCommandFlags } from './remote-options.js';
 
 const IMPORT_EXIT =
   'Exit codes: 0 every component published or unchanged, 1 a component was skipped or the import was refused (no such package, no components), 2 server or network error.';
@@ -46,17 +41,10 @@ Examples:
 
 ${IMPORT_EXIT}`,
     )
-    .action(async (spec: string, flags: RemoteCommandFlags) =>
-      setExit(
-        await runRemote(flags, output, async (client) => {
-          const started = await client.call(
-            client.api.POST('/v1/registry/packages', { body: { spec: localPath(spec) } }),
-          );
-          const job = await followImport(client, started.data, output, flags.json === true);
-          return printReports(job.reports, output, flags.json === true);
-        }),
-      ),
-    );
+    .action(async (spec: string, flags: RemoteCommandFlags) => {
+      const { runRegistryAdd } = await import('../actions/registry.js');
+      setExit(await runRegistryAdd(spec, flags, output));
+    });
 
   addRemoteOptions(registry.command('list').description('List the imported packages and their components'))
     .addHelpText(
@@ -68,27 +56,10 @@ Examples:
 
 Exit codes: 0 ok, 2 server or network error.`,
     )
-    .action(async (flags: RemoteCommandFlags) =>
-      setExit(
-        await runRemote(flags, output, async (client) => {
-          const packages = (await client.call(client.api.GET('/v1/registry/packages'))).data;
-          if (flags.json) return output.json(packages);
-          if (packages.length === 0)
-            return output.out('No packages in the registry. Add one: tributary registry add <npm-spec>');
-          for (const entry of packages) {
-            const skipped = entry.skipped.length > 0 ? `, ${entry.skipped.length} skipped` : '';
-            output.out(`${entry.name}@${entry.version} (${entry.components.length} component(s)${skipped})`);
-            const rows = entry.components.map((component) => [
-              `  ${component.key}`,
-              component.version,
-              component.component_type,
-              component.name ?? '',
-            ]);
-            for (const line of formatTable(['  KEY', 'VERSION', 'TYPE', 'NAME'], rows)) output.out(line);
-          }
-        }),
-      ),
-    );
+    .action(async (flags: RemoteCommandFlags) => {
+      const { runRegistryList } = await import('../actions/registry.js');
+      setExit(await runRegistryList(flags, output));
+    });
 
   addRemoteOptions(
     registry
@@ -104,17 +75,10 @@ Examples:
 
 Exit codes: 0 removed, 1 no such package, 2 server or network error.`,
     )
-    .action(async (name: string, flags: RemoteCommandFlags) =>
-      setExit(
-        await runRemote(flags, output, async (client) => {
-          const removed = await client.call(
-            client.api.DELETE('/v1/registry/packages/{name}', { params: { path: { name } } }),
-          );
-          if (flags.json) return output.json({ ok: true, ...removed.data });
-          output.out(`Removed ${name}: ${removed.data.removed.length} component(s) left the registry`);
-        }),
-      ),
-    );
+    .action(async (name: string, flags: RemoteCommandFlags) => {
+      const { runRegistryRemove } = await import('../actions/registry.js');
+      setExit(await runRegistryRemove(name, flags, output));
+    });
 
   addRemoteOptions(
     registry.command('outdated').description('Compare each imported package with the newest version on npm'),
@@ -127,23 +91,10 @@ Examples:
 
 Exit codes: 0 ok (outdated or not), 2 server or network error.`,
     )
-    .action(async (flags: RemoteCommandFlags) =>
-      setExit(
-        await runRemote(flags, output, async (client) => {
-          const rows = (await client.call(client.api.GET('/v1/registry/outdated'))).data;
-          if (flags.json) return output.json(rows);
-          if (rows.length === 0) return output.out('No packages in the registry.');
-          const table = rows.map((row) => [
-            row.name,
-            row.current,
-            row.latest ?? '(local file)',
-            row.outdated ? 'outdated' : 'up to date',
-          ]);
-          for (const line of formatTable(['PACKAGE', 'CURRENT', 'LATEST', 'STATE'], table)) output.out(line);
-          return REMOTE_EXIT_OK;
-        }),
-      ),
-    );
+    .action(async (flags: RemoteCommandFlags) => {
+      const { runRegistryOutdated } = await import('../actions/registry.js');
+      setExit(await runRegistryOutdated(flags, output));
+    });
 
   addRemoteOptions(
     registry
@@ -162,21 +113,8 @@ Examples:
 
 ${IMPORT_EXIT}`,
     )
-    .action(async (name: string | undefined, flags: RemoteCommandFlags) =>
-      setExit(
-        await runRemote(flags, output, async (client) => {
-          const started = await client.call(client.api.POST('/v1/registry/upgrade', { body: name ? { name } : {} }));
-          const job = await followImport(client, started.data, output, flags.json === true);
-          return printReports(job.reports, output, flags.json === true);
-        }),
-      ),
-    );
-}
-
-/**
- * A tarball given by a path relative to here means this folder; the server resolves specs from its
- * own working directory, so an existing local file is sent as an absolute path.
- */
-function localPath(spec: string): string {
-  return /^\.{0,2}\/|\.tgz$/.test(spec) && existsSync(spec) ? path.resolve(spec) : spec;
+    .action(async (name: string | undefined, flags: RemoteCommandFlags) => {
+      const { runRegistryUpgrade } = await import('../actions/registry.js');
+      setExit(await runRegistryUpgrade(name, flags, output));
+    });
 }

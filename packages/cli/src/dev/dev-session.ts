@@ -7,7 +7,7 @@ import {
   type TimerSchedule,
   type UpdateOutcome,
 } from '@tributary/runtime';
-import { isAppError } from '@tributary/contracts';
+import { isAppError } from '@tributary/contracts/errors';
 import type { Sandbox } from '@tributary/sandbox';
 import { loadCode, type LocalInstance } from '../local/local-instance.js';
 import { DevIngress, type IngressDelivery } from './dev-ingress.js';

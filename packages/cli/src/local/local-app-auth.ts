@@ -1,4 +1,4 @@
-import { BUILTIN_APPS } from '@tributary/engine';
+import { BUILTIN_APPS } from '@tributary/engine/local-run';
 import type { AppAuthModes } from '@tributary/runtime';
 import type { AppsFileT } from '@tributary/contracts';
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import {
   DEFAULT_ACTION_TIMEOUT_MS,
   DEFAULT_SOURCE_TIMEOUT_MS,

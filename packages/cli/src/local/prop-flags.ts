@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import type { Accounts } from '@tributary/runtime';
 
 /** What flag parsing needs to know of a prop: its name and type. */

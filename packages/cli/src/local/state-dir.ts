@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import type { DedupeState, Json } from '@tributary/runtime';
 
 /** What a local state directory keeps between runs: the component's db, dedupe state and endpoint. */

@@ -1,4 +1,4 @@
-import { AppError, ErrorBody, isErrorCode } from '@tributary/contracts';
+import { AppError, isErrorCode } from '@tributary/contracts/errors';
 import { createApiClient, type ApiClient as GeneratedClient } from '@tributary/api-client';
 import type { Connection } from './connection.js';
 
@@ -59,7 +59,7 @@ export class ApiClient {
       throw thrown;
     });
     const what = `${this.#methods.get(response) ?? 'GET'} ${response.url}`;
-    if (!response.ok) throw errorFromResponse(response.status, error ?? {}, what);
+    if (!response.ok) throw await errorFromResponse(response.status, error ?? {}, what);
     return data as D;
   }
 
@@ -107,7 +107,9 @@ function unreachable(url: string, error: unknown): AppError {
   );
 }
 
-function errorFromResponse(status: number, body: unknown, what: string): AppError {
+async function errorFromResponse(status: number, body: unknown, what: string): Promise<AppError> {
+  // The API schemas (and zod) load only for a refusal: a command that succeeds never needs them.
+  const { ErrorBody } = await import('@tributary/contracts');
   const parsed = ErrorBody.safeParse(body);
   if (parsed.success) {
     const { code, message, details } = parsed.data.error;

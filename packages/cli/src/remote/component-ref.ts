@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import { bundleComponent, type ComponentBundle } from '@tributary/runtime';
 
 /** What `deploy`, `update --code`, `publish` and `run --remote` send for FILE | KEY | URL. */

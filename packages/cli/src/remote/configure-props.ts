@@ -1,7 +1,7 @@
 import type { Output } from '../ui/output.js';
 import { configuredFromFlags, type PropFlags } from '../local/prop-flags.js';
 import type { ApiClient } from './api-client.js';
-import { isPromptable, promptProps, type ConfigurableProp } from './prompt-props.js';
+import type { ConfigurableProp } from './prompt-props.js';
 
 /** True when prompts can be shown: both ends of the conversation are a terminal, and JSON was not asked for. */
 export function canPrompt(output: Output, json: boolean): boolean {
@@ -30,5 +30,14 @@ export async function configureProps(options: {
   const missing = options.props.some((prop) => isPromptable(prop) && !Object.hasOwn(given, prop.name));
   if (!missing || !canPrompt(options.output, options.json)) return given;
   options.output.err('Configuring props...');
+  // The prompts (and @inquirer/prompts) load only when a prop is asked for.
+  const { promptProps } = await import('./prompt-props.js');
   return promptProps({ ...options, given });
+}
+
+/** Props that a user types or picks; interface props other than the timer take no value. */
+export function isPromptable(prop: ConfigurableProp): boolean {
+  if (prop.type === '$.interface.http' || prop.type === '$.interface.apphook' || prop.type === 'alert') return false;
+  if (prop.type.startsWith('$.service')) return false;
+  return prop.hidden !== true && prop.disabled !== true;
 }

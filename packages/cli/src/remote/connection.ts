@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import { configPath, readConfig } from './config-file.js';
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:8080';

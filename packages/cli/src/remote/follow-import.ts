@@ -1,4 +1,5 @@
-import { AppError, isErrorCode, type ImportJobT, type ImportReportT } from '@tributary/contracts';
+import { AppError, isErrorCode } from '@tributary/contracts/errors';
+import type { ImportJobT, ImportReportT } from '@tributary/contracts';
 import type { Output } from '../ui/output.js';
 import type { ApiClient } from './api-client.js';
 import { REMOTE_EXIT_OK, REMOTE_EXIT_REFUSED } from './remote-exit.js';

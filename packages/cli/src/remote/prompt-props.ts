@@ -2,6 +2,7 @@ import { checkbox, confirm, input, password, select } from '@inquirer/prompts';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
 import type { ApiClient } from './api-client.js';
+import { isPromptable } from './configure-props.js';
 
 /** One entry of a saved component's `configurable_props` (contract §2.11). */
 export type ConfigurableProp = Record<string, unknown> & { name: string; type: string };
@@ -14,13 +15,6 @@ interface Choice {
 const MORE = Symbol('more');
 const NEW_ACCOUNT = Symbol('new-account');
 const MAX_PAGES = 100;
-
-/** Props that a user types or picks; interface props other than the timer take no value. */
-export function isPromptable(prop: ConfigurableProp): boolean {
-  if (prop.type === '$.interface.http' || prop.type === '$.interface.apphook' || prop.type === 'alert') return false;
-  if (prop.type.startsWith('$.service')) return false;
-  return prop.hidden !== true && prop.disabled !== true;
-}
 
 /**
  * Asks on the terminal for each prop not given by flags (`pd deploy`'s prompts): defaults are

@@ -1,4 +1,4 @@
-import { AppError, isAppError } from '@tributary/contracts';
+import { AppError, isAppError } from '@tributary/contracts/errors';
 import { errorLines } from '../ui/error-lines.js';
 import type { Output } from '../ui/output.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
-import { AppError, isErrorCode, type ErrorCode } from '@tributary/contracts';
+import { AppError, isErrorCode, type ErrorCode } from '@tributary/contracts/errors';
 import type { ApiClient } from './api-client.js';
 
 export interface SseMessage {

@@ -1,5 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 
 /**
  * The port `start` listens on, checked before anything is created. Port 0 means "any free port",

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import { DEFAULT_ENDPOINT_RATE_LIMIT, isPostgresUrl, PROCESS_ROLES, type EngineOptions } from '@tributary/engine';
 import { LOG_LEVELS } from '@tributary/server';
 import { z } from 'zod';

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import { parse as parseYaml } from 'yaml';
 
 /** A `.yaml` / `.yml` file is YAML; any other name is JSON. Both hold the same object. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { configureProps } from '../remote/configure-props.js';
 import { REMOTE_EXIT_OK, REMOTE_EXIT_REFUSED } from '../remote/remote-exit.js';
@@ -7,9 +7,10 @@ import { configurableProps, savedComponentFor } from '../remote/saved-component.
 import type { RunReport } from '@tributary/engine';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
-import { parseSeconds } from './common-options.js';
+import type { RunCommandOptions } from '../commands/run.js';
+import { parseSeconds } from './flag-values.js';
 import { runRemote } from './remote-command.js';
-import { printReport, type RunCommandOptions } from './run.js';
+import { printReport } from './run-report.js';
 
 /**
  * `run --remote KEY|FILE`: the action runs on the server (POST /v1/actions/run), which answers

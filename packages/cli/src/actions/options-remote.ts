@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError } from '@tributary/contracts/errors';
 import { parseJson } from '../local/prop-flags.js';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { configureProps } from '../remote/configure-props.js';
@@ -6,8 +6,9 @@ import { REMOTE_EXIT_OK, REMOTE_EXIT_REFUSED } from '../remote/remote-exit.js';
 import { configurableProps, savedComponentFor } from '../remote/saved-component.js';
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
-import { parseCount } from './common-options.js';
-import { printOptionsPage, type OptionsCommandOptions } from './options.js';
+import type { OptionsCommandOptions } from '../commands/options.js';
+import { parseCount } from './flag-values.js';
+import { printOptionsPage } from './options-page.js';
 import { runRemote } from './remote-command.js';
 
 /**

@@ -1,0 +1,31 @@
+import type { WorkflowRunDetailT } from '@tributary/contracts';
+import { compact, type Output } from '../ui/output.js';
+
+/**
+ * A run for people: its status, then each step with its result or error and its log lines, then a
+ * server run's deliveries. A local run's ids and timings belong to a throwaway engine, so they are
+ * left out (its output is stable).
+ */
+export function printRun(output: Output, run: WorkflowRunDetailT, options: { readonly local?: string } = {}): void {
+  output.out(
+    options.local === undefined
+      ? `Run ${run.id} of ${run.workflow_id} (version ${run.version}): ${run.status}`
+      : `Run of ${options.local}: ${run.status}`,
+  );
+  for (const step of run.steps) {
+    const took = step.duration_ms === null || options.local !== undefined ? '' : ` ${step.duration_ms} ms`;
+    output.out(`  ${step.name}: ${step.status}${took}`);
+    for (const line of step.logs) output.out(`    ${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
+    if (step.error) output.out(`    ${output.style('red', 'error')} ${step.error.code}: ${step.error.message}`);
+    else if (step.status === 'succeeded') output.out(`    → ${compact(step.return_value)}`);
+  }
+  if (run.exit) output.out(`Exited: ${run.exit.reason ?? '(no reason)'}`);
+  // A local run's engine stops as the run ends: its deliveries were queued, not followed.
+  if (options.local !== undefined) return;
+  for (const delivery of run.deliveries) {
+    const error = delivery.last_error ? ` (${delivery.last_error})` : '';
+    output.out(
+      `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${delivery.attempts} attempt(s)${error}`,
+    );
+  }
+}

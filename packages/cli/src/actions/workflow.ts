@@ -1,0 +1,114 @@
+import type { ApiPaths } from '@tributary/api-client';
+import { parseJson } from '../local/prop-flags.js';
+import type { Output } from '../ui/output.js';
+import { compact } from '../ui/output.js';
+import { formatTable } from '../ui/table.js';
+import type { RemoteCommandFlags } from '../commands/remote-options.js';
+import { runRemote } from './remote-command.js';
+import { printRun } from './workflow-print.js';
+import { readWorkflowFile } from './workflow-file.js';
+
+export async function runWorkflowDeploy(file: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const body = readWorkflowFile(file) as WorkflowBody;
+    const existing = (await client.call(client.api.GET('/v1/workflows'))).data.find((item) => item.name === body.name);
+    const saved = existing
+      ? await client.call(client.api.PUT('/v1/workflows/{id}', { params: { path: { id: existing.id } }, body }))
+      : await client.call(client.api.POST('/v1/workflows', { body }));
+    if (flags.json) return output.json(saved.data);
+    output.out(`Deployed ${saved.data.name} (${saved.data.id}) version ${saved.data.version}`);
+    if (saved.data.endpoint_url) output.out(`Endpoint: ${saved.data.endpoint_url}`);
+  });
+}
+
+export async function runWorkflowList(flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const { data } = await client.call(client.api.GET('/v1/workflows'));
+    if (flags.json) return output.json(data);
+    if (data.length === 0) return output.out('No workflows.');
+    const rows = data.map((item) => [
+      item.id,
+      item.name,
+      String(item.version),
+      item.active ? 'yes' : 'no',
+      item.spec.trigger.type,
+      String(item.spec.steps.length),
+    ]);
+    for (const line of formatTable(['ID', 'NAME', 'VERSION', 'ACTIVE', 'TRIGGER', 'STEPS'], rows)) output.out(line);
+  });
+}
+
+export async function runWorkflowDescribe(id: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const { data } = await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id } } }));
+    if (flags.json) return output.json(data);
+    output.out(`${data.name} (${data.id}) version ${data.version}, ${data.active ? 'active' : 'inactive'}`);
+    output.out(`Trigger: ${compact(data.spec.trigger)}`);
+    if (data.endpoint_url) output.out(`Endpoint: ${data.endpoint_url}`);
+    for (const step of data.spec.steps)
+      output.out(`  ${step.name}: ${step.action ?? 'code step'} ${compact(step.props ?? {})}`);
+  });
+}
+
+export async function runWorkflowRuns(
+  id: string,
+  flags: RemoteCommandFlags & { limit: string },
+  output: Output,
+): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const page = await client.call(
+      client.api.GET('/v1/workflows/{id}/runs', {
+        // Number() is the server's own coercion, so `-n abc` is still its VALIDATION_FAILED on limit.
+        params: { path: { id }, query: { limit: Number(flags.limit) } },
+      }),
+    );
+    if (flags.json) return output.json({ data: page.data, runs_dropped: page.runs_dropped });
+    if (page.data.length === 0) return output.out('No runs.');
+    const rows = page.data.map((run) => [
+      run.id,
+      run.status,
+      String(run.version),
+      run.trigger,
+      new Date(run.created_at).toISOString(),
+      run.error ? `${run.error.step ?? ''}: ${run.error.message}`.slice(0, 60) : '',
+    ]);
+    for (const line of formatTable(['RUN', 'STATUS', 'VERSION', 'TRIGGER', 'STARTED', 'ERROR'], rows)) output.out(line);
+    if (page.runs_dropped > 0) output.out(`(${page.runs_dropped} older runs were dropped)`);
+  });
+}
+
+export async function runWorkflowLogs(runId: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const { data } = await client.call(client.api.GET('/v1/workflow-runs/{id}', { params: { path: { id: runId } } }));
+    if (flags.json) return output.json(data);
+    printRun(output, data);
+    return data.status === 'failed' ? REMOTE_EXIT_FAILED : undefined;
+  });
+}
+
+export async function runWorkflowDelete(id: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    await client.call(client.api.DELETE('/v1/workflows/{id}', { params: { path: { id } } }));
+    if (flags.json) return output.json({ ok: true, id });
+    output.out(`Deleted workflow ${id}`);
+  });
+}
+
+export async function runWorkflowRunNow(
+  id: string,
+  flags: RemoteCommandFlags & { event?: string },
+  output: Output,
+): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const event = flags.event === undefined ? null : parseJson(flags.event, '--event');
+    const started = await client.call(
+      client.api.POST('/v1/workflows/{id}/run', { params: { path: { id } }, body: { event } }),
+    );
+    if (flags.json) return output.json(started.data);
+    output.out(`Started run ${started.data.run_id}`);
+  });
+}
+
+/** A workflow file as the API takes it; the server validates it and its refusal is the error shown. */
+type WorkflowBody = ApiPaths['/v1/workflows']['post']['requestBody']['content']['application/json'];
+const REMOTE_EXIT_FAILED = 1;
