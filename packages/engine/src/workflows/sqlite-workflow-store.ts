@@ -33,6 +33,7 @@ const FINISHED = `(${FINISHED_STATUSES.map((status) => `'${status}'`).join(', ')
  */
 export class SqliteWorkflowStore implements WorkflowStore {
   private readonly sql: (text: string) => SqliteDatabase.Statement;
+  /** Its writes may run twice, the first rolled back (see GroupCommit): they touch only the database. */
   private readonly group: GroupCommit;
 
   constructor(private readonly raw: SqliteDatabase.Database) {
