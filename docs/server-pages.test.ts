@@ -252,7 +252,8 @@ function startClient(source: string, env: Record<string, string>) {
     err += chunk.toString();
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const until = async (done: () => boolean): Promise<void> => {
     const deadline = Date.now() + 20_000;
     while (!done()) {
