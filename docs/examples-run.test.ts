@@ -216,7 +216,8 @@ class Dev {
       }
     });
     child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+    // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
   }
 
   static start(args: readonly string[], cwd: string): Dev {

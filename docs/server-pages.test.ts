@@ -60,15 +60,17 @@ async function deploy(file: string, body: Record<string, unknown> = {}): Promise
 
 /** The events of a source, oldest first, once there are at least `count` of them. */
 async function eventsOf(source: string, count: number): Promise<EventRecord[]> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
+  // A deadline, not a number of tries: on a loaded machine a run commits seconds after its reply.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
     const { json } = await server.api<{ data: EventRecord[] }>(
       'GET',
       `/v1/sources/${source}/event_summaries?expand=event&limit=100`,
     );
     if (json.data.length >= count) return json.data.reverse();
+    if (Date.now() > deadline) throw new Error(`${source} never had ${count} events`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`${source} never had ${count} events`);
 }
 
 /** Runs the CLI against the server, with its own config directory. */
@@ -252,7 +254,8 @@ function startClient(source: string, env: Record<string, string>) {
     err += chunk.toString();
     for (const wake of waiters.splice(0)) wake();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   const until = async (done: () => boolean): Promise<void> => {
     const deadline = Date.now() + 20_000;
     while (!done()) {

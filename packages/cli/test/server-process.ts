@@ -50,7 +50,8 @@ export class CliProcess {
       }
     });
     child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
+    // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code ?? -1)));
   }
 
   waitFor(test: (line: string) => boolean, timeoutMs = 30_000): Promise<string> {
@@ -106,7 +107,8 @@ export class TerminalProcess {
     this.child.stdout.on('data', (chunk: Buffer) => {
       this.text += chunk.toString();
     });
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code ?? -1)));
+    // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code ?? -1)));
   }
 
   /** What the terminal showed, without colour and cursor sequences. */

@@ -41,30 +41,44 @@ interface Summary {
   readonly event: { readonly n?: number; readonly at?: number };
 }
 
-/** Reads an SSE stream until a `data:` line satisfies `test`. */
-async function sseUntil(url: string, key: string, test: (data: unknown) => boolean): Promise<unknown> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), 15_000);
-  try {
-    const response = await fetch(url, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
-    expect(response.status).toBe(200);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) throw new Error('the SSE stream ended');
-      buffer += decoder.decode(value, { stream: true });
-      for (const line of buffer.split('\n')) {
-        if (!line.startsWith('data:')) continue;
-        const data = JSON.parse(line.slice(5)) as unknown;
-        if (test(data)) return data;
+/**
+ * Reads an SSE stream: `connected` once the server's handshake comment came (its subscription is in
+ * place, so what is committed from then on is sent), `found` at the first `data:` line that
+ * satisfies `test`.
+ */
+function sseUntil(
+  url: string,
+  key: string,
+  test: (data: unknown) => boolean,
+): { readonly connected: Promise<void>; readonly found: Promise<unknown> } {
+  let markConnected = (): void => undefined;
+  const connected = new Promise<void>((resolve) => (markConnected = resolve));
+  const found = (async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 60_000);
+    try {
+      const response = await fetch(url, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
+      expect(response.status).toBe(200);
+      const reader = response.body!.getReader();
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error('the SSE stream ended');
+        buffer += decoder.decode(value, { stream: true });
+        for (const line of buffer.split('\n')) {
+          if (line === ':sse-handshake') markConnected();
+          if (!line.startsWith('data:')) continue;
+          const data = JSON.parse(line.slice(5)) as unknown;
+          if (test(data)) return data;
+        }
       }
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
     }
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
-  }
+  })();
+  return { connected, found };
 }
 
 async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
@@ -117,14 +131,15 @@ describe('tributary start on PostgreSQL', () => {
       KEY,
       (data) => (data as { event?: { n?: number } }).event?.n === 1,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Posted once the stream is subscribed: an event committed before that is not sent live.
+    await Promise.race([seen.connected, seen.found]);
     const posted = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ hello: 'postgres' }),
     });
     expect(posted.status).toBe(200);
-    expect(await seen).toMatchObject({ event: { n: 1, body: { hello: 'postgres' } } });
+    expect(await seen.found).toMatchObject({ event: { n: 1, body: { hello: 'postgres' } } });
     expect((await summaries(counter.id)).map((summary) => summary.event.n)).toEqual([1]);
 
     const tick = await running.api<{ data: Deployed }>('POST', '/v1/sources', {

@@ -35,7 +35,8 @@ export async function startProcess(
   });
   children.push(child);
   const lines: string[] = [];
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const base = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`no ready line; got:\n${lines.join('\n')}`)),

@@ -98,7 +98,7 @@ describe('Redis ports across a lost connection (needs 127.0.0.1:6379 or TRIBUTAR
     const received: SourceMessage[] = [];
     const unsubscribe = await relayed.subscribe('dc_relay', (message) => received.push(message));
     direct.publish(event('dc_relay', 1));
-    await vi.waitFor(() => expect(received).toEqual([event('dc_relay', 1)]));
+    await vi.waitFor(() => expect(received).toEqual([event('dc_relay', 1)]), { timeout: 20_000 });
 
     relay.cut();
     // What is published while the subscriber is away is gone (SSE catches up from the event bin);
@@ -113,7 +113,9 @@ describe('Redis ports across a lost connection (needs 127.0.0.1:6379 or TRIBUTAR
       { timeout: 10_000, interval: 50 },
     );
     expect(logs.some((line) => line.includes('(relayed-sub): connection lost'))).toBe(true);
-    await vi.waitFor(() => expect(logs.some((line) => line.includes('(relayed-sub): connected again'))).toBe(true));
+    await vi.waitFor(() => expect(logs.some((line) => line.includes('(relayed-sub): connected again'))).toBe(true), {
+      timeout: 20_000,
+    });
     // One line per outage and connection, not one per reconnect attempt.
     expect(logs.filter((line) => line.includes('(relayed-sub): connection lost'))).toHaveLength(1);
     unsubscribe();

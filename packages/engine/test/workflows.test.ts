@@ -248,21 +248,40 @@ describe('workflows', () => {
         { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.wait.$return_value }}' } },
       ],
     });
+    // The run read as delayed is the one checked: 1.5 s later it has resumed and has no resume time.
+    const delayedRun = async (id: string): Promise<WorkflowRunT> => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const run = await engine.workflows.getRun(id);
+        if (run.status === 'delayed') return run;
+        if (Date.now() > deadline) throw new Error(`never delayed: ${JSON.stringify(run)}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const triggeredAt = Date.now();
     const runId = await engine.workflows.trigger(workflow.id, 'manual', {});
-    const deadline = Date.now() + 60_000;
-    while ((await engine.workflows.getRun(runId)).status !== 'delayed') {
-      if (Date.now() > deadline)
-        throw new Error(`never delayed: ${JSON.stringify(await engine.workflows.getRun(runId))}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const delayed = await engine.workflows.getRun(runId);
-    expect(delayed.resume_at).toBeGreaterThan(Date.now() - 100);
+    const delayed = await delayedRun(runId);
+    // 1.5 s from when the step ran, which is after the trigger and before this read.
+    expect(delayed.resume_at).toBeGreaterThanOrEqual(triggeredAt + 1500);
+    expect(delayed.resume_at).toBeLessThanOrEqual(Date.now() + 1500);
     const run = await finished(runId);
     expect(run.status).toBe('succeeded');
     expect(run.steps[1]?.exports).toEqual({ greeting: 'Hello, waited!' });
 
-    const second = await engine.workflows.trigger(workflow.id, 'manual', {});
-    while ((await engine.workflows.getRun(second)).status !== 'delayed') await new Promise((r) => setTimeout(r, 20));
+    // Cancelled while it waits: a delay long enough that a loaded machine cannot see it resume first.
+    const waitsLong = await engine.workflows.create({
+      name: 'long delay',
+      trigger: { type: 'manual' },
+      steps: [
+        {
+          name: 'wait',
+          code: "export default defineComponent({ async run({ $ }) { $.flow.delay(600_000); return 'waited'; } });",
+        },
+        { name: 'greet', action: 'wf-greet', props: { name: '{{ steps.wait.$return_value }}' } },
+      ],
+    });
+    const second = await engine.workflows.trigger(waitsLong.id, 'manual', {});
+    await delayedRun(second);
     expect((await engine.workflows.cancel(second)).status).toBe('cancelled');
     await expect(engine.workflows.cancel(second)).rejects.toMatchObject({ code: 'WORKFLOW_RUN_NOT_DELAYED' });
   });

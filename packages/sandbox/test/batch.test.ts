@@ -68,13 +68,15 @@ describe('batched invocations (invoke_batch)', () => {
   });
 
   it('gives each item its own deadline, and stops a batch at the item that overruns it', async () => {
+    // Together the four outlast one deadline; each leaves it 1.4 s, room for a loaded machine's
+    // late timers (300 ms of a 500 ms deadline left 200 ms).
     const slow = await batch(
       handle,
-      [0, 1, 2, 3].map((index) => ({ tag: `s${index}`, sleepMs: 300 })),
-      { timeoutMs: 500 },
+      [0, 1, 2, 3].map((index) => ({ tag: `s${index}`, sleepMs: 600 })),
+      { timeoutMs: 2000 },
     );
     expect(slow.map((result) => result.ok)).toEqual([true, true, true, true]);
-    const spun = await batch(handle, [{ tag: 't' }, { tag: 'u', do: 'spin' }, { tag: 'v' }], { timeoutMs: 500 });
+    const spun = await batch(handle, [{ tag: 't' }, { tag: 'u', do: 'spin' }, { tag: 'v' }], { timeoutMs: 2000 });
     expect(spun).toHaveLength(2);
     expect(spun[0]?.ok).toBe(true);
     expect(spun[1]?.error?.code).toBe('TIMEOUT');

@@ -89,23 +89,25 @@ describe('shared placement (many components per worker)', () => {
 
   it('a component that takes the shared worker down costs only the invocation in flight (CRASHED); the queued one runs in a new worker', async () => {
     const sandbox = sandboxWith({ maxWorkersPerGroup: 1 });
+    // The worker exits 1.5 s after the bomb's run: the slow run must have started by then, which a
+    // loaded machine may take a second for, and is still going then (it lasts 4 s).
     const bomb = await openFile(
       sandbox,
-      writeComponent('delayed-exit', 'setTimeout(() => process.exit(9), 400);'),
+      writeComponent('delayed-exit', 'setTimeout(() => process.exit(9), 1500);'),
       'bomb',
     );
     const slow = await openFile(
       sandbox,
       writeComponent(
         'slow',
-        "console.log('slow started'); await new Promise((r) => setTimeout(r, 1500)); this.$emit({ done: true });",
+        "console.log('slow started'); await new Promise((r) => setTimeout(r, 4000)); this.$emit({ done: true });",
       ),
       'slow',
     );
     const queued = await openFile(sandbox, counterSource('queued-behind'), 'queued');
     expect((await invoke(bomb)).ok).toBe(true);
     const [inFlight, waiting] = await Promise.all([
-      invoke(slow, { timeoutMs: 5000 }),
+      invoke(slow, { timeoutMs: 10_000 }),
       invoke(queued, { configured: { label: 'q' } }),
     ]);
     expect(inFlight.error?.code).toBe('CRASHED');
@@ -113,7 +115,7 @@ describe('shared placement (many components per worker)', () => {
     expect(inFlight.logs[0]?.message).toBe('slow started');
     expect(waiting.ok, waiting.error?.message).toBe(true);
     expect(emitted(waiting)).toMatchObject({ component: 'queued-behind', n: 1 });
-    const again = await invoke(slow, { timeoutMs: 5000 });
+    const again = await invoke(slow, { timeoutMs: 10_000 });
     expect(again.ok, again.error?.message).toBe(true);
   });
 

@@ -57,11 +57,15 @@ describe('request logs', () => {
     expect((await h.request('GET', `/v1/nope/${endpointId}?token=${QUERY_SECRET}`)).status).toBe(404);
     expect((await fetch(`${h.base}/e/${endpointId}/%zz?token=${QUERY_SECRET}`)).status).toBe(400);
     expect((await h.request('GET', `/v1/test-boom/${endpointId}?token=${QUERY_SECRET}`)).status).toBe(500);
-    await new Promise((resolve) => setTimeout(resolve, 200));
 
-    const entries = pinoLines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    const requests = entries.filter((entry) => typeof entry['status'] === 'number');
-    expect(requests.map((entry) => [entry['method'], entry['route'], entry['status']])).toEqual(
+    // A request is logged when its response has gone out, so the client can see the answer before
+    // the line is written: wait for the lines rather than a fixed pause.
+    const requestLines = () =>
+      pinoLines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((entry) => typeof entry['status'] === 'number')
+        .map((entry) => [entry['method'], entry['route'], entry['status']]);
+    await expect.poll(requestLines).toEqual(
       expect.arrayContaining([
         ['GET', '/v1/…', 404],
         ['GET', '/sources/:id/sse', 401],

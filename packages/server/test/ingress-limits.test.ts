@@ -261,7 +261,8 @@ describe('tributary start: rate-limit settings and the request log (real binary)
     });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': the usage line written before exiting may still be in the pipe at 'exit'.
+    const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
     expect(code).toBe(2);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toMatch(/USAGE_ERROR: invalid configuration: .*endpointBurst.*logLevel/);

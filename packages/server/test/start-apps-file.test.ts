@@ -46,7 +46,8 @@ function start(args: string[], env: Record<string, string> = {}): Promise<Starte
   );
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the last lines written before exiting may still be in the pipe at 'exit'.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const stop = async (): Promise<void> => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;

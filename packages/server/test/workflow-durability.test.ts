@@ -19,7 +19,9 @@ import type { AnyJson } from './server-harness.js';
 const BIN = path.join(REPO, 'packages/cli/bin/tributary.js');
 const KEY = 'trb_workflow_durability_admin_key_0123456789';
 const PING = readFileSync(path.join(REPO, 'fixtures/components/workflows/ping-step.mjs'), 'utf8');
-const DELAY = readFileSync(path.join(REPO, 'fixtures/components/workflows/delay-step.mjs'), 'utf8');
+// The kill must come while the run waits: the fixture's 1.5 s delay could end (and the next step
+// ping) before step "two" of the other run starts on a loaded machine, so this one waits 10 s.
+const DELAY = "export default defineComponent({ async run({ $ }) { $.flow.delay(10_000); return 'waited'; } });";
 
 interface Life {
   readonly child: ChildProcess;

@@ -29,6 +29,12 @@ const log = (sourceId: string, n: number): SourceMessage => ({
   record: { id: `log-${n}`, ts: n, level: 'info', message: `line ${n}`, invocation_id: null } satisfies LogRecord,
 });
 
+/**
+ * How long a delivery may take: vi.waitFor's 1 s default is short for a networked implementation
+ * on a loaded machine, where the wait ends as soon as the message arrives anyway.
+ */
+const DELIVERED = { timeout: 20_000, interval: 20 };
+
 const response = (body: string): HttpResponse => ({ status: 201, headers: { 'x-reply': body }, body });
 
 /** Whether the promise is still pending after the implementation had time to deliver. */
@@ -56,7 +62,7 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         const unsubscribe = await b.subscribe(source, (message) => received.push(message));
         const sent = Array.from({ length: 40 }, (_, n) => (n % 3 === 0 ? log(source, n) : event(source, n)));
         for (const message of sent) a.publish(message);
-        await vi.waitFor(() => expect(received).toHaveLength(sent.length));
+        await vi.waitFor(() => expect(received).toHaveLength(sent.length), DELIVERED);
         expect(received).toEqual(sent);
         unsubscribe();
       });
@@ -74,10 +80,10 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         a.publish(event(source, 1));
         a.publish(event(source, 2));
         for (const inbox of inboxes)
-          await vi.waitFor(() => expect(inbox).toEqual([event(source, 1), event(source, 2)]));
+          await vi.waitFor(() => expect(inbox).toEqual([event(source, 1), event(source, 2)]), DELIVERED);
         // A message to the other source, published last, arriving is proof the first two never went there.
         a.publish(event(other, 3));
-        await vi.waitFor(() => expect(elsewhere).toEqual([event(other, 3)]));
+        await vi.waitFor(() => expect(elsewhere).toEqual([event(other, 3)]), DELIVERED);
         for (const unsubscribe of unsubscribes) unsubscribe();
       });
 
@@ -95,13 +101,13 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         const keep = await b.subscribe(source, (message) => kept.push(message));
         expect(b.stats().subscribers).toBe(before + 3);
         a.publish(event(source, 1));
-        await vi.waitFor(() => expect(dropped).toHaveLength(2));
+        await vi.waitFor(() => expect(dropped).toHaveLength(2), DELIVERED);
         first();
         second();
         second(); // again: nothing more happens
         expect(b.stats().subscribers).toBe(before + 1);
         a.publish(event(source, 2));
-        await vi.waitFor(() => expect(kept).toHaveLength(2));
+        await vi.waitFor(() => expect(kept).toHaveLength(2), DELIVERED);
         expect(dropped).toHaveLength(2);
         keep();
         expect(b.stats().subscribers).toBe(before);
@@ -117,7 +123,7 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         const healthy = await b.subscribe(source, (message) => received.push(message));
         expect(() => a.publish(event(source, 1))).not.toThrow();
         a.publish(event(source, 2));
-        await vi.waitFor(() => expect(received).toEqual([event(source, 1), event(source, 2)]));
+        await vi.waitFor(() => expect(received).toEqual([event(source, 1), event(source, 2)]), DELIVERED);
         broken();
         healthy();
       });
