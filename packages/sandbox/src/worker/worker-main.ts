@@ -142,20 +142,7 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
     case 'props': {
-      const loaded = slots.get(message.slot);
-      const specs = await resolvePropSpecs({
-        component: loaded,
-        configured: message.configured,
-        accounts: message.accounts,
-        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
-        timeoutMs: message.timeoutMs,
-      });
-      const resolved = resolveProps({
-        specs,
-        configured: message.configured,
-        accounts: message.accounts,
-        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
-      });
+      const { specs, props: resolved } = await propsFor(slots.get(message.slot), message, message.timeoutMs);
       send({
         v: PROTOCOL_VERSION,
         type: 'props_result',
@@ -182,19 +169,7 @@ async function handle(message: HostMessage): Promise<void> {
     case 'invoke_batch': {
       // Props resolve once: every item of a batch belongs to the same source and configuration.
       const loaded = slots.get(message.slot);
-      const specs = await resolvePropSpecs({
-        component: loaded,
-        configured: message.configured,
-        accounts: message.accounts,
-        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
-        timeoutMs: message.timeoutMs,
-      });
-      const props = resolveProps({
-        specs,
-        configured: message.configured,
-        accounts: message.accounts,
-        ...(message.appAuth ? { appAuth: message.appAuth } : {}),
-      });
+      const { props } = await propsFor(loaded, message, message.timeoutMs);
       let state = message.state;
       for (const [item, event] of message.events.entries()) {
         const result = await runOne({
@@ -233,6 +208,20 @@ async function handle(message: HostMessage): Promise<void> {
   }
 }
 
+/** The configuration a component's props resolve from, as `props`, `invoke` and the batches carry it. */
+type PropInputs = Pick<InvocationItem, 'configured' | 'accounts' | 'appAuth'>;
+
+/** A component's prop specs (running `additionalProps`) and the props resolved from them. */
+async function propsFor(component: Component, input: PropInputs, timeoutMs: number) {
+  const inputs = {
+    configured: input.configured,
+    accounts: input.accounts,
+    ...(input.appAuth ? { appAuth: input.appAuth } : {}),
+  };
+  const specs = await resolvePropSpecs({ component, ...inputs, timeoutMs });
+  return { specs, props: resolveProps({ specs, ...inputs }) };
+}
+
 /** Resolves one invocation's props and runs it (alone, or as an item of `invoke_each`). */
 async function invokeItem(
   request: Extract<HostMessage, { type: 'invoke' | 'invoke_each' }>,
@@ -240,19 +229,7 @@ async function invokeItem(
   item: number | undefined,
 ): Promise<InvocationResult> {
   const loaded = slots.get(request.slot);
-  const specs = await resolvePropSpecs({
-    component: loaded,
-    configured: invocation.configured,
-    accounts: invocation.accounts,
-    ...(invocation.appAuth ? { appAuth: invocation.appAuth } : {}),
-    timeoutMs: request.timeoutMs,
-  });
-  const props = resolveProps({
-    specs,
-    configured: invocation.configured,
-    accounts: invocation.accounts,
-    ...(invocation.appAuth ? { appAuth: invocation.appAuth } : {}),
-  });
+  const { props } = await propsFor(loaded, invocation, request.timeoutMs);
   return runOne({
     loaded,
     props,
