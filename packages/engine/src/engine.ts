@@ -432,6 +432,7 @@ export class Engine {
       store,
       accounts,
       onDeleted: (sourceId) => subscriptions.forget(sourceId),
+      stopRuns: (sourceId) => runner.stopRuns(sourceId),
     });
     // npm packages imported into the registry are unpacked and cached beside the installed ones.
     const fetch = {

@@ -137,6 +137,53 @@ describe('shared placement (many components per worker)', () => {
     }
   });
 
+  it('ends one call in flight when its signal aborts; a neighbour waiting for that worker still runs', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 1 });
+    const neighbour = await openFile(sandbox, counterSource('beside-cancelled'), 'beside-cancelled');
+    const hangs = await openFile(
+      sandbox,
+      writeComponent(
+        'hangs-until-stopped',
+        "console.log('started'); await new Promise(() => setInterval(() => undefined, 1000));",
+      ),
+      'hangs-until-stopped',
+    );
+    const stopper = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const hung = hangs.invoke(
+      {
+        kind: 'run',
+        configured: {},
+        accounts: {},
+        state: { db: {}, dedupe: null },
+        timeoutMs: 120_000,
+        signal: stopper.signal,
+      },
+      { onLog: () => started() },
+    );
+    await running;
+    // Waits for the only worker of the group (or is queued on it), behind the hanging call.
+    const fine = invoke(neighbour, { configured: { label: 'queued' } });
+    const reason = new Error('stopped on purpose');
+    stopper.abort(reason);
+    await expect(hung).rejects.toBe(reason);
+    const result = await fine;
+    expect(result.ok, result.error?.message).toBe(true);
+    expect(emitted(result)).toMatchObject({ component: 'beside-cancelled', label: 'queued' });
+    // An aborted signal sends nothing.
+    await expect(
+      hangs.invoke({
+        kind: 'run',
+        configured: {},
+        accounts: {},
+        state: { db: {}, dedupe: null },
+        timeoutMs: 120_000,
+        signal: stopper.signal,
+      }),
+    ).rejects.toBe(reason);
+  });
+
   it('keeps groups (owners) in separate processes', async () => {
     const sandbox = sandboxWith({});
     const file = counterSource('owned');

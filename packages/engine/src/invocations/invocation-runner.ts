@@ -108,6 +108,8 @@ export class InvocationRunner {
   private readonly inFlight = new Set<Promise<void>>();
   /** Sources whose next N invocations run one by one: the rest of a batch that failed part way. */
   private readonly solo = new Map<string, number>();
+  /** How to stop each source's run in flight (stopRuns): one at most per source. */
+  private readonly stoppers = new Map<string, AbortController>();
   private retryTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private loadTimer: NodeJS.Timeout | undefined;
@@ -206,6 +208,24 @@ export class InvocationRunner {
     } else await all;
     this.slots.clear();
     return 0;
+  }
+
+  /**
+   * Stops the source's run in flight in this process, if any, as its source is deleted: its worker
+   * call ends at once (a worker it shares with other sources restarts; their calls queued on it go
+   * to another worker), and nothing of it is committed or counted (no attempt, no dead letter). Its
+   * entries stay queued for whoever holds the source's lock next: the delete removes them.
+   * Returns whether a run was stopped.
+   */
+  stopRuns(sourceId: string): boolean {
+    const stopper = this.stoppers.get(sourceId);
+    if (!stopper || stopper.signal.aborted) return false;
+    this.options.logger.info(
+      { source_id: sourceId },
+      `the run of ${sourceId} in flight was stopped: the source is being deleted`,
+    );
+    stopper.abort(new Error(`the run of ${sourceId} was stopped: its source is being deleted`));
+    return true;
   }
 
   /** Resolves once no run is in flight (after `stop` left some and their workers were stopped). */
@@ -325,7 +345,13 @@ export class InvocationRunner {
   }
 
   private run(sourceId: string, rows: readonly QueuedInvocation[], limit: number): void {
-    const work = this.execute(sourceId, rows).finally(async () => {
+    // Registered before the lock is awaited: a delete that comes meanwhile stops this run before it starts.
+    const stopper = new AbortController();
+    this.stoppers.set(sourceId, stopper);
+    const work = this.execute(sourceId, rows, stopper.signal).finally(async () => {
+      if (this.stoppers.get(sourceId) === stopper) this.stoppers.delete(sourceId);
+      // A customResponse caller of a stopped run gets its answer now, not at its own timeout.
+      if (stopper.signal.aborted) for (const row of rows) this.respond(row.id, null);
       await this.options.queue.release(sourceId).catch(() => undefined);
       this.doneRunning(sourceId);
       // Only a source with a backlog (its claim came back full) waits: one that keeps up with its
@@ -370,7 +396,7 @@ export class InvocationRunner {
     );
   }
 
-  private async execute(sourceId: string, queued: readonly QueuedInvocation[]): Promise<void> {
+  private async execute(sourceId: string, queued: readonly QueuedInvocation[], signal: AbortSignal): Promise<void> {
     const { executor, components, locks, store, queue } = this.options;
     const rows = queued;
     try {
@@ -386,6 +412,7 @@ export class InvocationRunner {
         return;
       }
       await locks.run(sourceId, async () => {
+        if (signal.aborted) return;
         const source = await store.getSource(sourceId);
         if (!source) {
           await queue.drop(rows.map((row) => row.id));
@@ -395,7 +422,7 @@ export class InvocationRunner {
         const handle = await executor.handle(component, OWNER_ID);
         const first = rows[0];
         if (rows.length === 1 && first) {
-          await this.runOne(source, handle, first);
+          await this.runOne(source, handle, first, signal);
           return;
         }
         const results = await executor.invokeBatch({
@@ -408,8 +435,9 @@ export class InvocationRunner {
             const row = rows[item];
             if (row) this.respond(row.id, response);
           },
+          signal,
         });
-        if (this.abandoned) return;
+        if (this.abandoned || signal.aborted) return;
         const done = rows.slice(0, results.length);
         const last = results.at(-1);
         if (!last) throw new Error('the worker returned no result for a batch');
@@ -432,8 +460,8 @@ export class InvocationRunner {
         if (done.length < rows.length) this.solo.set(sourceId, rows.length - done.length);
       });
     } catch (error) {
-      // Stopped by the shutdown, not failed: the entries stay queued as they were.
-      if (this.abandoned) return;
+      // Stopped by the shutdown or a delete, not failed: the entries stay queued as they were.
+      if (this.abandoned || signal.aborted) return;
       const message = messageOf(error);
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one
@@ -497,7 +525,12 @@ export class InvocationRunner {
   }
 
   /** One invocation on its own: a customResponse source, a batch of one, or a retry after a failed batch. */
-  private async runOne(source: SourceRow, handle: ComponentHandle, row: QueuedInvocation): Promise<void> {
+  private async runOne(
+    source: SourceRow,
+    handle: ComponentHandle,
+    row: QueuedInvocation,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { executor, store } = this.options;
     const soloLeft = this.solo.get(source.id) ?? 0;
     if (soloLeft > 1) this.solo.set(source.id, soloLeft - 1);
@@ -509,8 +542,9 @@ export class InvocationRunner {
       state: await store.readState(source.id),
       event: JSON.parse(row.event) as unknown,
       onRespond: (response) => this.respond(row.id, response),
+      signal,
     });
-    if (this.abandoned) return;
+    if (this.abandoned || signal.aborted) return;
     const built = await executor.buildCommit({
       sourceId: source.id,
       invocationId: row.id,

@@ -15,7 +15,7 @@ export type InvocationOutcome = 'success' | 'error' | 'timeout' | 'out_of_memory
  * Why a sandbox worker process ended: stopped by the pool (`evicted`) or at shutdown, else killed
  * at a limit (`timeout`, `memory`, `payload`) or died by itself (`crashed`).
  */
-export type WorkerExitReason = 'evicted' | 'shutdown' | 'timeout' | 'memory' | 'payload' | 'crashed';
+export type WorkerExitReason = 'evicted' | 'shutdown' | 'timeout' | 'memory' | 'payload' | 'cancelled' | 'crashed';
 
 export interface PoolStats {
   readonly workers: number;

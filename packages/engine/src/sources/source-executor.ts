@@ -93,6 +93,8 @@ export class SourceExecutor {
     readonly event?: unknown;
     readonly onLog?: (entry: LogEntry) => void;
     readonly onRespond?: (response: HttpResponse) => void;
+    /** Stops the run: it then rejects with the signal's reason (ComponentHandle.invoke). */
+    readonly signal?: AbortSignal;
   }): Promise<InvocationResult> {
     const configured = openProps(
       JSON.parse(input.source.configured_props) as Record<string, unknown>,
@@ -115,6 +117,7 @@ export class SourceExecutor {
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),
         timeoutMs: this.options.sourceTimeoutMs,
+        ...(input.signal ? { signal: input.signal } : {}),
       },
       { ...(input.onLog ? { onLog: input.onLog } : {}), ...(input.onRespond ? { onRespond: input.onRespond } : {}) },
     );
@@ -132,6 +135,8 @@ export class SourceExecutor {
     readonly state: InvocationState;
     /** An item's http.respond(), as it happens. */
     readonly onRespond?: (item: number, response: HttpResponse) => void;
+    /** Stops the batch: it then rejects with the signal's reason (ComponentHandle.invokeBatch). */
+    readonly signal?: AbortSignal;
   }): Promise<InvocationResult[]> {
     const configured = openProps(
       JSON.parse(input.source.configured_props) as Record<string, unknown>,
@@ -156,6 +161,7 @@ export class SourceExecutor {
         state: input.state,
         ...(endpointUrl ? { endpointUrl } : {}),
         timeoutMs: this.options.sourceTimeoutMs,
+        ...(input.signal ? { signal: input.signal } : {}),
       },
       input.onRespond ? { onRespond: input.onRespond } : {},
     );

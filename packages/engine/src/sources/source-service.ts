@@ -81,6 +81,11 @@ export interface SourceServiceOptions {
   readonly accounts: AccountService;
   /** Called once a source is deleted: its subscriptions go with it. */
   readonly onDeleted?: (sourceId: string) => Promise<void>;
+  /**
+   * Called as a delete begins: stops the source's run in flight (InvocationRunner.stopRuns), which
+   * holds the source's lock, so the delete does not wait for the run's deadline.
+   */
+  readonly stopRuns?: (sourceId: string) => void;
 }
 
 export { OWNER_ID };
@@ -259,9 +264,15 @@ export class SourceService {
     });
   }
 
-  /** Runs `deactivate` (when active) and removes the source with its events, logs and state. */
+  /**
+   * Stops the source's run in flight (nothing of it is committed), runs `deactivate` (when active)
+   * and removes the source with its events, logs, state and queued invocations.
+   */
   async remove(ref: string, options: { readonly force?: boolean } = {}): Promise<SourceRow> {
     const current = await this.resolve(ref);
+    // In the same turn as taking the lock: a run that starts after the stop queues behind the
+    // delete, then finds the source gone.
+    this.options.stopRuns?.(current.id);
     return this.options.locks.run(current.id, async () => {
       const source = await this.get(current.id);
       const component = await this.options.components.get(source.component_id);

@@ -53,6 +53,12 @@ export interface InvokeRequest {
    * request, run one after the other in one worker (see `gather`).
    */
   readonly concurrent?: boolean;
+  /**
+   * Ends the call when it aborts: not sent if still waiting, else its worker is stopped as at a
+   * deadline. The call then rejects with the signal's reason, with no result. A call with a signal
+   * is never gathered with others.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** Several `run`s of one source, in order, in one request to its worker. */
@@ -67,6 +73,8 @@ export interface BatchRequest {
   readonly endpointUrl?: string;
   /** Deadline of each item. */
   readonly timeoutMs: number;
+  /** Ends the batch when it aborts, as InvokeRequest.signal ends a call: it rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 export interface InvokeCallbacks {
@@ -219,7 +227,7 @@ export class ComponentHandle {
    * so emits and writes made before the failure are kept (contract §3.7, §4.3).
    */
   invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
-    if (!request.concurrent) return this.serial(() => this.invokeAlone(request, callbacks));
+    if (!request.concurrent || request.signal) return this.serial(() => this.invokeAlone(request, callbacks));
     const recentMs = this.gathering.recentMs;
     if (recentMs === null || recentMs > (this.settings.gatherQuickMs ?? QUICK_CALL_MS))
       return this.invokeAlone(request, callbacks);
@@ -241,6 +249,7 @@ export class ComponentHandle {
         (message) => {
           if (message.type !== 'item_result') streamed.take(message);
         },
+        request.signal,
       );
       // Log lines are not repeated in the result: they are the ones that streamed.
       if (reply.type === 'result')
@@ -412,6 +421,7 @@ export class ComponentHandle {
           },
           request.timeoutMs,
           onStream,
+          request.signal,
         );
         if (reply.type === 'batch_done') return results;
         if (reply.type === 'failed')
@@ -463,19 +473,28 @@ export class ComponentHandle {
     };
   }
 
-  private async call(message: HostRequest, timeoutMs: number, onStream?: RequestHandlers['onStream']) {
+  private async call(
+    message: HostRequest,
+    timeoutMs: number,
+    onStream?: RequestHandlers['onStream'],
+    signal?: AbortSignal,
+  ) {
     for (let attempt = 1; ; attempt += 1) {
       let lease: Lease<LoadedComponent> | null = null;
       try {
+        signal?.throwIfAborted();
         lease = await this.source();
         const reply = await lease.worker.request(message, {
           deadlineMs: timeoutMs + this.settings.graceMs,
           ...(onStream ? { handlers: { onStream } } : {}),
+          ...(signal ? { signal } : {}),
         });
         if (reply.type === 'failed' && message.type !== 'invoke' && message.type !== 'invoke_each')
           throw relabelError(rebuildError(reply.error), this.relabel);
         return reply;
       } catch (error) {
+        // Stopped on purpose: no result, whatever the worker did meanwhile.
+        if (signal?.aborted) throw signal.reason;
         // Queued on a worker that another invocation took down: nothing of it ran, so it may run elsewhere.
         if (error instanceof WorkerGone && !error.sent && attempt < MAX_UNSENT_RETRIES) continue;
         throw error;

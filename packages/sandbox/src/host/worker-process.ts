@@ -11,7 +11,7 @@ import type { LaunchCommand } from './launch-command.js';
 import { ProcessTreeMemory } from './process-memory.js';
 
 /** Why the host ended a worker: decides the error code of what was running in it. */
-export type KillReason = 'timeout' | 'memory' | 'payload' | 'evicted' | 'shutdown';
+export type KillReason = 'timeout' | 'memory' | 'payload' | 'evicted' | 'shutdown' | 'cancelled';
 /** Why a worker process ended: the host stopped it (a kill reason), or it died by itself (`crashed`). */
 export type ExitReason = KillReason | 'crashed';
 
@@ -132,9 +132,19 @@ export class WorkerProcess {
    * while it waits (for a batch, each item gets the whole deadline: it restarts at every
    * `item_result`, as does the streamed-bytes budget). Rejects with WorkerGone when the worker dies first; at `deadlineMs` the worker
    * is killed and the request ends as TIMEOUT.
+   *
+   * When `signal` aborts, a request still waiting is not sent (it rejects with the signal's reason),
+   * and a request running is ended as the deadline ends it: the worker is killed (reason
+   * `cancelled`), since its code cannot be trusted to stop by itself. Requests queued behind it are
+   * unsent and go to another worker (ComponentHandle retries them).
    */
-  request(message: HostRequest, options: { deadlineMs: number; handlers?: RequestHandlers }): Promise<Final> {
+  request(
+    message: HostRequest,
+    options: { deadlineMs: number; handlers?: RequestHandlers; signal?: AbortSignal },
+  ): Promise<Final> {
+    const { signal } = options;
     const run = (): Promise<Final> => {
+      if (signal?.aborted) return Promise.reject(signal.reason);
       if (this.exited || this.exiting) {
         const unsent = this.goneError(null, null);
         unsent.sent = false;
@@ -142,7 +152,8 @@ export class WorkerProcess {
       }
       this.lastUsedAt = Date.now();
       const id = `r${(this.sequence += 1)}`;
-      return new Promise<Final>((resolve, reject) => {
+      const cancel = (): void => this.kill('cancelled');
+      const sent = new Promise<Final>((resolve, reject) => {
         const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
         this.pending.set(id, {
           resolve,
@@ -154,6 +165,9 @@ export class WorkerProcess {
         });
         this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
       });
+      if (!signal) return sent;
+      signal.addEventListener('abort', cancel, { once: true });
+      return sent.finally(() => signal.removeEventListener('abort', cancel));
     };
     this.waiting += 1;
     const result = this.queue.then(run, run);
@@ -272,20 +286,22 @@ export class WorkerProcess {
     const [errorCode, message]: [ErrorCode, string] =
       reason === 'timeout'
         ? ['TIMEOUT', 'the invocation did not finish before its deadline; its worker was stopped (TIMEOUT)']
-        : reason === 'memory' || heapDied
-          ? [
-              'OUT_OF_MEMORY',
-              `the worker went over its memory cap of ${Math.round(this.options.memoryBytes / 1048576)} MB and was stopped`,
-            ]
-          : reason === 'payload'
+        : reason === 'cancelled'
+          ? ['CRASHED', 'the invocation was stopped by the host before it finished (cancelled); its worker was stopped']
+          : reason === 'memory' || heapDied
             ? [
-                'PAYLOAD_TOO_LARGE',
-                'Function Payload Limit Exceeded: the worker kept sending logs or events past the 6 MB limit and was stopped',
+                'OUT_OF_MEMORY',
+                `the worker went over its memory cap of ${Math.round(this.options.memoryBytes / 1048576)} MB and was stopped`,
               ]
-            : [
-                'CRASHED',
-                `the worker process exited during the invocation (${signal ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`})${tail ? `: ${lastLines(tail)}` : ''}`,
-              ];
+            : reason === 'payload'
+              ? [
+                  'PAYLOAD_TOO_LARGE',
+                  'Function Payload Limit Exceeded: the worker kept sending logs or events past the 6 MB limit and was stopped',
+                ]
+              : [
+                  'CRASHED',
+                  `the worker process exited during the invocation (${signal ? `signal ${signal}` : `exit code ${code ?? 'unknown'}`})${tail ? `: ${lastLines(tail)}` : ''}`,
+                ];
     return new WorkerGone(errorCode, message);
   }
 

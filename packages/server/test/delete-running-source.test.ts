@@ -1,0 +1,78 @@
+/**
+ * Deleting a source whose run hangs: the run is stopped at once (its worker call ended, nothing of
+ * it committed, no attempt, no dead letter), then the source goes as always, without waiting for
+ * the run's deadline. Another source of the same component (the same worker group) keeps its work.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { fixture, readRows, startHarness, waitFor, type Harness } from './server-harness.js';
+
+const harnesses: Harness[] = [];
+
+afterAll(async () => {
+  for (const harness of harnesses) await harness.close({ remove: true });
+});
+
+async function deployStuck(harness: Harness, name: string): Promise<{ id: string; url: string }> {
+  const deployed = await harness.request('POST', '/v1/sources', {
+    body: { component_code: fixture('server/stuck-run.mjs'), name },
+  });
+  expect(deployed.status).toBe(200);
+  return {
+    id: deployed.body.data.id as string,
+    url: `${harness.base}${harness.endpoint(deployed.body.data.endpoint_url as string)}`,
+  };
+}
+
+function send(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+function count(harness: Harness, table: string, sourceId: string): number {
+  const rows = readRows<{ n: number }>(
+    harness.dbFile,
+    `SELECT count(*) AS n FROM ${table} WHERE source_id = ?`,
+    sourceId,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function events(harness: Harness, sourceId: string): Promise<{ stuck: boolean }[]> {
+  const page = await harness.request('GET', `/v1/sources/${sourceId}/event_summaries`);
+  return (page.body.data as { event: { stuck: boolean } }[]).map((summary) => summary.event);
+}
+
+describe('DELETE /v1/sources/:id while its run hangs', () => {
+  it('stops the run, removes the source with its events and queue, and keeps the other source running', async () => {
+    // The hanging run would last until its deadline, two minutes away: far past this test's timeout.
+    const harness = await startHarness({ sourceTimeoutMs: 120_000, metrics: true });
+    harnesses.push(harness);
+    const stuck = await deployStuck(harness, 'stuck');
+    const other = await deployStuck(harness, 'other');
+
+    expect((await send(stuck.url, { stuck: false })).status).toBe(200);
+    await waitFor(async () => (await events(harness, stuck.id)).length === 1, "the stuck source's first event");
+    expect((await send(other.url, { stuck: false })).status).toBe(200);
+    expect((await send(stuck.url, { stuck: true })).status).toBe(200);
+    expect((await send(stuck.url, { stuck: false })).status).toBe(200);
+    await waitFor(
+      async () => harness.engine.runner.progress().slots.long.length === 1,
+      'the hanging run to be running (moved to a long-run slot)',
+    );
+
+    const deleted = await harness.request('DELETE', `/v1/sources/${stuck.id}`);
+    expect(deleted.status).toBe(200);
+    expect(harness.logLines.some((line) => line.includes(`the run of ${stuck.id} in flight was stopped`))).toBe(true);
+    expect((await harness.request('GET', `/v1/sources/${stuck.id}`)).status).toBe(404);
+    for (const table of ['invocations', 'events', 'dead_letters', 'source_state'])
+      expect(count(harness, table, stuck.id), table).toBe(0);
+
+    // The other source's event sent before the delete, and one sent after it, both run.
+    expect((await send(other.url, { stuck: false })).status).toBe(200);
+    await waitFor(async () => (await events(harness, other.id)).length === 2, "the other source's two events");
+    await waitFor(async () => count(harness, 'invocations', other.id) === 0, "the other source's queue to empty");
+    expect(count(harness, 'dead_letters', other.id)).toBe(0);
+
+    const metrics = await harness.request('GET', '/metrics');
+    expect(metrics.text).toMatch(/tributary_sandbox_worker_exits_total\{reason="cancelled"\} 1/);
+  });
+});
