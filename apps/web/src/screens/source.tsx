@@ -123,8 +123,8 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
         onConfirm={() => remove.mutate()}
       >
         <p>
-          Its deactivate hook runs, then the source is removed with its events, logs and state. Its endpoint URL stops
-          answering. This cannot be undone.
+          A run still going is stopped, its deactivate hook runs, then the source is removed with its events, logs and
+          state. Its endpoint URL stops answering. This cannot be undone.
         </p>
         {remove.error ? <p className="field-error">{remove.error.message}</p> : null}
       </ConfirmDialog>
