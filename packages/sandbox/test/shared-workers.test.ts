@@ -148,6 +148,8 @@ describe('shared placement (many components per worker)', () => {
       ),
       'hangs-until-stopped',
     );
+    // A second handle on the same component, opened while the worker is free.
+    const alsoHangs = await openFile(sandbox, path.join(sourcesDir, 'hangs-until-stopped.mjs'), 'also-hangs');
     const stopper = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
@@ -165,6 +167,20 @@ describe('shared placement (many components per worker)', () => {
     await running;
     // Waits for the only worker of the group (or is queued on it), behind the hanging call.
     const fine = invoke(neighbour, { configured: { label: 'queued' } });
+    // A call with a signal waiting behind the hanging one ends when its own signal aborts, while
+    // the hanging call goes on.
+    const queuedStopper = new AbortController();
+    const queued = alsoHangs.invoke({
+      kind: 'run',
+      configured: {},
+      accounts: {},
+      state: { db: {}, dedupe: null },
+      timeoutMs: 120_000,
+      signal: queuedStopper.signal,
+    });
+    const queuedReason = new Error('stopped while waiting');
+    queuedStopper.abort(queuedReason);
+    await expect(queued).rejects.toBe(queuedReason);
     const reason = new Error('stopped on purpose');
     stopper.abort(reason);
     await expect(hung).rejects.toBe(reason);

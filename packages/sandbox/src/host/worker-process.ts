@@ -143,6 +143,8 @@ export class WorkerProcess {
     options: { deadlineMs: number; handlers?: RequestHandlers; signal?: AbortSignal },
   ): Promise<Final> {
     const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let started = false;
     const run = (): Promise<Final> => {
       if (signal?.aborted) return Promise.reject(signal.reason);
       if (this.exited || this.exiting) {
@@ -151,6 +153,7 @@ export class WorkerProcess {
         return Promise.reject(unsent);
       }
       this.lastUsedAt = Date.now();
+      started = true;
       const id = `r${(this.sequence += 1)}`;
       const cancel = (): void => this.kill('cancelled');
       const sent = new Promise<Final>((resolve, reject) => {
@@ -175,8 +178,18 @@ export class WorkerProcess {
       () => undefined,
       () => undefined,
     );
-    return result.finally(() => {
+    const settled = result.finally(() => {
       this.waiting -= 1;
+    });
+    if (!signal) return settled;
+    // Waiting behind another request (one that may hang until its deadline), an abort ends it at
+    // once; `run` then sends nothing.
+    return new Promise<Final>((resolve, reject) => {
+      const unsent = (): void => {
+        if (!started) reject(signal.reason);
+      };
+      signal.addEventListener('abort', unsent, { once: true });
+      void settled.then(resolve, reject).finally(() => signal.removeEventListener('abort', unsent));
     });
   }
 
