@@ -202,7 +202,8 @@ describe('tributary dev', () => {
     const tick = await dev.waitFor(isResult('run', 'timer every 15s'), 25_000);
     const emitted = (tick['emits'] as { event: { interval: number; at: number } }[])[0];
     expect(emitted?.event.interval).toBe(15);
-    expect(Math.abs((emitted?.event.at ?? 0) - Date.now() / 1000)).toBeLessThan(5);
+    // Epoch seconds of about now (not milliseconds, not 0); a minute leaves a loaded machine room.
+    expect(Math.abs((emitted?.event.at ?? 0) - Date.now() / 1000)).toBeLessThan(60);
     expect(await dev.interrupt()).toBe(0);
   }, 40_000);
 

@@ -356,16 +356,14 @@ describe('HTTP ingress', () => {
   });
 
   it('does not wait for a slow run when customResponse is off', async () => {
-    // The run takes 5 s; the answer comes well before that even when a loaded machine is slow.
+    // The run takes 5 s before it emits: no event yet when the answer came means the answer did
+    // not wait for the run (a clock would also bound how fast a loaded machine answers).
     const source = await server.api.deploy('server/numbered-webhook.mjs', {
       name: 'slow-default',
       configuredProps: { delayMs: 5000 },
     });
-    const started = Date.now();
     const response = await postJson(server.api.endpoint(source), { n: 1 });
-    const elapsed = Date.now() - started;
     expect(response.status).toBe(200);
-    expect(elapsed).toBeLessThan(4000);
     expect(await server.api.allEvents(source.id)).toEqual([]);
     const events = await waitForEvents(server.api, source.id, 1);
     expect(events[0]?.event).toEqual({ n: 1 });
@@ -538,8 +536,9 @@ describe('HTTP ingress: customResponse deadline', () => {
     const elapsed = Date.now() - started;
     expect(response.status).toBe(504);
     expect(await response.text()).toMatch(/did not respond in time/);
+    // At least the deadline; no upper bound on a loaded machine's speed: the 504 itself says the
+    // deadline ended the wait, since the run's own http.respond() comes only after 7 s.
     expect(elapsed).toBeGreaterThanOrEqual(2990);
-    expect(elapsed).toBeLessThan(6000);
     const events = await waitForEvents(server.api, slow.id, 1, 30_000);
     expect(events[0]?.event).toEqual({ responded: true, path: '/late' });
     // The wait that timed out is gone from the pub/sub port; the late reply found nobody.

@@ -34,19 +34,32 @@ async function streamServer(
   return { client, requests };
 }
 
-function follow(client: ApiClient, until: (messages: SseMessage[]) => boolean): Promise<SseMessage[]> {
+interface Followed {
+  readonly messages: SseMessage[];
+  /** The reconnect delays followSse asked to wait, in order, up to the last message wanted. */
+  readonly waits: number[];
+}
+
+/**
+ * Follows the stream until `until` holds. Reconnect waits are recorded and end at once: which
+ * delay was asked for is the point, not how long a loaded machine's timer takes to fire it.
+ */
+function follow(client: ApiClient, until: (messages: SseMessage[]) => boolean): Promise<Followed> {
   const messages: SseMessage[] = [];
+  const waits: number[] = [];
   const controller = new AbortController();
   return new Promise((resolve, reject) => {
     followSse({
       client,
       path: '/v1/sources/dc_x/sse',
       signal: controller.signal,
+      wait: async (ms) => void waits.push(ms),
       onMessage: (message) => {
         messages.push(message);
         if (until(messages)) {
           controller.abort();
-          resolve(messages);
+          // A copy taken now: once the stream ends, the loop may still ask for one more wait.
+          resolve({ messages, waits: [...waits] });
         }
       },
     }).catch(reject);
@@ -58,7 +71,7 @@ describe('followSse', () => {
     const { client } = await streamServer([
       ': keepalive\r\rid: 1\rdata: {"a":1}\r\rid: 2\r\ndata: line one\r\ndata: line two\r\n\r\nid: 3\ndata: x\n\n',
     ]);
-    const messages = await follow(client, (got) => got.length === 3);
+    const { messages } = await follow(client, (got) => got.length === 3);
     expect(messages).toEqual([
       { id: '1', event: null, data: '{"a":1}' },
       { id: '2', event: null, data: 'line one\nline two' },
@@ -69,12 +82,19 @@ describe('followSse', () => {
   it('reconnects after the delay the server set with retry: (CR line endings), resuming with Last-Event-ID', async () => {
     // Bare CR ends every line here, the retry: field too: a parser splitting on LF alone sees nothing.
     const { client, requests } = await streamServer(['retry: 50\rid: 7\rdata: first\r\r', 'id: 8\rdata: second\r\r']);
-    const started = Date.now();
-    const messages = await follow(client, (got) => got.length === 2);
+    const { messages, waits } = await follow(client, (got) => got.length === 2);
     expect(messages.map((message) => message.data)).toEqual(['first', 'second']);
     expect(requests[1]?.headers['last-event-id']).toBe('7');
-    // The default wait is a second; the server asked for 50 ms.
-    expect(Date.now() - started).toBeLessThan(900);
+    // The server asked for 50 ms, not the default second.
+    expect(waits).toEqual([50]);
+  });
+
+  it('waits the default second before reconnecting when the server set no retry:', async () => {
+    const { client, requests } = await streamServer(['id: 7\ndata: first\n\n', 'id: 8\ndata: second\n\n']);
+    const { messages, waits } = await follow(client, (got) => got.length === 2);
+    expect(messages.map((message) => message.data)).toEqual(['first', 'second']);
+    expect(requests[1]?.headers['last-event-id']).toBe('7');
+    expect(waits).toEqual([1000]);
   });
 
   it('resumes with Last-Event-ID after the server dropped it as too slow, without passing the close frame on', async () => {
@@ -83,8 +103,9 @@ describe('followSse', () => {
       `retry: 50\nid: 7\ndata: first\n\n${close}`,
       'id: 8\ndata: second\n\n',
     ]);
-    const messages = await follow(client, (got) => got.length === 2);
+    const { messages, waits } = await follow(client, (got) => got.length === 2);
     expect(messages.map((message) => message.data)).toEqual(['first', 'second']);
     expect(requests[1]?.headers['last-event-id']).toBe('7');
+    expect(waits).toEqual([50]);
   });
 });

@@ -23,10 +23,18 @@ export interface FollowOptions {
   readonly onOpen?: () => void;
   /** Resume after this id (Last-Event-ID), e.g. the newest event already printed. */
   readonly lastEventId?: string | null;
+  /**
+   * Waits `ms` before a reconnect, settling early (never rejecting) once `signal` aborts. Default:
+   * the real timer; tests pass their own to see which delay was asked for.
+   */
+  readonly wait?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
 /** Wait before reconnecting until the server sets its own with `retry:`. */
 const DEFAULT_RECONNECT_MS = 1000;
+
+const realWait = (ms: number, signal: AbortSignal): Promise<void> =>
+  sleep(ms, undefined, { signal }).catch(() => undefined);
 
 /**
  * Follows an SSE stream (contract §9.3) until the signal aborts. A dropped connection is resumed
@@ -38,6 +46,7 @@ export async function followSse(options: FollowOptions): Promise<void> {
   let lastId = options.lastEventId ?? null;
   let opened = false;
   let reconnectMs = DEFAULT_RECONNECT_MS;
+  const wait = options.wait ?? realWait;
   while (!options.signal.aborted) {
     let response: Response;
     try {
@@ -54,7 +63,7 @@ export async function followSse(options: FollowOptions): Promise<void> {
     } catch (error) {
       if (options.signal.aborted) return;
       if (!opened) throw error;
-      await sleep(reconnectMs, undefined, { signal: options.signal }).catch(() => undefined);
+      await wait(reconnectMs, options.signal);
       continue;
     }
     if (!response.ok || !response.body) {
@@ -86,7 +95,7 @@ export async function followSse(options: FollowOptions): Promise<void> {
       if (options.signal.aborted) return;
       void error; // a dropped connection: resume below
     }
-    await sleep(reconnectMs, undefined, { signal: options.signal }).catch(() => undefined);
+    await wait(reconnectMs, options.signal);
   }
 }
 
