@@ -4,7 +4,7 @@
  * the run's deadline. Another source of the same component (the same worker group) keeps its work.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixture, readRows, startHarness, waitFor, type Harness } from './server-harness.js';
+import { deployFixture, postEvent as send, readRows, startHarness, waitFor, type Harness } from './server-harness.js';
 
 const harnesses: Harness[] = [];
 
@@ -12,19 +12,8 @@ afterAll(async () => {
   for (const harness of harnesses) await harness.close({ remove: true });
 });
 
-async function deployStuck(harness: Harness, name: string): Promise<{ id: string; url: string }> {
-  const deployed = await harness.request('POST', '/v1/sources', {
-    body: { component_code: fixture('server/stuck-run.mjs'), name },
-  });
-  expect(deployed.status).toBe(200);
-  return {
-    id: deployed.body.data.id as string,
-    url: `${harness.base}${harness.endpoint(deployed.body.data.endpoint_url as string)}`,
-  };
-}
-
-function send(url: string, body: unknown): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+function deployStuck(harness: Harness, name: string): Promise<{ id: string; url: string }> {
+  return deployFixture(harness, 'server/stuck-run.mjs', name);
 }
 
 function count(harness: Harness, table: string, sourceId: string): number {

@@ -222,6 +222,27 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   };
 }
 
+/** Deploys a fixture component as a source and returns its id and the full URL of its endpoint. */
+export async function deployFixture(
+  harness: Harness,
+  fixtureName: string,
+  name: string,
+): Promise<{ id: string; url: string }> {
+  const deployed = await harness.request('POST', '/v1/sources', {
+    body: { component_code: fixture(fixtureName), name },
+  });
+  if (deployed.status !== 200) throw new Error(`deploying ${fixtureName} answered ${deployed.status}`);
+  return {
+    id: deployed.body.data.id as string,
+    url: `${harness.base}${harness.endpoint(deployed.body.data.endpoint_url as string)}`,
+  };
+}
+
+/** POSTs a JSON event to an endpoint URL. */
+export function postEvent(url: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
 /** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(
   check: () => Promise<T | undefined | false>,
