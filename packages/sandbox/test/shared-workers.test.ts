@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -198,6 +199,48 @@ describe('shared placement (many components per worker)', () => {
         signal: stopper.signal,
       }),
     ).rejects.toBe(reason);
+  });
+
+  it('ends a call waiting behind another of the same handle when its signal aborts; a settled call leaves no listener', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2 });
+    const file = path.join(sourcesDir, 'hangs-or-answers.mjs');
+    writeFileSync(
+      file,
+      `export default { name: 'hangs-or-answers', version: '0.0.1', type: 'source',
+        props: { hang: { type: 'boolean', optional: true } },
+        async run() {
+          console.log('started');
+          if (this.hang) await new Promise(() => setInterval(() => undefined, 1000));
+        } };\n`,
+    );
+    const handle = await openFile(sandbox, file, 'hangs-or-answers');
+    const run = (configured: Record<string, unknown>, signal: AbortSignal, onLog?: () => void) =>
+      handle.invoke(
+        { kind: 'run', configured, accounts: {}, state: { db: {}, dedupe: null }, timeoutMs: 120_000, signal },
+        onLog ? { onLog } : {},
+      );
+    // Calls that end by themselves take their abort listeners with them.
+    const kept = new AbortController();
+    for (let n = 0; n < 3; n += 1) expect((await run({}, kept.signal)).ok).toBe(true);
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
+    // A source's calls run one at a time per handle: the second waits for the first to end.
+    const first = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const hung = run({ hang: true }, first.signal, () => started());
+    await running;
+    const second = new AbortController();
+    const queued = run({}, second.signal);
+    const reason = new Error('stopped while waiting for the call before it');
+    second.abort(reason);
+    await expect(queued).rejects.toBe(reason);
+    const firstReason = new Error('stopped on purpose');
+    first.abort(firstReason);
+    await expect(hung).rejects.toBe(firstReason);
+    expect(getEventListeners(first.signal, 'abort')).toHaveLength(0);
+    // The handle still serves calls after both.
+    expect((await run({}, kept.signal)).ok).toBe(true);
+    expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 
   it('keeps groups (owners) in separate processes', async () => {

@@ -227,7 +227,8 @@ export class ComponentHandle {
    * so emits and writes made before the failure are kept (contract §3.7, §4.3).
    */
   invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
-    if (!request.concurrent || request.signal) return this.serial(() => this.invokeAlone(request, callbacks));
+    if (!request.concurrent || request.signal)
+      return this.serial(() => this.invokeAlone(request, callbacks), request.signal);
     const recentMs = this.gathering.recentMs;
     if (recentMs === null || recentMs > (this.settings.gatherQuickMs ?? QUICK_CALL_MS))
       return this.invokeAlone(request, callbacks);
@@ -436,7 +437,7 @@ export class ComponentHandle {
           ? [...results, this.rebuild('run', streamed, { ...error.toJSON() })]
           : results;
       }
-    });
+    }, request.signal);
   }
 
   private rebuild(kind: InvocationKind, streamed: Streamed, error: SerializedError): InvocationResult {
@@ -504,10 +505,37 @@ export class ComponentHandle {
     }
   }
 
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.queue.then(work, work);
+  /**
+   * Runs `work` after this handle's calls before it. A call whose `signal` aborts while it still
+   * waits for them ends at once (the one before it may hang until its deadline); `work` then runs
+   * in its turn, sends nothing and throws the reason, which nobody waits for any more.
+   */
+  private serial<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    let started = false;
+    const start = (): Promise<T> => {
+      started = true;
+      return work();
+    };
+    const next = this.queue.then(start, start);
     this.queue = next.catch(() => undefined);
-    return next;
+    if (!signal) return next;
+    return new Promise<T>((resolve, reject) => {
+      const unsent = (): void => {
+        if (!started) reject(signal.reason);
+      };
+      signal.addEventListener('abort', unsent, { once: true });
+      // The listener goes before the caller hears the outcome, so a settled call leaves none.
+      next.then(
+        (value) => {
+          signal.removeEventListener('abort', unsent);
+          resolve(value);
+        },
+        (error: unknown) => {
+          signal.removeEventListener('abort', unsent);
+          reject(error);
+        },
+      );
+    });
   }
 }
 
