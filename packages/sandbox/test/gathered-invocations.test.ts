@@ -38,6 +38,8 @@ function writeStep(name: string): string {
     if (this.mode === 'throw') throw new Error('call ' + this.n + ' threw');
     if (this.mode === 'crash') process.exit(9);
     if (this.mode === 'busy') for (const until = Date.now() + 1000; Date.now() < until; );
+    // 4.5 MB of log lines: three calls' worth is past the worker's 6 MB and the host's 12 MB.
+    if (this.mode === 'loud') for (let line = 0; line < 72; line += 1) console.log(String(this.n).repeat(65536));
     if (this.mode === 'hang') await new Promise(() => setInterval(() => {}, 1000));
     $.export('n', this.n);
     await $.respond({ status: 200, body: { n: this.n } });
@@ -163,6 +165,30 @@ describe('concurrent calls gathered into one request', () => {
     expect(results.map((result) => result.ok)).toEqual([false, true, true]);
     expect(results[0]?.error?.code).toBe('TIMEOUT');
     expect(results.slice(1).map((result) => returned(result).n)).toEqual([2, 3]);
+  });
+
+  it('each call has its own payload budget and its own deadline, not what is left of the request', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
+    const handle = await openStep(sandbox, 'gathered-budgets');
+    const responses = new Map<number, HttpResponse>();
+    expect((await call(handle, 0, responses)).ok).toBe(true);
+    const loud = await Promise.all([1, 2, 3].map((n) => call(handle, n, responses, { mode: 'loud' })));
+    for (const [index, result] of loud.entries()) {
+      const n = index + 1;
+      expect(result.ok, result.error?.message).toBe(true);
+      expect(result.logs).toHaveLength(73);
+      // Every line is the call's own.
+      expect(result.logs.slice(1).every((entry) => entry.message === String(n).repeat(65536))).toBe(true);
+    }
+    expect(new Set(loud.map((result) => returned(result).worker)).size).toBe(1);
+    // Four calls busy for a second each, with a deadline of four seconds each: together they run
+    // past one deadline (and its grace), each alone well within it.
+    const busy = await Promise.all(
+      [4, 5, 6, 7, 8].map((n) => call(handle, n, responses, { mode: 'busy', timeoutMs: 4000 })),
+    );
+    expect(busy.map((result) => result.error?.code ?? null)).toEqual([null, null, null, null, null]);
+    expect(busy.map((result) => returned(result).n)).toEqual([4, 5, 6, 7, 8]);
+    expect(new Set(busy.map((result) => returned(result).worker)).size).toBe(1);
   });
 
   it('calls of a component whose last call was slower than the limit go one request each, side by side', async () => {
