@@ -1,4 +1,7 @@
+import { AppError } from '@tributary/contracts/errors';
+import { parseJson } from '../local/prop-flags.js';
 import { compact, type Output } from '../ui/output.js';
+import { parseCount } from './flag-values.js';
 
 /** One page of options, as `options` prints it locally and with --remote. */
 export interface OptionsPage {
@@ -7,6 +10,22 @@ export interface OptionsPage {
   readonly context: Record<string, unknown> | null;
   readonly errors: readonly string[];
   readonly observations: readonly { level: string; message: string }[];
+}
+
+/** `options`' `--page` and `--prev-context`, checked: a page number, and a JSON object or nothing. */
+export function pageFlags(options: { readonly page?: string | undefined; readonly prevContext?: string | undefined }): {
+  readonly page: number;
+  readonly prevContext: Record<string, unknown> | undefined;
+} {
+  const page = parseCount(options.page ?? '0', '--page');
+  const prevContext = options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
+  if (
+    prevContext !== undefined &&
+    (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))
+  ) {
+    throw new AppError('USAGE_ERROR', '--prev-context must be a JSON object', { field: '--prev-context' });
+  }
+  return { page, prevContext: prevContext as Record<string, unknown> | undefined };
 }
 
 export function printOptionsPage(output: Output, result: OptionsPage, page: number, json: boolean): void {

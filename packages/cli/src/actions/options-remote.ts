@@ -1,5 +1,4 @@
 import { AppError } from '@tributary/contracts/errors';
-import { parseJson } from '../local/prop-flags.js';
 import { resolveComponentRef } from '../remote/component-ref.js';
 import { configureProps } from '../remote/configure-props.js';
 import { REMOTE_EXIT_OK, REMOTE_EXIT_REFUSED } from '../remote/remote-exit.js';
@@ -7,8 +6,7 @@ import { configurableProps, savedComponentFor } from '../remote/saved-component.
 import type { Output } from '../ui/output.js';
 import { withSpinner } from '../ui/spinner.js';
 import type { OptionsCommandOptions } from '../commands/options.js';
-import { parseCount } from './flag-values.js';
-import { printOptionsPage } from './options-page.js';
+import { pageFlags, printOptionsPage } from './options-page.js';
 import { runRemote } from './remote-command.js';
 
 /**
@@ -29,15 +27,7 @@ export async function runRemoteOptions(
         { field: '--auth' },
       );
     }
-    const page = parseCount(options.page ?? '0', '--page');
-    const prevContext =
-      options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
-    if (
-      prevContext !== undefined &&
-      (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))
-    ) {
-      throw new AppError('USAGE_ERROR', '--prev-context must be a JSON object', { field: '--prev-context' });
-    }
+    const { page, prevContext } = pageFlags(options);
     const component = await withSpinner(output, 'Saving the component…', async () =>
       savedComponentFor(client, await resolveComponentRef(target)),
     );
@@ -57,7 +47,7 @@ export async function runRemoteOptions(
             prop_name: prop,
             configured_props: configured,
             page,
-            ...(prevContext ? { prev_context: prevContext as Record<string, unknown> } : {}),
+            ...(prevContext ? { prev_context: prevContext } : {}),
             ...(options.query !== undefined ? { query: options.query } : {}),
           },
         }),

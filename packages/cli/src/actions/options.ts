@@ -2,13 +2,12 @@ import { EXIT_COMPONENT_FAILED, EXIT_OK } from '../exit-codes.js';
 import { createSandbox } from '../local/create-sandbox.js';
 import { loadCode } from '../local/local-instance.js';
 import { localAppAuth } from '../local/local-app-auth.js';
-import { accountsFromFlags, configuredFromFlags, parseJson, type PropShape } from '../local/prop-flags.js';
+import { accountsFromFlags, configuredFromFlags, type PropShape } from '../local/prop-flags.js';
 import type { OptionsCommandOptions } from '../commands/options.js';
 import type { Output } from '../ui/output.js';
 import { reportFailure } from '../ui/report-error.js';
-import { parseCount, parseSeconds } from './flag-values.js';
-import { printOptionsPage } from './options-page.js';
-import { AppError } from '@tributary/contracts/errors';
+import { parseSeconds } from './flag-values.js';
+import { pageFlags, printOptionsPage } from './options-page.js';
 
 export async function runOptions(
   file: string,
@@ -19,15 +18,7 @@ export async function runOptions(
   const json = options.json === true;
   const sandbox = createSandbox(output);
   try {
-    const page = parseCount(options.page ?? '0', '--page');
-    const prevContext =
-      options.prevContext === undefined ? undefined : parseJson(options.prevContext, '--prev-context');
-    if (
-      prevContext !== undefined &&
-      (prevContext === null || typeof prevContext !== 'object' || Array.isArray(prevContext))
-    ) {
-      throw new AppError('USAGE_ERROR', '--prev-context must be a JSON object', { field: '--prev-context' });
-    }
+    const { page, prevContext } = pageFlags(options);
     const { handle, info } = await loadCode(sandbox, file);
     const result = await handle.options({
       prop,
@@ -35,7 +26,7 @@ export async function runOptions(
       accounts: accountsFromFlags(options),
       appAuth: localAppAuth(info.props),
       page,
-      ...(prevContext ? { prevContext: prevContext as Record<string, unknown> } : {}),
+      ...(prevContext ? { prevContext: prevContext } : {}),
       ...(options.query !== undefined ? { query: options.query } : {}),
       timeoutMs: parseSeconds(options.timeout ?? '30', '--timeout'),
     });
