@@ -16,6 +16,7 @@ import {
   type OptionsPage,
   type ValidationIssue,
 } from '@tributary/runtime';
+import { endedIfAbortedWhileWaiting } from './abort-while-waiting.js';
 import {
   MAX_BATCH_ITEMS,
   type ComponentInfo,
@@ -518,24 +519,7 @@ export class ComponentHandle {
     };
     const next = this.queue.then(start, start);
     this.queue = next.catch(() => undefined);
-    if (!signal) return next;
-    return new Promise<T>((resolve, reject) => {
-      const unsent = (): void => {
-        if (!started) reject(signal.reason);
-      };
-      signal.addEventListener('abort', unsent, { once: true });
-      // The listener goes before the caller hears the outcome, so a settled call leaves none.
-      next.then(
-        (value) => {
-          signal.removeEventListener('abort', unsent);
-          resolve(value);
-        },
-        (error: unknown) => {
-          signal.removeEventListener('abort', unsent);
-          reject(error);
-        },
-      );
-    });
+    return signal ? endedIfAbortedWhileWaiting(next, signal, () => started) : next;
   }
 }
 

@@ -8,6 +8,7 @@ import {
   type WorkerMessage,
 } from '../protocol/messages.js';
 import type { LaunchCommand } from './launch-command.js';
+import { endedIfAbortedWhileWaiting } from './abort-while-waiting.js';
 import { ProcessTreeMemory } from './process-memory.js';
 
 /** Why the host ended a worker: decides the error code of what was running in it. */
@@ -181,16 +182,8 @@ export class WorkerProcess {
     const settled = result.finally(() => {
       this.waiting -= 1;
     });
-    if (!signal) return settled;
-    // Waiting behind another request (one that may hang until its deadline), an abort ends it at
-    // once; `run` then sends nothing.
-    return new Promise<Final>((resolve, reject) => {
-      const unsent = (): void => {
-        if (!started) reject(signal.reason);
-      };
-      signal.addEventListener('abort', unsent, { once: true });
-      void settled.then(resolve, reject).finally(() => signal.removeEventListener('abort', unsent));
-    });
+    // Waiting behind another request, an abort ends it at once; `run` then sends nothing.
+    return signal ? endedIfAbortedWhileWaiting(settled, signal, () => started) : settled;
   }
 
   kill(reason: KillReason): void {
