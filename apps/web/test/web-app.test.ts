@@ -472,9 +472,9 @@ describe('web app', { timeout: 90_000 }, () => {
     await signIn();
     const made: string[] = [];
     for (const [file, name, props] of [
-      ['web-greeter.mjs', 'flt alpha hook', {}],
-      ['web-ticker.mjs', 'flt beta timer', { timer: { intervalSeconds: 600 } }],
-      ['web-both.mjs', 'flt gamma both', { timer: { intervalSeconds: 900 } }],
+      ['web-greeter.mjs', 'flt-alpha hook', {}],
+      ['web-ticker.mjs', 'flt-beta timer', { timer: { intervalSeconds: 600 } }],
+      ['web-both.mjs', 'flt-gamma both', { timer: { intervalSeconds: 900 } }],
     ] as const) {
       const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
         component_code: code(file),
@@ -490,10 +490,12 @@ describe('web app', { timeout: 90_000 }, () => {
     const names = () => page.locator('tbody tr .strong').allTextContents();
     try {
       await page.goto(`${server.base}/sources`);
-      await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
+      await page.locator('tr', { hasText: 'flt-gamma both' }).waitFor();
       await page.getByLabel('Search sources').focus();
-      await page.keyboard.type('flt');
-      await expect.poll(names).toEqual(['flt alpha hook', 'flt beta timer', 'flt gamma both']);
+      // A word with a hyphen: random ids and endpoint URLs of the other sources on this server can
+      // hold any three letters, but never a hyphen.
+      await page.keyboard.type('flt-');
+      await expect.poll(names).toEqual(['flt-alpha hook', 'flt-beta timer', 'flt-gamma both']);
       expect(await unlabeled()).toEqual([]);
       // Tab to the status filter and pick "Inactive" with the arrow keys.
       await page.keyboard.press('Tab');
@@ -502,26 +504,26 @@ describe('web app', { timeout: 90_000 }, () => {
       ).toBe('Status');
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('ArrowDown');
-      await expect.poll(names).toEqual(['flt beta timer']);
+      await expect.poll(names).toEqual(['flt-beta timer']);
       expect(page.url()).toMatch(/[?&]status=inactive/);
       await page.getByLabel('Status', { exact: true }).selectOption('all');
       await page.getByLabel('Trigger', { exact: true }).selectOption('http');
-      await expect.poll(names).toEqual(['flt alpha hook', 'flt gamma both']);
+      await expect.poll(names).toEqual(['flt-alpha hook', 'flt-gamma both']);
       await page.getByLabel('Trigger', { exact: true }).selectOption('timer');
-      await expect.poll(names).toEqual(['flt beta timer', 'flt gamma both']);
+      await expect.poll(names).toEqual(['flt-beta timer', 'flt-gamma both']);
       await page.getByLabel('Trigger', { exact: true }).selectOption('all');
       await page.getByLabel('Sort', { exact: true }).selectOption('newest');
-      await expect.poll(names).toEqual(['flt gamma both', 'flt beta timer', 'flt alpha hook']);
+      await expect.poll(names).toEqual(['flt-gamma both', 'flt-beta timer', 'flt-alpha hook']);
       // The URL holds it: a reload shows the same list.
       await page.reload();
-      await expect.poll(names).toEqual(['flt gamma both', 'flt beta timer', 'flt alpha hook']);
-      expect(await page.getByLabel('Search sources').inputValue()).toBe('flt');
+      await expect.poll(names).toEqual(['flt-gamma both', 'flt-beta timer', 'flt-alpha hook']);
+      expect(await page.getByLabel('Search sources').inputValue()).toBe('flt-');
       await shot('sources-filtered');
       await page.getByLabel('Search sources').fill('no such source');
       await page.getByRole('button', { name: 'Clear search and filters' }).click();
       await expect.poll(() => page.url()).toBe(`${server.base}/sources`);
       await page.setViewportSize({ width: 390, height: 844 });
-      await page.locator('tr', { hasText: 'flt gamma both' }).waitFor();
+      await page.locator('tr', { hasText: 'flt-gamma both' }).waitFor();
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await shot('sources-filter-phone');
     } finally {
