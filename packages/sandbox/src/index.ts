@@ -11,6 +11,8 @@ export type { ExitReason } from './host/worker-process.js';
 export { ComponentHandle } from './host/component-handle.js';
 export type {
   BatchRequest,
+  CallResult,
+  ExpressionsOutcome,
   InvokeCallbacks,
   InvokeRequest,
   LoadedComponent,

@@ -296,6 +296,40 @@ describe('/v1/workflows', () => {
     ]);
   });
 
+  it('opens the account an app prop names through an expression, evaluated once before the step', async () => {
+    const account = await harness.request('POST', '/v1/accounts', {
+      body: { app: 'acme', name: 'Acme by expression', fields: { api_key: 'abcdefghij' } },
+    });
+    expect(account.status).toBe(201);
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'account by expression',
+        trigger: { type: 'manual' },
+        steps: [
+          {
+            name: 'call',
+            code:
+              'export default defineComponent({ props: { acme: { type: "app", app: "acme" }, label: { type: "string" } }, ' +
+              'async run() { return this.label + ":" + this.acme.$auth.api_key.length; } })',
+            props: { acme: '{{ steps.trigger.event.account }}', label: '{{ steps.trigger.event.label }}' },
+          },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const started = await harness.request('POST', `/v1/workflows/${created.body.data.id as string}/run`, {
+      // A value that reads like an expression is data: it is not evaluated a second time.
+      body: { event: { account: { authProvisionId: account.body.data.id }, label: '{{ 40 + 2 }}' } },
+    });
+    const run = await finishedRun(started.body.data.run_id);
+    expect(run.status, JSON.stringify(run.error)).toBe('succeeded');
+    expect(run.steps[0]).toMatchObject({
+      return_value: '{{ 40 + 2 }}:10',
+      props: { acme: { authProvisionId: account.body.data.id }, label: '{{ 40 + 2 }}' },
+    });
+    expect(JSON.stringify(run)).not.toContain('abcdefghij');
+  });
+
   it('is in the OpenAPI document', async () => {
     const { body } = await harness.request('GET', '/v1/openapi.json');
     expect(Object.keys(body.paths)).toEqual(

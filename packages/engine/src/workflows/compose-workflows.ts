@@ -6,7 +6,6 @@ import type { ComponentService } from '../components/component-service.js';
 import type { Store } from '../ports/store.js';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
-import { ExpressionEvaluator } from './expression-evaluator.js';
 import { isSingleRunKey, isWorkflowKey } from './queue-keys.js';
 import { RunExecutor, type Deliver } from './run-executor.js';
 import type { WorkflowStore } from './workflow-store.js';
@@ -49,17 +48,11 @@ export interface WorkflowPartsOptions {
 /** The workflow pieces on a workflow store, wired to the shared queue, runner and sandbox pool. */
 export function composeWorkflows(options: WorkflowPartsOptions) {
   const store = options.store;
-  const evaluator = new ExpressionEvaluator({
-    components: options.components,
-    executor: options.executor,
-    timeoutMs: options.stepTimeoutMs,
-  });
   const executor: RunExecutor = new RunExecutor({
     store,
     components: options.components,
     executor: options.executor,
     accounts: options.accounts,
-    evaluator,
     box: options.box,
     pubsub: options.pubsub,
     now: options.now,

@@ -10,7 +10,7 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { openProps } from '../sources/configured-props.js';
 import { sealedAt } from '../secrets/sealed-places.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
-import type { ExpressionEvaluator } from './expression-evaluator.js';
+import { splitExpressions, withEvaluated } from './step-expressions.js';
 import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
 import { stepsData } from './steps-data.js';
 import { TrimPacer } from './trim-pacer.js';
@@ -36,7 +36,6 @@ export interface RunExecutorOptions {
   readonly components: ComponentService;
   readonly executor: SourceExecutor;
   readonly accounts: AccountService;
-  readonly evaluator: ExpressionEvaluator;
   readonly box: SecretBox;
   readonly pubsub: PubSub;
   readonly now: () => number;
@@ -217,7 +216,11 @@ export class RunExecutor {
     return { status: failed ? 'failed' : 'succeeded', record: performed.record };
   }
 
-  /** Resolves a step's props in the sandbox, then runs it in its component's worker. */
+  /**
+   * Runs a step in its component's worker, its prop expressions evaluated there first (in the
+   * workflow's realm, decision 0019). A step whose app prop is an expression has its expressions
+   * evaluated in a request of their own before it: the host opens the account they name.
+   */
   private async perform(
     workflowId: string,
     step: PlanStep,
@@ -228,43 +231,76 @@ export class RunExecutor {
     | { readonly kind: 'ran'; readonly result: InvocationResult; readonly record: StepResult }
   > {
     const startedAt = this.options.now();
+    const failedAt = (prop: string | null, message: string) => {
+      const where = `step "${step.name}"${prop ? `, prop "${prop}"` : ''}`;
+      const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${message}` };
+      return { kind: 'expression' as const, record: { ...emptyResult(startedAt), error } };
+    };
     // Secret props are sealed at rest; they are opened only for the worker that needs them.
-    const evaluated = await this.options.evaluator.evaluate(
-      workflowId,
-      openProps(step.props, this.options.box, (prop) => sealedAt.workflowStepProp(workflowId, step.name, prop)),
-      steps,
+    let props = openProps(step.props, this.options.box, (prop) =>
+      sealedAt.workflowStepProp(workflowId, step.name, prop),
     );
-    if (!evaluated.ok) {
-      const where = `step "${step.name}"${evaluated.prop ? `, prop "${evaluated.prop}"` : ''}`;
-      const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${evaluated.message}` };
-      return { kind: 'expression', record: { ...emptyResult(startedAt), error } };
-    }
     const component = await this.options.components.get(step.componentId);
+    const handle = await this.options.executor.handle(component, OWNER_ID);
+    const describedProps = handle.info.props as unknown as AppPropDescription[];
+    const appProps = new Set(describedProps.filter((prop) => prop.type === 'app').map((prop) => prop.name));
+    const expressionsOf = (values: Record<string, unknown>) => {
+      const { fixed, expressions } = splitExpressions(values);
+      return { fixed, expressions: Object.keys(expressions).length > 0 ? expressions : null };
+    };
+    let { fixed, expressions } = expressionsOf(props);
+    if (expressions && Object.keys(expressions).some((name) => appProps.has(name))) {
+      // The account an app prop names must be opened before the step runs: its expressions go first.
+      const ahead = await handle.invoke({
+        kind: 'run',
+        configured: {},
+        accounts: {},
+        steps,
+        state: { db: {}, dedupe: null },
+        expressions: { scope: workflowId, props: expressions, only: true },
+        timeoutMs: this.options.stepTimeoutMs,
+        concurrent: true,
+      });
+      const outcome = ahead.expressions ?? {
+        ok: false as const,
+        prop: null,
+        message: ahead.error?.message ?? 'evaluating the props failed',
+      };
+      if (!outcome.ok) return failedAt(outcome.prop, outcome.message);
+      // Every prop now holds its value: a value that reads like an expression is data, never evaluated again.
+      props = withEvaluated(props, expressions, outcome.props);
+      fixed = props;
+      expressions = null;
+    }
     let accounts: Awaited<ReturnType<typeof this.options.accounts.credentialsFor>>;
     try {
-      accounts = await this.options.accounts.credentialsFor(evaluated.props);
+      accounts = await this.options.accounts.credentialsFor(fixed);
     } catch (error) {
       // An account that needs reconnecting fails the step with its error, naming the account.
       if (!isAccountFailure(error)) throw error;
       return { kind: 'expression', record: { ...emptyResult(startedAt), error: error.toJSON() } };
     }
-    const handle = await this.options.executor.handle(component, OWNER_ID);
-    const result: InvocationResult = await handle.invoke(
+    const result = await handle.invoke(
       {
         kind: 'run',
-        configured: evaluated.props,
+        configured: fixed,
         accounts,
-        appAuth: await this.options.accounts.appAuthFor(handle.info.props as unknown as AppPropDescription[]),
+        appAuth: await this.options.accounts.appAuthFor(describedProps),
         steps,
         state: { db: {}, dedupe: null },
+        ...(expressions ? { expressions: { scope: workflowId, props: expressions } } : {}),
         timeoutMs: this.options.stepTimeoutMs,
         // Steps keep no state between runs: the runs of a workflow step on several workers at once.
         concurrent: true,
       },
       { onRespond },
     );
+    if (result.expressions && !result.expressions.ok)
+      return failedAt(result.expressions.prop, result.expressions.message);
+    const evaluated =
+      expressions && result.expressions?.ok ? withEvaluated(props, expressions, result.expressions.props) : props;
     const record: StepResult = {
-      props: redact(evaluated.props, step.secretProps),
+      props: redact(evaluated, step.secretProps),
       returnValue: result.returnValue ?? null,
       exports: result.exports,
       logs: result.logs.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),

@@ -45,6 +45,16 @@ export interface InvokeRequest {
   readonly steps?: Readonly<Record<string, unknown>>;
   readonly state: InvocationState;
   readonly endpointUrl?: string;
+  /**
+   * A workflow step's props holding `{{ }}` expressions: the worker evaluates them against `steps`
+   * in the realm of `scope` (the workflow) and adds them to `configured`; the result says what they
+   * gave (`expressions`). When one fails the component does not run; with `only`, it never does.
+   */
+  readonly expressions?: {
+    readonly scope: string;
+    readonly props: Readonly<Record<string, unknown>>;
+    readonly only?: boolean;
+  };
   readonly timeoutMs: number;
   /**
    * Runs beside this handle's other calls instead of after them: on another worker of its group
@@ -78,6 +88,12 @@ export interface BatchRequest {
   readonly signal?: AbortSignal;
 }
 
+/** What a call's `expressions` evaluated to: the props, or the prop that failed and why. */
+export type ExpressionsOutcome = NonNullable<InvocationResultMessage['expressions']>;
+
+/** A call's result, with its expressions' outcome when it carried some. */
+export type CallResult = InvocationResult & { readonly expressions?: ExpressionsOutcome };
+
 export interface InvokeCallbacks {
   readonly onLog?: (entry: LogEntry) => void;
   readonly onRespond?: (response: HttpResponse) => void;
@@ -107,7 +123,7 @@ export type WorkerSource = () => Promise<Lease<LoadedComponent>>;
 interface Gathered {
   readonly request: InvokeRequest;
   readonly callbacks: InvokeCallbacks;
-  readonly resolve: (result: InvocationResult) => void;
+  readonly resolve: (result: CallResult) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -227,7 +243,7 @@ export class ComponentHandle {
    * worker has to be stopped (deadline, memory, payload) or dies, the result is rebuilt from them,
    * so emits and writes made before the failure are kept (contract §3.7, §4.3).
    */
-  invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<InvocationResult> {
+  invoke(request: InvokeRequest, callbacks: InvokeCallbacks = {}): Promise<CallResult> {
     if (!request.concurrent || request.signal)
       return this.serial(() => this.invokeAlone(request, callbacks), request.signal);
     const recentMs = this.gathering.recentMs;
@@ -236,7 +252,7 @@ export class ComponentHandle {
     return new Promise((resolve, reject) => this.gather({ request, callbacks, resolve, reject }));
   }
 
-  private async invokeAlone(request: InvokeRequest, callbacks: InvokeCallbacks): Promise<InvocationResult> {
+  private async invokeAlone(request: InvokeRequest, callbacks: InvokeCallbacks): Promise<CallResult> {
     const streamed = new Streamed(request.state, callbacks, this.relabel);
     try {
       const reply = await this.call(
@@ -269,7 +285,7 @@ export class ComponentHandle {
   }
 
   /** Remembers how long a concurrent call ran: only quick components have their calls gathered. */
-  private noted(request: InvokeRequest, result: InvocationResult): InvocationResult {
+  private noted(request: InvokeRequest, result: CallResult): CallResult {
     if (request.concurrent) this.gathering.recentMs = result.durationMs;
     return result;
   }
@@ -575,7 +591,7 @@ function fromResponse(response: ResponseMessage): HttpResponse {
   };
 }
 
-function fromResultMessage(result: InvocationResultMessage, relabel: Relabel): InvocationResult {
+function fromResultMessage(result: InvocationResultMessage, relabel: Relabel): CallResult {
   const error = result.error as SerializedError | null;
   return {
     ...result,
@@ -602,6 +618,15 @@ function invocationItem(request: InvokeRequest): InvocationItem {
     ...(steps ? { steps: steps.steps, ...(steps.packing ? { stepsPacking: steps.packing } : {}) } : {}),
     state: { db: request.state.db, dedupe: request.state.dedupe },
     ...(request.endpointUrl ? { endpointUrl: request.endpointUrl } : {}),
+    ...(request.expressions
+      ? {
+          expressions: {
+            scope: request.expressions.scope,
+            props: { ...request.expressions.props },
+            ...(request.expressions.only ? { only: true } : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -14,7 +14,9 @@ import { EventPacking } from './event-packing.js';
 // later request names the slot it runs against.
 // 5: HTTP events cross packed (event-packing.ts): `eventPacking`, `stepsPacking`, `eventPackings`.
 // 6: `invoke_each` (several independent invocations of one component in one request).
-export const PROTOCOL_VERSION = 6;
+// 7: an invocation may carry workflow prop `expressions`, evaluated in the worker before its props
+//    resolve; its result reports them (`expressions`).
+export const PROTOCOL_VERSION = 7;
 
 /** Most invocations one `invoke_batch` may carry. */
 export const MAX_BATCH_ITEMS = 64;
@@ -75,6 +77,13 @@ export const InvocationResultMessage = z.object({
   state: z.object({ db: record, dedupe: z.unknown().nullable() }),
   startedAtMs: z.number(),
   durationMs: z.number(),
+  /** The invocation's `expressions`, evaluated (absent when it carried none). */
+  expressions: z
+    .union([
+      z.object({ ok: z.literal(true), props: record }),
+      z.object({ ok: z.literal(false), prop: z.string().nullable(), message: z.string() }),
+    ])
+    .optional(),
 });
 export type InvocationResultMessage = z.infer<typeof InvocationResultMessage>;
 
@@ -135,6 +144,12 @@ const invocation = {
   stepsPacking: EventPacking.optional(),
   state: z.object({ db: record, dedupe: z.unknown().nullable() }),
   endpointUrl: z.string().optional(),
+  /**
+   * Workflow props holding `{{ }}` expressions: evaluated against `steps` in the realm of `scope`
+   * (the workflow) and added to `configured` before the props resolve. When one fails, the
+   * component does not run; with `only`, it never does (the host needs the values first).
+   */
+  expressions: z.object({ scope: z.string().min(1).max(256), props: record, only: z.boolean().optional() }).optional(),
 };
 
 export const InvocationItem = z.object(invocation);

@@ -27,10 +27,12 @@ import {
 } from '../protocol/messages.js';
 import { unpackEvent, unpackSteps, type EventPacking } from '../protocol/event-packing.js';
 import { ComponentSlots } from './component-slots.js';
+import { ExpressionScopes, type Evaluated } from './expression-scopes.js';
 import { egressSocketFromArgv, useEgressProxy } from './egress-client.js';
 import { tunnelRawTcp } from './egress-tcp.js';
 
 const slots = new ComponentSlots();
+const scopes = new ExpressionScopes();
 let activeId: string | null = null;
 
 /** Sends a message, after the log lines still waiting (so the host sees them first). */
@@ -98,9 +100,21 @@ function toResponse(response: HttpResponse): ResponseMessage {
   };
 }
 
+/** What an invocation gave: its result and, when it carried expressions, what they evaluated to. */
+interface Outcome {
+  readonly result: InvocationResult;
+  readonly expressions?: Evaluated;
+}
+
 /** A result for the host; its log lines went out as they were written, so they are not sent twice. */
-function toResultMessage(result: InvocationResult): Extract<WorkerMessage, { type: 'result' }>['result'] {
-  return { ...result, logs: [], response: result.response ? toResponse(result.response) : null };
+function toResultMessage(outcome: Outcome): Extract<WorkerMessage, { type: 'result' }>['result'] {
+  const { result, expressions } = outcome;
+  return {
+    ...result,
+    logs: [],
+    response: result.response ? toResponse(result.response) : null,
+    ...(expressions ? { expressions } : {}),
+  };
 }
 
 function serialize(error: unknown): SerializedError {
@@ -152,16 +166,16 @@ async function handle(message: HostMessage): Promise<void> {
       return;
     }
     case 'invoke': {
-      const result = await invokeItem(message, message, undefined);
-      send({ v: PROTOCOL_VERSION, type: 'result', id: message.id, result: toResultMessage(result) });
+      const outcome = await invokeItem(message, message, undefined);
+      send({ v: PROTOCOL_VERSION, type: 'result', id: message.id, result: toResultMessage(outcome) });
       return;
     }
     case 'invoke_each': {
       // One after the other: an item that fails the request (a throw here, a crash, a deadline)
       // leaves the items after it unstarted, so the host may run them elsewhere.
       for (const [item, invocation] of message.items.entries()) {
-        const result = await invokeItem(message, invocation, item);
-        send({ v: PROTOCOL_VERSION, type: 'item_result', id: message.id, item, result: toResultMessage(result) });
+        const outcome = await invokeItem(message, invocation, item);
+        send({ v: PROTOCOL_VERSION, type: 'item_result', id: message.id, item, result: toResultMessage(outcome) });
       }
       send({ v: PROTOCOL_VERSION, type: 'batch_done', id: message.id, count: message.items.length });
       return;
@@ -185,7 +199,7 @@ async function handle(message: HostMessage): Promise<void> {
           maxPayloadBytes: message.maxPayloadBytes,
         });
         state = { db: result.state.db, dedupe: result.state.dedupe };
-        send({ v: PROTOCOL_VERSION, type: 'item_result', id: message.id, item, result: toResultMessage(result) });
+        send({ v: PROTOCOL_VERSION, type: 'item_result', id: message.id, item, result: toResultMessage({ result }) });
       }
       send({ v: PROTOCOL_VERSION, type: 'batch_done', id: message.id, count: message.events.length });
       return;
@@ -222,31 +236,70 @@ async function propsFor(component: Component, input: PropInputs, timeoutMs: numb
   return { specs, props: resolveProps({ specs, ...inputs }) };
 }
 
-/** Resolves one invocation's props and runs it (alone, or as an item of `invoke_each`). */
+/**
+ * Evaluates one invocation's expressions, resolves its props and runs it (alone, or as an item of
+ * `invoke_each`). Expressions that fail leave the component unrun: the host records the step as
+ * failed at that prop.
+ */
 async function invokeItem(
   request: Extract<HostMessage, { type: 'invoke' | 'invoke_each' }>,
   invocation: InvocationItem,
   item: number | undefined,
-): Promise<InvocationResult> {
+): Promise<Outcome> {
   const loaded = slots.get(request.slot);
-  const { props } = await propsFor(loaded, invocation, request.timeoutMs);
-  return runOne({
+  const steps = invocation.steps
+    ? invocation.stepsPacking
+      ? unpackSteps(invocation.steps, invocation.stepsPacking)
+      : invocation.steps
+    : undefined;
+  let inputs: PropInputs = invocation;
+  let expressions: Evaluated | undefined;
+  if (invocation.expressions) {
+    const { scope, props: raw, only } = invocation.expressions;
+    expressions = scopes.evaluate(scope, raw, steps, request.timeoutMs);
+    if (!expressions.ok) return { result: unrun(loaded, invocation, expressions.message), expressions };
+    if (only) return { result: unrun(loaded, invocation, null), expressions };
+    inputs = { ...invocation, configured: { ...invocation.configured, ...expressions.props } };
+  }
+  const { props } = await propsFor(loaded, inputs, request.timeoutMs);
+  const result = await runOne({
     loaded,
     props,
     id: request.id,
     item,
     kind: invocation.kind,
     event: unpacked(invocation.event, invocation.eventPacking ?? null),
-    ...(invocation.steps
-      ? {
-          steps: invocation.stepsPacking ? unpackSteps(invocation.steps, invocation.stepsPacking) : invocation.steps,
-        }
-      : {}),
+    ...(steps ? { steps } : {}),
     state: invocation.state,
     ...(invocation.endpointUrl ? { endpointUrl: invocation.endpointUrl } : {}),
     timeoutMs: request.timeoutMs,
     maxPayloadBytes: request.maxPayloadBytes,
   });
+  return expressions ? { result, expressions } : { result };
+}
+
+/** The result of an invocation that only evaluated its expressions, or whose expressions failed (`failure`). */
+function unrun(component: Component, invocation: InvocationItem, failure: string | null): InvocationResult {
+  const now = Date.now();
+  return {
+    ok: failure === null,
+    invocationId: `inv_expressions_${now.toString(36)}`,
+    type: component.type,
+    kind: invocation.kind,
+    returnValue: undefined,
+    exports: {},
+    summary: null,
+    emits: [],
+    deduped: [],
+    logs: [],
+    exit: null,
+    response: null,
+    sends: [],
+    error: failure === null ? null : { code: 'WORKFLOW_EXPRESSION_INVALID', message: failure },
+    state: invocation.state as InvocationResult['state'],
+    startedAtMs: now,
+    durationMs: 0,
+  };
 }
 
 function unpacked(event: unknown, packing: EventPacking | null): unknown {

@@ -1,0 +1,115 @@
+/**
+ * Workflow prop expressions (`{{ steps.trigger.event.body.email }}`), evaluated in the worker that
+ * runs the step, in a realm of the workflow's own (decision 0019). Each scope (a workflow) gets a
+ * `node:vm` context; only JSON text crosses into it and back, so an expression reaches no object of
+ * this realm and what one workflow's expressions leave on `globalThis` stays in its own context.
+ * The boundary keeps workflows' expressions apart from each other; it is not the security boundary
+ * (the worker process is, as for the code steps of the same owner that share this realm).
+ */
+import vm from 'node:vm';
+
+export type Evaluated =
+  | { readonly ok: true; readonly props: Record<string, unknown> }
+  | { readonly ok: false; readonly prop: string | null; readonly message: string };
+
+/**
+ * Runs inside a scope's context. A string that is one whole expression becomes the expression's
+ * value (any JSON type); an expression inside other text is interpolated (objects as JSON).
+ */
+const EVALUATOR_SOURCE = String.raw`(() => {
+  const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
+  const ANY = /\{\{([\s\S]*?)\}\}/g;
+  const parse = JSON.parse;
+  const stringify = JSON.stringify;
+  const compile = Function;
+  return (input) => {
+    const { props, steps } = parse(input);
+    const failure = { prop: null, message: null };
+    const evaluate = (source, prop) => {
+      try {
+        return compile('steps', '"use strict"; return (' + source + '\n);')(steps);
+      } catch (error) {
+        failure.prop = prop;
+        failure.message = '{{ ' + source.trim() + ' }} threw: ' + (error && error.message ? error.message : String(error));
+        throw failure;
+      }
+    };
+    const text = (value) => (value !== null && typeof value === 'object' ? stringify(value) : String(value));
+    const resolve = (value, prop) => {
+      if (typeof value === 'string') {
+        const whole = WHOLE.exec(value);
+        if (whole && !whole[1].includes('}}')) return evaluate(whole[1], prop);
+        return value.replace(ANY, (_, source) => text(evaluate(source, prop)));
+      }
+      if (Array.isArray(value)) return value.map((item, index) => resolve(item, prop + '[' + index + ']'));
+      if (value !== null && typeof value === 'object')
+        return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolve(item, prop + '.' + key)]));
+      return value;
+    };
+    try {
+      const resolved = {};
+      for (const [name, value] of Object.entries(props)) resolved[name] = resolve(value, name);
+      // Through JSON: a value that is not JSON (a function, undefined) cannot be a prop value.
+      return stringify({ ok: true, props: resolved });
+    } catch (error) {
+      if (error === failure) return stringify({ ok: false, prop: failure.prop, message: failure.message });
+      return stringify({ ok: false, prop: null, message: String(error && error.message ? error.message : error) });
+    }
+  };
+})()`;
+
+/** The call each evaluation runs: its input is handed over in a context global, removed after. */
+const CALL = new vm.Script('__tributaryEvaluate(__tributaryInput)');
+
+interface Scope {
+  readonly context: vm.Context;
+}
+
+/** Contexts kept per worker; the least recently used one goes past this (its globals with it). */
+const MAX_SCOPES = 32;
+
+export class ExpressionScopes {
+  private readonly scopes = new Map<string, Scope>();
+
+  /** Evaluates `props` against `steps` in `scope`'s context, within `timeoutMs`. */
+  evaluate(scope: string, props: Record<string, unknown>, steps: unknown, timeoutMs: number): Evaluated {
+    const { context } = this.scopeOf(scope);
+    const input = JSON.stringify({ props, steps: steps ?? {} });
+    Object.defineProperty(context, '__tributaryInput', { value: input, configurable: true, writable: true });
+    let output: unknown;
+    try {
+      output = CALL.runInContext(context, { timeout: timeoutMs });
+    } catch (error) {
+      // Only the deadline or an error thrown past the evaluator (a stack overflow) gets here.
+      const message = error instanceof Error ? error.message : String(error);
+      return { ok: false, prop: null, message: `evaluating the expressions failed: ${message}` };
+    } finally {
+      delete (context as Record<string, unknown>)['__tributaryInput'];
+    }
+    // A value that is not JSON (undefined) leaves its key out, as JSON.stringify does.
+    return JSON.parse(String(output)) as Evaluated;
+  }
+
+  private scopeOf(name: string): Scope {
+    const found = this.scopes.get(name);
+    if (found) {
+      // Most recently used last: the first key is the one to drop.
+      this.scopes.delete(name);
+      this.scopes.set(name, found);
+      return found;
+    }
+    const context = vm.createContext(
+      {},
+      { name: `expressions:${name}`, codeGeneration: { strings: true, wasm: false } },
+    );
+    const evaluator: unknown = vm.runInContext(EVALUATOR_SOURCE, context);
+    Object.defineProperty(context, '__tributaryEvaluate', { value: evaluator, configurable: false, writable: false });
+    const scope = { context };
+    this.scopes.set(name, scope);
+    if (this.scopes.size > MAX_SCOPES) {
+      const oldest = this.scopes.keys().next().value;
+      if (oldest !== undefined) this.scopes.delete(oldest);
+    }
+    return scope;
+  }
+}

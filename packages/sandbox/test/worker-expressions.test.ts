@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { CallResult, ComponentHandle } from '@tributary/sandbox';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { testSandbox } from './sandbox-harness.js';
+
+/**
+ * A workflow step's `{{ }}` prop expressions are evaluated in the worker that runs the step, in a
+ * realm of the workflow's own (`expressions.scope`), before its props resolve (decision 0019).
+ */
+const sourcesDir = mkdtempSync(path.join(os.tmpdir(), 'tributary-expressions-'));
+afterAll(() => rmSync(sourcesDir, { recursive: true, force: true }));
+
+/** An action that counts its runs in its worker and returns its props and that count. */
+function writeStep(): string {
+  const file = path.join(sourcesDir, 'expression-step.mjs');
+  writeFileSync(
+    file,
+    `export default {
+  key: 'expression-step',
+  name: 'Expression step',
+  version: '0.0.1',
+  type: 'action',
+  props: { fixed: { type: 'string' }, value: { type: 'any', optional: true } },
+  async run() {
+    globalThis.runs = (globalThis.runs ?? 0) + 1;
+    return { fixed: this.fixed, value: this.value ?? null, runs: globalThis.runs };
+  },
+};
+`,
+  );
+  return file;
+}
+
+async function openStep(): Promise<ComponentHandle> {
+  const env = testSandbox({ maxWorkersPerGroup: 1 });
+  onTestFinished(() => env.dispose());
+  const prepared = await env.sandbox.prepare(writeStep());
+  return env.sandbox.open(prepared, { key: 'expression-step', purpose: 'run', group: 'expressions-owner' });
+}
+
+function run(
+  handle: ComponentHandle,
+  scope: string,
+  expression: unknown,
+  options: { timeoutMs?: number; concurrent?: boolean } = {},
+): Promise<CallResult> {
+  return handle.invoke({
+    kind: 'run',
+    configured: { fixed: 'as given' },
+    accounts: {},
+    steps: { trigger: { event: { who: 'Ada', list: [1, 2] } } },
+    state: { db: {}, dedupe: null },
+    expressions: { scope, props: { value: expression } },
+    timeoutMs: options.timeoutMs ?? 5000,
+    ...(options.concurrent ? { concurrent: true } : {}),
+  });
+}
+
+describe('prop expressions evaluated in the step worker', () => {
+  it('gives the step its evaluated props and reports them, whole values keeping their type', async () => {
+    const handle = await openStep();
+    const whole = await run(handle, 'wf_a', '{{ steps.trigger.event.list }}');
+    expect(whole.ok).toBe(true);
+    expect(whole.expressions).toEqual({ ok: true, props: { value: [1, 2] } });
+    expect(whole.returnValue).toMatchObject({ fixed: 'as given', value: [1, 2] });
+    const text = await run(handle, 'wf_a', { greeting: 'Hello, {{ steps.trigger.event.who }}!' });
+    expect(text.returnValue).toMatchObject({ value: { greeting: 'Hello, Ada!' } });
+  });
+
+  it("keeps one scope's globals from another's, and the step's realm from both", async () => {
+    const handle = await openStep();
+    expect((await run(handle, 'wf_writer', '{{ (globalThis.leak = "secret") }}')).returnValue).toMatchObject({
+      value: 'secret',
+    });
+    // The same worker (maxWorkersPerGroup 1) runs every call: only the realm differs.
+    expect((await run(handle, 'wf_writer', '{{ String(globalThis.leak) }}')).returnValue).toMatchObject({
+      value: 'secret',
+    });
+    expect((await run(handle, 'wf_reader', '{{ String(globalThis.leak) }}')).returnValue).toMatchObject({
+      value: 'undefined',
+    });
+    // The step's own globals (its run count) are not on an expression's globalThis either.
+    expect((await run(handle, 'wf_reader', '{{ String(globalThis.runs) }}')).returnValue).toMatchObject({
+      value: 'undefined',
+    });
+  });
+
+  it('leaves the step unrun when an expression throws, naming the prop', async () => {
+    const handle = await openStep();
+    const failed = await run(handle, 'wf_a', { deep: ['{{ steps.trigger.event.missing.deeper }}'] });
+    expect(failed.ok).toBe(false);
+    expect(failed.error?.code).toBe('WORKFLOW_EXPRESSION_INVALID');
+    expect(failed.expressions).toMatchObject({ ok: false, prop: 'value.deep[0]' });
+    expect(failed.expressions?.ok === false && failed.expressions.message).toMatch(
+      /^\{\{ steps\.trigger\.event\.missing\.deeper \}\} threw: /,
+    );
+    // The step did not run: the next call is its first.
+    expect((await run(handle, 'wf_a', 'plain')).returnValue).toMatchObject({ runs: 1 });
+  });
+
+  it('stops a runaway expression at the deadline and keeps the worker', async () => {
+    const handle = await openStep();
+    const before = await run(handle, 'wf_a', '{{ 1 }}');
+    const stopped = await run(handle, 'wf_a', '{{ (() => { for (;;); })() }}', { timeoutMs: 300 });
+    expect(stopped.ok).toBe(false);
+    expect(stopped.expressions).toMatchObject({ ok: false, prop: null });
+    expect(stopped.expressions?.ok === false && stopped.expressions.message).toMatch(/timed out after 300ms/);
+    // Same worker, still counting: nothing was killed.
+    expect(before.returnValue).toMatchObject({ runs: 1 });
+    expect((await run(handle, 'wf_a', '{{ 2 }}')).returnValue).toMatchObject({ value: 2, runs: 2 });
+  });
+
+  it('evaluates each gathered call against its own steps and scope', async () => {
+    const handle = await openStep();
+    await run(handle, 'wf_a', '{{ 0 }}', { concurrent: true });
+    const results = await Promise.all(
+      ['wf_a', 'wf_b', 'wf_a'].map((scope, index) =>
+        run(handle, scope, `{{ (globalThis.seen = (globalThis.seen ?? 0) + 1) * 10 + ${index} }}`, {
+          concurrent: true,
+        }),
+      ),
+    );
+    expect(results.map((result) => (result.returnValue as { value: number }).value)).toEqual([10, 11, 22]);
+  });
+});
