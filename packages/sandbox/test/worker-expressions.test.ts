@@ -67,6 +67,13 @@ describe('prop expressions evaluated in the step worker', () => {
     expect(whole.returnValue).toMatchObject({ fixed: 'as given', value: [1, 2] });
     const text = await run(handle, 'wf_a', { greeting: 'Hello, {{ steps.trigger.event.who }}!' });
     expect(text.returnValue).toMatchObject({ value: { greeting: 'Hello, Ada!' } });
+    // JavaScript's built-ins and a few Node globals for data; nothing of the process.
+    const globals = await run(
+      handle,
+      'wf_a',
+      '{{ [Buffer.from(steps.trigger.event.who).toString("base64"), new URL("https://x.test/a?b=1").searchParams.get("b"), typeof process, typeof require, typeof fetch, this === undefined] }}',
+    );
+    expect(globals.returnValue).toMatchObject({ value: ['QWRh', '1', 'undefined', 'undefined', 'undefined', true] });
   });
 
   it("keeps one scope's globals from another's, and the step's realm from both", async () => {

@@ -1,10 +1,12 @@
 /**
  * Workflow prop expressions (`{{ steps.trigger.event.body.email }}`), evaluated in the worker that
  * runs the step, in a realm of the workflow's own (decision 0019). Each scope (a workflow) gets a
- * `node:vm` context; only JSON text crosses into it and back, so an expression reaches no object of
- * this realm and what one workflow's expressions leave on `globalThis` stays in its own context.
- * The boundary keeps workflows' expressions apart from each other; it is not the security boundary
- * (the worker process is, as for the code steps of the same owner that share this realm).
+ * `node:vm` context; `steps` crosses into it and the values back as JSON text, so what one
+ * workflow's expressions leave on `globalThis` stays in its own context, away from other
+ * workflows' expressions and from the step's code. Besides JavaScript's built-ins an expression
+ * sees the few Node globals of `NODE_GLOBALS`, shared with this realm. The boundary keeps
+ * workflows' expressions apart; it is not the security boundary (the worker process is, as for
+ * the code steps of the same owner that share this realm).
  */
 import vm from 'node:vm';
 
@@ -58,6 +60,18 @@ const EVALUATOR_SOURCE = String.raw`(() => {
   };
 })()`;
 
+/** Node globals an expression may use on data (encodings, URLs); no process, require or network. */
+const NODE_GLOBALS = {
+  Buffer,
+  URL,
+  URLSearchParams,
+  TextEncoder,
+  TextDecoder,
+  atob,
+  btoa,
+  structuredClone,
+} as const;
+
 /** The call each evaluation runs: its input is handed over in a context global, removed after. */
 const CALL = new vm.Script('__tributaryEvaluate(__tributaryInput)');
 
@@ -98,10 +112,13 @@ export class ExpressionScopes {
       this.scopes.set(name, found);
       return found;
     }
-    const context = vm.createContext(
-      {},
-      { name: `expressions:${name}`, codeGeneration: { strings: true, wasm: false } },
-    );
+    // A global without a prototype: `this.constructor` leads to no Function of this realm.
+    const context = vm.createContext(Object.create(null) as object, {
+      name: `expressions:${name}`,
+      codeGeneration: { strings: true, wasm: false },
+    });
+    for (const [key, value] of Object.entries(NODE_GLOBALS))
+      Object.defineProperty(context, key, { value, configurable: true, writable: true });
     const evaluator: unknown = vm.runInContext(EVALUATOR_SOURCE, context);
     Object.defineProperty(context, '__tributaryEvaluate', { value: evaluator, configurable: false, writable: false });
     const scope = { context };
