@@ -12,7 +12,6 @@ export { ComponentHandle } from './host/component-handle.js';
 export type {
   BatchRequest,
   CallResult,
-  ExpressionsOutcome,
   InvokeCallbacks,
   InvokeRequest,
   LoadedComponent,
@@ -25,6 +24,6 @@ export type { Dependency } from './packages/dependency-plan.js';
 export { PackageInstaller } from './packages/package-installer.js';
 export type { InstallProgress, InstalledPackages, PackageLock } from './packages/package-installer.js';
 export { MAX_BATCH_ITEMS, PROTOCOL_VERSION } from './protocol/messages.js';
-export type { ComponentInfo, PropsInfo } from './protocol/messages.js';
+export type { ComponentInfo, ExpressionsOutcome, PropsInfo } from './protocol/messages.js';
 export { addressChecker, DEFAULT_EGRESS, egressFromEnv, isPrivateAddress } from './egress/address-policy.js';
 export type { EgressPolicy } from './egress/address-policy.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InvocationResult } from '@tributary/runtime';
-import type { ComponentHandle, Sandbox, SandboxOptions } from '@tributary/sandbox';
+import type { ComponentHandle, InvokeCallbacks, Sandbox, SandboxOptions } from '@tributary/sandbox';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { FIXTURES, invoke, testSandbox } from './sandbox-harness.js';
 
@@ -149,36 +149,25 @@ describe('shared placement (many components per worker)', () => {
       ),
       'hangs-until-stopped',
     );
+    // A run with no props and a long deadline that ends when `signal` aborts.
+    const stoppable = (handle: ComponentHandle, signal: AbortSignal, callbacks: InvokeCallbacks = {}) =>
+      handle.invoke(
+        { kind: 'run', configured: {}, accounts: {}, state: { db: {}, dedupe: null }, timeoutMs: 120_000, signal },
+        callbacks,
+      );
     // A second handle on the same component, opened while the worker is free.
     const alsoHangs = await openFile(sandbox, path.join(sourcesDir, 'hangs-until-stopped.mjs'), 'also-hangs');
     const stopper = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const hung = hangs.invoke(
-      {
-        kind: 'run',
-        configured: {},
-        accounts: {},
-        state: { db: {}, dedupe: null },
-        timeoutMs: 120_000,
-        signal: stopper.signal,
-      },
-      { onLog: () => started() },
-    );
+    const hung = stoppable(hangs, stopper.signal, { onLog: () => started() });
     await running;
     // Waits for the only worker of the group (or is queued on it), behind the hanging call.
     const fine = invoke(neighbour, { configured: { label: 'queued' } });
     // A call with a signal waiting behind the hanging one ends when its own signal aborts, while
     // the hanging call goes on.
     const queuedStopper = new AbortController();
-    const queued = alsoHangs.invoke({
-      kind: 'run',
-      configured: {},
-      accounts: {},
-      state: { db: {}, dedupe: null },
-      timeoutMs: 120_000,
-      signal: queuedStopper.signal,
-    });
+    const queued = stoppable(alsoHangs, queuedStopper.signal);
     const queuedReason = new Error('stopped while waiting');
     queuedStopper.abort(queuedReason);
     await expect(queued).rejects.toBe(queuedReason);
@@ -189,16 +178,7 @@ describe('shared placement (many components per worker)', () => {
     expect(result.ok, result.error?.message).toBe(true);
     expect(emitted(result)).toMatchObject({ component: 'beside-cancelled', label: 'queued' });
     // An aborted signal sends nothing.
-    await expect(
-      hangs.invoke({
-        kind: 'run',
-        configured: {},
-        accounts: {},
-        state: { db: {}, dedupe: null },
-        timeoutMs: 120_000,
-        signal: stopper.signal,
-      }),
-    ).rejects.toBe(reason);
+    await expect(stoppable(hangs, stopper.signal)).rejects.toBe(reason);
   });
 
   it('ends a call waiting behind another of the same handle when its signal aborts; a settled call leaves no listener', async () => {

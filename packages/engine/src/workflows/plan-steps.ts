@@ -2,6 +2,7 @@ import { AppError, isAppError, type WorkflowStepT } from '@tributary/contracts';
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService, PendingComponent } from '../components/component-service.js';
 import { describedProps } from '../sources/source-service.js';
+import { splitExpressions } from './step-expressions.js';
 import type { PlanStep } from './workflow-store.js';
 
 /**
@@ -35,9 +36,7 @@ export async function planSteps(
     pending.push(resolved);
     const component = resolved.row;
     // App props name connected accounts; one given as an expression is checked when it runs.
-    const fixed = Object.fromEntries(
-      Object.entries(step.props ?? {}).filter(([, value]) => !JSON.stringify(value ?? null).includes('{{')),
-    );
+    const { fixed } = splitExpressions(step.props ?? {});
     await accounts.check(fixed, describedProps(component)).catch((error: unknown) => {
       throw isAppError(error)
         ? new AppError(error.code, `steps[${index}] "${step.name}": ${error.message}`, {

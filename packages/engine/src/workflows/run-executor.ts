@@ -244,11 +244,7 @@ export class RunExecutor {
     const handle = await this.options.executor.handle(component, OWNER_ID);
     const describedProps = handle.info.props as unknown as AppPropDescription[];
     const appProps = new Set(describedProps.filter((prop) => prop.type === 'app').map((prop) => prop.name));
-    const expressionsOf = (values: Record<string, unknown>) => {
-      const { fixed, expressions } = splitExpressions(values);
-      return { fixed, expressions: Object.keys(expressions).length > 0 ? expressions : null };
-    };
-    let { fixed, expressions } = expressionsOf(props);
+    let { fixed, expressions } = splitExpressions(props);
     if (expressions && Object.keys(expressions).some((name) => appProps.has(name))) {
       // The account an app prop names must be opened before the step runs: its expressions go first.
       const ahead = await handle.invoke({

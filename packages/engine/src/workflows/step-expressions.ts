@@ -4,14 +4,14 @@
  */
 
 /** Whether a prop value holds a `{{ }}` expression anywhere inside it. */
-export function holdsExpression(value: unknown): boolean {
+function holdsExpression(value: unknown): boolean {
   return JSON.stringify(value ?? null).includes('{{');
 }
 
-/** The props split into those with expressions (evaluated in the worker) and the rest. */
+/** The props split into those with expressions (evaluated in the worker; null when none) and the rest. */
 export function splitExpressions(props: Readonly<Record<string, unknown>>): {
   readonly fixed: Record<string, unknown>;
-  readonly expressions: Record<string, unknown>;
+  readonly expressions: Record<string, unknown> | null;
 } {
   const fixed: Record<string, unknown> = {};
   const expressions: Record<string, unknown> = {};
@@ -19,7 +19,7 @@ export function splitExpressions(props: Readonly<Record<string, unknown>>): {
     if (holdsExpression(value)) expressions[name] = value;
     else fixed[name] = value;
   }
-  return { fixed, expressions };
+  return { fixed, expressions: Object.keys(expressions).length > 0 ? expressions : null };
 }
 
 /**

@@ -20,6 +20,7 @@ import { endedIfAbortedWhileWaiting } from './abort-while-waiting.js';
 import {
   MAX_BATCH_ITEMS,
   type ComponentInfo,
+  type ExpressionsOutcome,
   type InvocationItem,
   type InvocationResultMessage,
   type PropsInfo,
@@ -87,9 +88,6 @@ export interface BatchRequest {
   /** Ends the batch when it aborts, as InvokeRequest.signal ends a call: it rejects with the signal's reason. */
   readonly signal?: AbortSignal;
 }
-
-/** What a call's `expressions` evaluated to: the props, or the prop that failed and why. */
-export type ExpressionsOutcome = NonNullable<InvocationResultMessage['expressions']>;
 
 /** A call's result, with its expressions' outcome when it carried some. */
 export type CallResult = InvocationResult & { readonly expressions?: ExpressionsOutcome };

@@ -87,6 +87,9 @@ export const InvocationResultMessage = z.object({
 });
 export type InvocationResultMessage = z.infer<typeof InvocationResultMessage>;
 
+/** What an invocation's `expressions` evaluated to: the props, or the prop that failed and why. */
+export type ExpressionsOutcome = NonNullable<InvocationResultMessage['expressions']>;
+
 /** What the host learns about a component once the worker has loaded it. */
 export const ComponentInfo = z.object({
   type: z.enum(['source', 'action']),

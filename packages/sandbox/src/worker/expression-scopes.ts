@@ -9,10 +9,7 @@
  * the code steps of the same owner that share this realm).
  */
 import vm from 'node:vm';
-
-export type Evaluated =
-  | { readonly ok: true; readonly props: Record<string, unknown> }
-  | { readonly ok: false; readonly prop: string | null; readonly message: string };
+import type { ExpressionsOutcome } from '../protocol/messages.js';
 
 /**
  * Runs inside a scope's context. A string that is one whole expression becomes the expression's
@@ -86,7 +83,7 @@ export class ExpressionScopes {
   private readonly scopes = new Map<string, Scope>();
 
   /** Evaluates `props` against `steps` in `scope`'s context, within `timeoutMs`. */
-  evaluate(scope: string, props: Record<string, unknown>, steps: unknown, timeoutMs: number): Evaluated {
+  evaluate(scope: string, props: Record<string, unknown>, steps: unknown, timeoutMs: number): ExpressionsOutcome {
     const { context } = this.scopeOf(scope);
     const input = JSON.stringify({ props, steps: steps ?? {} });
     Object.defineProperty(context, '__tributaryInput', { value: input, configurable: true, writable: true });
@@ -101,7 +98,7 @@ export class ExpressionScopes {
       delete (context as Record<string, unknown>)['__tributaryInput'];
     }
     // A value that is not JSON (undefined) leaves its key out, as JSON.stringify does.
-    return JSON.parse(String(output)) as Evaluated;
+    return JSON.parse(String(output)) as ExpressionsOutcome;
   }
 
   private scopeOf(name: string): Scope {

@@ -20,6 +20,7 @@ import {
 import {
   PROTOCOL_VERSION,
   parseHostMessage,
+  type ExpressionsOutcome,
   type HostMessage,
   type InvocationItem,
   type ResponseMessage,
@@ -27,7 +28,7 @@ import {
 } from '../protocol/messages.js';
 import { unpackEvent, unpackSteps, type EventPacking } from '../protocol/event-packing.js';
 import { ComponentSlots } from './component-slots.js';
-import { ExpressionScopes, type Evaluated } from './expression-scopes.js';
+import { ExpressionScopes } from './expression-scopes.js';
 import { egressSocketFromArgv, useEgressProxy } from './egress-client.js';
 import { tunnelRawTcp } from './egress-tcp.js';
 
@@ -103,7 +104,7 @@ function toResponse(response: HttpResponse): ResponseMessage {
 /** What an invocation gave: its result and, when it carried expressions, what they evaluated to. */
 interface Outcome {
   readonly result: InvocationResult;
-  readonly expressions?: Evaluated;
+  readonly expressions?: ExpressionsOutcome;
 }
 
 /** A result for the host; its log lines went out as they were written, so they are not sent twice. */
@@ -253,7 +254,7 @@ async function invokeItem(
       : invocation.steps
     : undefined;
   let inputs: PropInputs = invocation;
-  let expressions: Evaluated | undefined;
+  let expressions: ExpressionsOutcome | undefined;
   if (invocation.expressions) {
     const { scope, props: raw, only } = invocation.expressions;
     expressions = scopes.evaluate(scope, raw, steps, request.timeoutMs);
