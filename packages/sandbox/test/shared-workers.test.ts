@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { InvocationResult } from '@tributary/runtime';
-import type { ComponentHandle, InvokeCallbacks, Sandbox, SandboxOptions } from '@tributary/sandbox';
+import type { ComponentHandle, Sandbox, SandboxOptions } from '@tributary/sandbox';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { FIXTURES, invoke, testSandbox } from './sandbox-harness.js';
 
@@ -58,6 +58,19 @@ const emitted = (result: InvocationResult) => result.emits[0]?.event as Record<s
  * A sandbox for the running test, closed (its workers ended, its cache removed) when that test
  * finishes, passed or failed or timed out, so no worker outlives it.
  */
+/** A run with a long deadline that ends when `signal` aborts; `onLog` hears each line it writes. */
+function stoppable(
+  handle: ComponentHandle,
+  signal: AbortSignal,
+  configured: Record<string, unknown> = {},
+  onLog?: () => void,
+): Promise<InvocationResult> {
+  return handle.invoke(
+    { kind: 'run', configured, accounts: {}, state: { db: {}, dedupe: null }, timeoutMs: 120_000, signal },
+    onLog ? { onLog } : {},
+  );
+}
+
 function sandboxWith(options: Partial<SandboxOptions>) {
   const env = testSandbox(options);
   onTestFinished(() => env.dispose());
@@ -149,18 +162,12 @@ describe('shared placement (many components per worker)', () => {
       ),
       'hangs-until-stopped',
     );
-    // A run with no props and a long deadline that ends when `signal` aborts.
-    const stoppable = (handle: ComponentHandle, signal: AbortSignal, callbacks: InvokeCallbacks = {}) =>
-      handle.invoke(
-        { kind: 'run', configured: {}, accounts: {}, state: { db: {}, dedupe: null }, timeoutMs: 120_000, signal },
-        callbacks,
-      );
     // A second handle on the same component, opened while the worker is free.
     const alsoHangs = await openFile(sandbox, path.join(sourcesDir, 'hangs-until-stopped.mjs'), 'also-hangs');
     const stopper = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const hung = stoppable(hangs, stopper.signal, { onLog: () => started() });
+    const hung = stoppable(hangs, stopper.signal, {}, () => started());
     await running;
     // Waits for the only worker of the group (or is queued on it), behind the hanging call.
     const fine = invoke(neighbour, { configured: { label: 'queued' } });
@@ -194,23 +201,18 @@ describe('shared placement (many components per worker)', () => {
         } };\n`,
     );
     const handle = await openFile(sandbox, file, 'hangs-or-answers');
-    const run = (configured: Record<string, unknown>, signal: AbortSignal, onLog?: () => void) =>
-      handle.invoke(
-        { kind: 'run', configured, accounts: {}, state: { db: {}, dedupe: null }, timeoutMs: 120_000, signal },
-        onLog ? { onLog } : {},
-      );
     // Calls that end by themselves take their abort listeners with them.
     const kept = new AbortController();
-    for (let n = 0; n < 3; n += 1) expect((await run({}, kept.signal)).ok).toBe(true);
+    for (let n = 0; n < 3; n += 1) expect((await stoppable(handle, kept.signal)).ok).toBe(true);
     expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
     // A source's calls run one at a time per handle: the second waits for the first to end.
     const first = new AbortController();
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const hung = run({ hang: true }, first.signal, () => started());
+    const hung = stoppable(handle, first.signal, { hang: true }, () => started());
     await running;
     const second = new AbortController();
-    const queued = run({}, second.signal);
+    const queued = stoppable(handle, second.signal);
     const reason = new Error('stopped while waiting for the call before it');
     second.abort(reason);
     await expect(queued).rejects.toBe(reason);
@@ -219,7 +221,7 @@ describe('shared placement (many components per worker)', () => {
     await expect(hung).rejects.toBe(firstReason);
     expect(getEventListeners(first.signal, 'abort')).toHaveLength(0);
     // The handle still serves calls after both.
-    expect((await run({}, kept.signal)).ok).toBe(true);
+    expect((await stoppable(handle, kept.signal)).ok).toBe(true);
     expect(getEventListeners(kept.signal, 'abort')).toHaveLength(0);
   });
 
