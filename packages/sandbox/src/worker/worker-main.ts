@@ -257,7 +257,7 @@ async function invokeItem(
   let expressions: ExpressionsOutcome | undefined;
   if (invocation.expressions) {
     const { scope, props: raw, only } = invocation.expressions;
-    expressions = scopes.evaluate(scope, raw, steps, request.timeoutMs);
+    expressions = scopes.evaluate(scope, raw, steps);
     if (!expressions.ok) return { result: unrun(loaded, invocation, expressions.message), expressions };
     if (only) return { result: unrun(loaded, invocation, null), expressions };
     inputs = { ...invocation, configured: { ...invocation.configured, ...expressions.props } };
