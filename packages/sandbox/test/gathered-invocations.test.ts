@@ -167,6 +167,35 @@ describe('concurrent calls gathered into one request', () => {
     expect(results.slice(1).map((result) => returned(result).n)).toEqual([2, 3]);
   });
 
+  it('a host stalled past the deadline blames no call that finished in time, and keeps the worker', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
+    const handle = await openStep(sandbox, 'gathered-stall');
+    const responses = new Map<number, HttpResponse>();
+    const warm = await call(handle, 0, responses, { timeoutMs: 2000 });
+    expect(warm.ok).toBe(true);
+    // The first call holds the worker for a second, well within its 2 s deadline (+ 0.5 s grace).
+    const calls = Promise.all(
+      [1, 2, 3].map((n) => call(handle, n, responses, { timeoutMs: 2000, ...(n === 1 ? { mode: 'busy' } : {}) })),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The host's loop stalls (a long GC, a starved machine) for 3.5 s, after its poll phase: the
+    // calls' results wait in the pipe, and the next turn runs the deadline's due timer before it
+    // reads them.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        for (const until = Date.now() + 3500; Date.now() < until;);
+        resolve();
+      }),
+    );
+    const results = await calls;
+    expect(results.map((result) => result.error?.code ?? null)).toEqual([null, null, null]);
+    expect(results.map((result) => returned(result).n)).toEqual([1, 2, 3]);
+    // Nothing was stopped: the same worker answers the next call.
+    const after = await call(handle, 4, responses, { timeoutMs: 2000 });
+    expect(after.error ?? null).toBeNull();
+    expect(returned(after).worker).toBe(returned(warm).worker);
+  });
+
   it('each call has its own payload budget and its own deadline, not what is left of the request', async () => {
     const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
     const handle = await openStep(sandbox, 'gathered-budgets');

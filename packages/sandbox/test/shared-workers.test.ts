@@ -188,6 +188,35 @@ describe('shared placement (many components per worker)', () => {
     await expect(stoppable(hangs, stopper.signal)).rejects.toBe(reason);
   });
 
+  it('sends nothing to a worker it has stopped: a neighbour queued behind a call cancelled as it finished runs elsewhere', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 1 });
+    const neighbour = await openFile(sandbox, counterSource('beside-late-cancel'), 'beside-late-cancel');
+    const quick = await openFile(
+      sandbox,
+      writeComponent('ends-soon', "console.log('started'); await new Promise((r) => setTimeout(r, 200));"),
+      'ends-soon',
+    );
+    const stopper = new AbortController();
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    const cancelled = stoppable(quick, stopper.signal, {}, () => started()).catch((error: unknown) => error);
+    await running;
+    const fine = invoke(neighbour, { configured: { label: 'queued' } });
+    // The host's loop stalls while the call ends in its worker: its result waits in the pipe when
+    // the call is cancelled, and the worker is stopped with the neighbour still to be sent.
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        for (const until = Date.now() + 1000; Date.now() < until;);
+        stopper.abort(new Error('stopped on purpose'));
+        resolve();
+      }),
+    );
+    await cancelled;
+    const result = await fine;
+    expect(result.error ?? null).toBeNull();
+    expect(emitted(result)).toMatchObject({ component: 'beside-late-cancel', label: 'queued', n: 1 });
+  });
+
   it('ends a call waiting behind another of the same handle when its signal aborts; a settled call leaves no listener', async () => {
     const sandbox = sandboxWith({ maxWorkersPerGroup: 2 });
     const file = path.join(sourcesDir, 'hangs-or-answers.mjs');

@@ -62,6 +62,12 @@ export interface WorkerProcessOptions {
 const STDERR_TAIL_BYTES = 4096;
 
 /**
+ * A deadline's timer that runs this much later than due found the host's loop stalled (a long GC,
+ * a starved machine): the worker's answer may be on its way, so it is given this long to arrive.
+ */
+const STALL_MS = 100;
+
+/**
  * One sandboxed worker process and the requests in flight to it. The host enforces what the
  * worker cannot be trusted to: deadlines (SIGKILL after the grace period), the memory cap (RSS of
  * the process tree, polled), and the size of what it streams. See ARCHITECTURE.md.
@@ -158,13 +164,12 @@ export class WorkerProcess {
       const id = `r${(this.sequence += 1)}`;
       const cancel = (): void => this.kill('cancelled');
       const sent = new Promise<Final>((resolve, reject) => {
-        const timer = setTimeout(() => this.kill('timeout'), options.deadlineMs);
         this.pending.set(id, {
           resolve,
           reject,
           handlers: options.handlers ?? {},
           deadlineMs: options.deadlineMs,
-          timer,
+          timer: this.deadline(id, options.deadlineMs),
           streamedBytes: 0,
         });
         this.child.send({ ...message, v: PROTOCOL_VERSION, id } as HostMessage);
@@ -189,7 +194,31 @@ export class WorkerProcess {
   kill(reason: KillReason): void {
     if (this.exited) return;
     this.killReason ??= reason;
+    // From now on the worker takes no request: one sent before its exit would end with this
+    // kill's reason (a TIMEOUT that is not its own).
+    this.exiting = true;
     this.child.kill('SIGKILL');
+  }
+
+  /**
+   * The timer of request `id`'s deadline. Node runs due timers before it reads the pipe in a turn
+   * of its loop, so an answer already waiting there is read first (setImmediate runs after the
+   * read); after a stall of the host's loop, the answer gets STALL_MS more to arrive. A request
+   * still pending then, with this timer still its own (an `item_result` arms a new one), is over
+   * its deadline.
+   */
+  private deadline(id: string, deadlineMs: number, stalled = false): NodeJS.Timeout {
+    const due = Date.now() + deadlineMs;
+    const timer: NodeJS.Timeout = setTimeout(() => {
+      const late = Date.now() - due > STALL_MS;
+      setImmediate(() => {
+        const pending = this.pending.get(id);
+        if (pending?.timer !== timer) return;
+        if (late && !stalled) pending.timer = this.deadline(id, STALL_MS, true);
+        else this.kill('timeout');
+      });
+    }, deadlineMs);
+    return timer;
   }
 
   private ready(): Promise<void> {
@@ -251,7 +280,7 @@ export class WorkerProcess {
         return;
       case 'item_result':
         clearTimeout(pending.timer);
-        pending.timer = setTimeout(() => this.kill('timeout'), pending.deadlineMs);
+        pending.timer = this.deadline(message.id, pending.deadlineMs);
         pending.streamedBytes = 0;
         this.lastUsedAt = Date.now();
         pending.handlers.onStream?.(message);
