@@ -60,7 +60,10 @@ export interface Page<T> {
  * - `commit` is one transaction: the events (bin trimmed to its size), the logs (trimmed), the
  *   db and dedupe state and the removal of the listed queue entries are all stored, or none is.
  *   A commit that lists a queue entry no longer queued (another worker already committed it) is
- *   refused whole, so an invocation's results are never stored twice.
+ *   refused whole, so an invocation's results are never stored twice. So is a commit for a source
+ *   that no longer exists (`NOT_FOUND`): a run that outlived its source's delete, on another
+ *   process, leaves nothing behind; a delete that overlaps a commit waits for it, then removes
+ *   what it wrote.
  * - A resolved write is durable: it survives the process being killed and the store reopened.
  * - Writes of one source are applied in call order; nothing here assumes one process (callers
  *   serialise a source's invocations through the queue's per-source claim).

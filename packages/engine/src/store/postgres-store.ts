@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { SourceCommit, SourceState, Store, StoredSource } from '../ports/store.js';
 import { EventLogReads } from './event-log-reads.js';
 import type { Database } from './schema.js';
+import { sourceGone } from './source-gone.js';
 import {
   deleteSourceRows,
   dequeue,
@@ -61,6 +62,7 @@ export class PostgresStore extends EventLogReads implements Store {
     options: { readonly dequeue?: readonly string[]; readonly enqueue?: readonly NewInvocation[] } = {},
   ): Promise<number[]> {
     return this.options.db.transaction().execute(async (trx) => {
+      await holdSource(trx, commit.sourceId);
       await dequeue(trx, options.dequeue ?? []);
       await insertInvocations(trx, options.enqueue ?? []);
       return writeCommit(trx, commit, this.options);
@@ -84,4 +86,16 @@ export class PostgresStore extends EventLogReads implements Store {
   deleteSource(sourceId: string): Promise<void> {
     return this.options.db.transaction().execute((trx) => deleteSourceRows(trx, sourceId));
   }
+}
+
+/**
+ * Refuses the commit when its source is gone, and keeps a delete from removing it until the commit
+ * ends. Taken first, as the delete takes the source's row first (deleteSourceRows): of a commit and
+ * a delete that overlap, the delete either waits and then removes what the commit wrote, or goes
+ * first and the commit finds no row; both lock the row before the queue entries, so neither waits
+ * for the other in a cycle. KEY SHARE does not wait for updates of the row (timers, `update`).
+ */
+async function holdSource(trx: Kysely<Database>, sourceId: string): Promise<void> {
+  const row = await trx.selectFrom('sources').select('id').where('id', '=', sourceId).forKeyShare().executeTakeFirst();
+  if (!row) throw sourceGone(sourceId);
 }

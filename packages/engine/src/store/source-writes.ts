@@ -129,9 +129,13 @@ export async function updateSourceRow(trx: Kysely<Database>, row: StoredSource):
   await trx.updateTable('sources').set(rest).where('id', '=', id).execute();
 }
 
-/** Removes a source with its events, logs, queued invocations, state and dead letters. */
+/**
+ * Removes a source with its events, logs, queued invocations, state and dead letters. The source's
+ * row goes first: on PostgreSQL that waits for a commit of the source in progress (which holds the
+ * row), so the rows below are read after it and nothing it wrote stays behind.
+ */
 export async function deleteSourceRows(trx: Kysely<Database>, sourceId: string): Promise<void> {
+  await trx.deleteFrom('sources').where('id', '=', sourceId).execute();
   for (const table of ['events', 'logs', 'invocations', 'source_state', 'dead_letters'] as const)
     await trx.deleteFrom(table).where('source_id', '=', sourceId).execute();
-  await trx.deleteFrom('sources').where('id', '=', sourceId).execute();
 }

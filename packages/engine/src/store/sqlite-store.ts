@@ -4,6 +4,7 @@ import type { SourceCommit, SourceState, Store, StoredSource } from '../ports/st
 import { EventLogReads } from './event-log-reads.js';
 import type { Database } from './schema.js';
 import { settle } from './settle.js';
+import { sourceGone } from './source-gone.js';
 import type { SqliteWrites } from './sqlite-writes.js';
 
 export interface SqliteStoreOptions {
@@ -42,6 +43,7 @@ export class SqliteStore extends EventLogReads implements Store {
     const writes = this.options.writes;
     return settle(() =>
       writes.commit(commit, () => {
+        if (!writes.hasSource(commit.sourceId)) throw sourceGone(commit.sourceId);
         for (const id of options.dequeue ?? []) {
           // Throwing rolls the whole transaction back: results of an invocation someone else
           // already committed are not stored a second time.

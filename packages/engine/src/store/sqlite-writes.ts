@@ -43,6 +43,7 @@ export class SqliteWrites {
     this.statements = {
       findEndpoint: prepare('SELECT id, custom_response FROM sources WHERE endpoint_id = ? AND active = 1'),
       getSource: prepare('SELECT * FROM sources WHERE id = ?'),
+      hasSource: prepare('SELECT 1 FROM sources WHERE id = ?'),
       readState: prepare('SELECT db, dedupe FROM source_state WHERE source_id = ?'),
       insertInvocation: prepare(
         "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL, 0)",
@@ -88,6 +89,10 @@ export class SqliteWrites {
 
   getSource(id: string): SourceRow | undefined {
     return this.statements.getSource.get(id) as SourceRow | undefined;
+  }
+
+  hasSource(id: string): boolean {
+    return this.statements.hasSource.get(id) !== undefined;
   }
 
   /** A source's db and dedupe state (empty when it has none yet). */

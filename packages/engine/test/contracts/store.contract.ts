@@ -116,6 +116,25 @@ export function storeContract(name: string, makeBackend: MakeBackend): void {
       expect((await backend.queue.claim(source.id, 10)).map((entry) => entry.id)).toEqual([id]);
     });
 
+    it('refuses a commit for a source deleted meanwhile, even when its queue entry is still queued', async () => {
+      const source = await createSource(backend, T0);
+      await backend.store.deleteSource(source.id);
+      // An entry queued as the delete ran (an ingress that had looked the endpoint up before), then
+      // claimed and run by another process that read the source before the delete committed.
+      const id = uniqueId('inv');
+      await backend.queue.enqueue([{ id, sourceId: source.id, trigger: 'http', event: '{}', createdAt: T0 }]);
+      await expect(
+        backend.store.commit(
+          emptyCommit(source.id, { events: [event('e1', 1)], logs: [log(id, 'ran')], db: '{"count":1}' }),
+          { dequeue: [id] },
+        ),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      const db = await reopen();
+      expect((await db.store.listEvents(source.id, { limit: 10 })).total).toBe(0);
+      expect((await db.store.listLogs(source.id, { limit: 10 })).total).toBe(0);
+      expect(await db.store.readState(source.id)).toEqual({ db: {}, dedupe: null });
+    });
+
     it('adds queue entries in the commit that stores the events starting them, or none when it fails', async () => {
       const source = await createSource(backend, T0);
       const other = await createSource(backend, T0);
