@@ -4,13 +4,14 @@
  * schedulers. The api processes only queue and serve; the workers run, in order per source; each
  * timer tick fires once although two schedulers take its BullMQ jobs; an SSE client of one api
  * process sees the events a worker committed; a customResponse answers on the api process holding
- * the request.
+ * the request; a delete answered by an api process stops the source's run on a worker.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../../tools/test-support/postgres.js';
 import {
@@ -37,8 +38,14 @@ interface Summary {
   readonly event: { readonly n?: number; readonly at?: number };
 }
 
+/** A worker or scheduler process, with its output so far, line by line. */
+interface Background {
+  readonly child: ChildProcess;
+  readonly lines: readonly string[];
+}
+
 /** A worker or scheduler process: it listens on no port, so it is ready when it says so. */
-async function startBackground(role: 'worker' | 'scheduler', env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+async function startBackground(role: 'worker' | 'scheduler', env: NodeJS.ProcessEnv): Promise<Background> {
   const child = spawn(process.execPath, [TRIBUTARY_BIN, 'start', '--role', role], {
     cwd: REPO,
     env: { ...process.env, NO_COLOR: '1', ...env },
@@ -56,7 +63,7 @@ async function startBackground(role: 'worker' | 'scheduler', env: NodeJS.Process
     });
     child.on('exit', () => reject(new Error(`${role} exited before it was ready:\n${lines.join('\n')}`)));
   });
-  return child;
+  return { child, lines };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
@@ -108,7 +115,7 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
   chmodSync(scratch, 0o755);
   let database: TestDatabase;
   const apis: TributaryServer[] = [];
-  const background: ChildProcess[] = [];
+  const background: Background[] = [];
   const dataDir = (name: string): string => path.join(scratch, name);
 
   beforeAll(async () => {
@@ -140,7 +147,7 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
   }, 300_000);
 
   afterAll(async () => {
-    await Promise.all([...apis.map((api) => api.stop()), ...background.map(stopChild)]);
+    await Promise.all([...apis.map((api) => api.stop()), ...background.map(({ child }) => stopChild(child))]);
     await database?.drop();
     const redis = await connectTestRedis();
     await deleteTestKeys(redis, prefix);
@@ -193,6 +200,49 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
       expect(await response.text()).toBe('late');
     }
   }, 90_000);
+
+  it('stops the run on a worker when an api process deletes its source, and keeps nothing of it', async () => {
+    const source = await deploy('server/stuck-run.mjs');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const count = async (table: string): Promise<number> => {
+      const result = await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE source_id = $1`, [
+        source.id,
+      ]);
+      return Number(result.rows[0]?.n ?? 0);
+    };
+    try {
+      // Queued by one api process; only the workers run invocations. The run hangs until its
+      // deadline, 300 s away (TRIBUTARY_SOURCE_TIMEOUT_MS's default).
+      const sent = await fetch(`${apis[0]!.base}${new URL(source.endpoint_url ?? '').pathname}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ stuck: true }),
+      });
+      expect(sent.status).toBe(200);
+      await until(async () => ((await count('queue_claims')) === 1 ? true : undefined), 'a worker to claim the run');
+
+      const started = Date.now();
+      const deleted = await apis[1]!.api('DELETE', `/v1/sources/${source.id}`);
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+      expect(Date.now() - started).toBeLessThan(20_000);
+
+      const stopped = `the run of ${source.id} in flight was stopped: the source is being deleted`;
+      const workers = background.slice(0, 2);
+      await until(
+        async () => (workers.some(({ lines }) => lines.some((line) => line.includes(stopped))) ? true : undefined),
+        'a worker to say it stopped the run',
+        20_000,
+      );
+      // The run ended: its worker gave the source's claim back, long before the deadline.
+      await until(async () => ((await count('queue_claims')) === 0 ? true : undefined), 'the claim to go', 20_000);
+      expect((await apis[0]!.api('GET', `/v1/sources/${source.id}`)).status).toBe(404);
+      for (const table of ['events', 'logs', 'source_state', 'invocations', 'dead_letters'])
+        expect(await count(table), table).toBe(0);
+    } finally {
+      await client.end();
+    }
+  }, 120_000);
 
   it('fires each timer tick once from BullMQ job schedulers although two schedulers take the jobs', async () => {
     const deployedAt = Date.now();

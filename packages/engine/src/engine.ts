@@ -433,6 +433,7 @@ export class Engine {
       accounts,
       onDeleted: (sourceId) => subscriptions.forget(sourceId),
       stopRuns: (sourceId) => runner.stopRuns(sourceId),
+      stopRunsEverywhere: (sourceId) => pubsub.publishStopRuns(sourceId),
     });
     // npm packages imported into the registry are unpacked and cached beside the installed ones.
     const fetch = {

@@ -28,6 +28,7 @@ export type {
   PubSubStats,
   SourceListener,
   SourceMessage,
+  StopRunsListener,
   Unsubscribe,
 } from './pubsub/pubsub.js';
 export { MemoryPubSub } from './pubsub/memory-pubsub.js';

@@ -7,7 +7,7 @@ import type { Store } from '../ports/store.js';
 import type { KeyedMutex } from '../sources/keyed-mutex.js';
 import { OWNER_ID } from '../sources/owner.js';
 import type { SourceExecutor, SourceRow } from '../sources/source-executor.js';
-import type { PubSub } from '../pubsub/pubsub.js';
+import type { PubSub, Unsubscribe } from '../pubsub/pubsub.js';
 import type { WorkDispatch } from '../ports/work-dispatch.js';
 import { outcomeOf } from '../metrics/invocation-outcome.js';
 import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
@@ -35,7 +35,10 @@ export interface RunnerOptions {
   readonly now: () => number;
   /** Lines about invocations carry `source_id` and `invocation_id` (workflow runs: `run_id`). */
   readonly logger: Logger;
-  /** Carries customResponse replies to the process holding the request. */
+  /**
+   * Carries customResponse replies to the process holding the request, and the stop requests of
+   * sources being deleted by whichever process answers the delete (`stopRuns`).
+   */
   readonly pubsub: PubSub;
   /**
    * Wakes worker processes (this one included) when work is queued, so a process that did not
@@ -110,6 +113,8 @@ export class InvocationRunner {
   private readonly solo = new Map<string, number>();
   /** How to stop each source's run in flight (stopRuns): one at most per source. */
   private readonly stoppers = new Map<string, AbortController>();
+  /** Ends listening for stop requests from other processes (set while started). */
+  private stopListening: Unsubscribe | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private loadTimer: NodeJS.Timeout | undefined;
@@ -163,6 +168,8 @@ export class InvocationRunner {
     for (const sourceId of await this.options.queue.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
     await this.options.dispatch?.listen((sourceIds) => this.add(sourceIds));
+    // A delete answered by another process (an api one) stops this process's run of the source too.
+    this.stopListening = await this.options.pubsub.subscribeStopRuns((sourceId) => void this.stopRuns(sourceId));
     this.lastProgressAt = this.options.now();
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
     this.timer = setInterval(() => void this.rescan(), 5000);
@@ -206,15 +213,23 @@ export class InvocationRunner {
         return this.inFlight.size;
       }
     } else await all;
+    this.unlistenStops();
     this.slots.clear();
     return 0;
+  }
+
+  /** Kept through the shutdown grace: a delete meanwhile still stops the run it would wait for. */
+  private unlistenStops(): void {
+    this.stopListening?.();
+    this.stopListening = undefined;
   }
 
   /**
    * Stops the source's run in flight in this process, if any, as its source is deleted: its worker
    * call ends at once (a worker it shares with other sources restarts; their calls queued on it go
    * to another worker), and nothing of it is committed or counted (no attempt, no dead letter). Its
-   * entries stay queued for whoever holds the source's lock next: the delete removes them.
+   * entries stay queued for whoever holds the source's lock next: the delete removes them. Called
+   * by the delete in its own process, and for each stop request on `pubsub` from any process.
    * Returns whether a run was stopped.
    */
   stopRuns(sourceId: string): boolean {
@@ -231,6 +246,7 @@ export class InvocationRunner {
   /** Resolves once no run is in flight (after `stop` left some and their workers were stopped). */
   async settled(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    this.unlistenStops();
     this.slots.clear();
   }
 
@@ -357,8 +373,11 @@ export class InvocationRunner {
       // Only a source with a backlog (its claim came back full) waits: one that keeps up with its
       // arrivals would gain no fuller batches from a pause, only latency.
       if (this.saturated && rows.length >= limit) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
-      // Back of the line: it may have more queued (checked on its next turn).
-      if (this.options.workflows?.single?.(sourceId) !== true) this.pending.add(sourceId);
+      // Back of the line: it may have more queued (checked on its next turn). Not a source whose
+      // run was stopped: its delete is under way, maybe in another process whose lock does not
+      // hold this one back, and a turn now would run the entries it is about to remove; if the
+      // delete is refused, the rescan finds them.
+      if (this.options.workflows?.single?.(sourceId) !== true && !stopper.signal.aborted) this.pending.add(sourceId);
       this.inFlight.delete(work);
       this.wake();
     });

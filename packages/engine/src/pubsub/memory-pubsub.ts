@@ -1,7 +1,8 @@
 import type { HttpResponse } from '@tributary/runtime';
-import type { PubSub, PubSubStats, SourceListener, SourceMessage, Unsubscribe } from './pubsub.js';
+import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
 import { ReplyWaiters } from './reply-waiters.js';
 import { SourceFanout } from './source-fanout.js';
+import { StopRunsListeners } from './stop-runs-listeners.js';
 
 export interface MemoryPubSubOptions {
   /** Where a listener's exception goes (default: dropped). */
@@ -12,12 +13,13 @@ export interface MemoryPubSubOptions {
 
 /**
  * The in-process PubSub: delivery is a synchronous call during `publish`, so the SSE path costs
- * what it did before the port existed. Right for one process; with several, subscribers and
- * waiters would only see what their own process published.
+ * what it did before the port existed. Right for one process; with several, subscribers, waiters
+ * and stop listeners would only see what their own process published.
  */
 export class MemoryPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
+  private readonly stopListeners: StopRunsListeners;
 
   constructor(options: MemoryPubSubOptions = {}) {
     const log = options.log;
@@ -25,6 +27,9 @@ export class MemoryPubSub implements PubSub {
       log?.(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
     );
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
+    this.stopListeners = new StopRunsListeners((error) =>
+      log?.(`stopping runs failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 
   publish(message: SourceMessage): void {
@@ -43,12 +48,21 @@ export class MemoryPubSub implements PubSub {
     this.replies.deliver(invocationId, response);
   }
 
+  publishStopRuns(sourceId: string): void {
+    this.stopListeners.deliver(sourceId);
+  }
+
+  subscribeStopRuns(listener: StopRunsListener): Promise<Unsubscribe> {
+    return Promise.resolve(this.stopListeners.add(listener));
+  }
+
   stats(): PubSubStats {
     return { subscribers: this.fanout.size, replyWaiters: this.replies.size };
   }
 
-  /** Holds no connection: nothing to close. */
+  /** Holds no connection; stop requests end here (an engine stopped has no runs left to stop). */
   close(): Promise<void> {
+    this.stopListeners.close();
     return Promise.resolve();
   }
 }

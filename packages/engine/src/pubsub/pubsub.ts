@@ -23,6 +23,9 @@ export interface LogRecord {
 
 export type SourceListener = (message: SourceMessage) => void;
 
+/** Told the id of a source whose runs every process should stop (its source is being deleted). */
+export type StopRunsListener = (sourceId: string) => void;
+
 /** Ends a subscription; calling it again does nothing. */
 export type Unsubscribe = () => void;
 
@@ -33,9 +36,11 @@ export interface PubSubStats {
 }
 
 /**
- * The pub/sub port. Two jobs: fan committed events and logs out to live subscribers (SSE), and
- * carry a customResponse reply from wherever the invocation ran to the process holding the HTTP
- * request. Every implementation keeps these guarantees (test/contracts/pubsub.contract.ts):
+ * The pub/sub port. Three jobs: fan committed events and logs out to live subscribers (SSE), carry
+ * a customResponse reply from wherever the invocation ran to the process holding the HTTP request,
+ * and tell every process to stop a source's runs as the source is deleted (the delete may be
+ * answered by a process that does not run it). Every implementation keeps these guarantees
+ * (test/contracts/pubsub.contract.ts):
  *
  * Source messages
  * - A listener gets every message of its source published after its `subscribe` resolved and
@@ -57,9 +62,20 @@ export interface PubSubStats {
  * - Aborting the signal rejects the wait with the signal's reason and forgets the waiter;
  *   a settled wait leaves no listener on the signal.
  *
+ * Stop requests
+ * - A stop-runs listener gets every source id published with `publishStopRuns` after its
+ *   `subscribeStopRuns` resolved and before it unsubscribed (or its instance closed), from any
+ *   process sharing the implementation, the publishing one included.
+ * - Nothing is stored, and a request may be missed while the backend is unreachable: it only
+ *   saves waiting for a deadline. What a missed one leaves is harmless, because a commit for a
+ *   source that no longer exists is refused (Store.commit).
+ * - `publishStopRuns` never throws and never waits; a listener that throws does not stop delivery
+ *   to the others.
+ *
  * Why the shape suits a Redis implementation: `subscribe` is async so it can resolve once the
- * SUBSCRIBE is acknowledged; `publish` and `publishReply` return nothing because the publisher
- * has nothing to wait for (the event bin is the record, a lost reply ends in the ingress's 504).
+ * SUBSCRIBE is acknowledged; `publish`, `publishReply` and `publishStopRuns` return nothing
+ * because the publisher has nothing to wait for (the event bin is the record, a lost reply ends in
+ * the ingress's 504, a lost stop request in the run's deadline and a refused commit).
  * `RedisPubSub` keeps one subscriber connection per process and dispatches locally with
  * `SourceFanout` and `ReplyWaiters`; `publishReply` also stores the reply with a short TTL
  * (SET NX) so that a waiter registering just after the reply reads it.
@@ -69,6 +85,10 @@ export interface PubSub {
   subscribe(sourceId: string, listener: SourceListener): Promise<Unsubscribe>;
   awaitReply(invocationId: string, signal?: AbortSignal): Promise<HttpResponse | null>;
   publishReply(invocationId: string, response: HttpResponse | null): void;
+  /** Asks every process sharing the implementation to stop the runs in flight of `sourceId`. */
+  publishStopRuns(sourceId: string): void;
+  /** Resolves once stop requests published from then on reach `listener`. */
+  subscribeStopRuns(listener: StopRunsListener): Promise<Unsubscribe>;
   stats(): PubSubStats;
   /**
    * Lets go of what the implementation holds (connections); the engine calls it last, when it stops.

@@ -1,9 +1,17 @@
 import type { HttpResponse } from '@tributary/runtime';
 import type { Redis } from 'ioredis';
-import type { PubSub, PubSubStats, SourceListener, SourceMessage, Unsubscribe } from './pubsub.js';
-import { decodeReply, decodeSourceMessage, encodeReply, encodeSourceMessage } from './redis-wire.js';
+import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
+import {
+  decodeReply,
+  decodeSourceMessage,
+  decodeStopRuns,
+  encodeReply,
+  encodeSourceMessage,
+  encodeStopRuns,
+} from './redis-wire.js';
 import { ReplyWaiters } from './reply-waiters.js';
 import { SourceFanout } from './source-fanout.js';
+import { StopRunsListeners } from './stop-runs-listeners.js';
 
 export interface RedisPubSubOptions {
   /** Runs PUBLISH and the reply script. Closed by `close()`. */
@@ -46,7 +54,9 @@ interface Channel {
  * source, and every message received is dispatched locally through `SourceFanout`, so local
  * delivery behaves exactly like the memory implementation. Replies are broadcast on one channel
  * to every process (only customResponse invocations have them) and also kept under a key for
- * `replyTtlMs`, which a waiter reads after registering, so a reply that beat it is not lost.
+ * `replyTtlMs`, which a waiter reads after registering, so a reply that beat it is not lost. Stop
+ * requests go on one more channel, subscribed from `open` on like the replies': they are rare, and
+ * a process that runs no invocations simply has no listener for them.
  *
  * Order: one process publishes on one connection, and Redis delivers a connection's PUBLISHes to
  * each subscriber in order, so a source's messages arrive in the order its publisher sent them.
@@ -54,11 +64,13 @@ interface Channel {
 export class RedisPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
+  private readonly stopListeners: StopRunsListeners;
   private readonly channels = new Map<string, Channel>();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
   private readonly prefix: string;
   private readonly replyChannel: string;
+  private readonly stopChannel: string;
   private readonly replyTtlMs: number;
   private readonly log: (message: string) => void;
 
@@ -67,19 +79,26 @@ export class RedisPubSub implements PubSub {
     this.subscriber = options.subscriber;
     this.prefix = options.prefix;
     this.replyChannel = `${options.prefix}replies`;
+    this.stopChannel = `${options.prefix}stop-runs`;
     this.replyTtlMs = options.replyTtlMs ?? DEFAULT_REPLY_TTL_MS;
     this.log = options.log ?? (() => undefined);
     this.fanout = new SourceFanout((error) =>
       this.log(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
     );
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
+    this.stopListeners = new StopRunsListeners((error) =>
+      this.log(`stopping runs failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
   }
 
-  /** Resolves once the reply channel is subscribed: from then on no reply to this process is missed. */
+  /**
+   * Resolves once the reply and stop channels are subscribed: from then on no reply or stop request
+   * to this process is missed (while Redis is reachable).
+   */
   static async open(options: RedisPubSubOptions): Promise<RedisPubSub> {
     const pubsub = new RedisPubSub(options);
-    await options.subscriber.subscribe(pubsub.replyChannel);
+    await options.subscriber.subscribe(pubsub.replyChannel, pubsub.stopChannel);
     return pubsub;
   }
 
@@ -140,11 +159,23 @@ export class RedisPubSub implements PubSub {
       .catch((error: unknown) => this.lost(`the reply of ${invocationId}`, error));
   }
 
+  publishStopRuns(sourceId: string): void {
+    this.publisher
+      .publish(this.stopChannel, encodeStopRuns(sourceId))
+      .catch((error: unknown) => this.lost(`the stop request of ${sourceId}`, error));
+  }
+
+  /** The stop channel is subscribed since `open`: a listener added now hears from the next request on. */
+  subscribeStopRuns(listener: StopRunsListener): Promise<Unsubscribe> {
+    return Promise.resolve(this.stopListeners.add(listener));
+  }
+
   stats(): PubSubStats {
     return { subscribers: this.fanout.size, replyWaiters: this.replies.size };
   }
 
   async close(): Promise<void> {
+    this.stopListeners.close();
     await Promise.all([quit(this.subscriber), quit(this.publisher)]);
   }
 
@@ -153,6 +184,8 @@ export class RedisPubSub implements PubSub {
       if (channel === this.replyChannel) {
         const { invocationId, response } = decodeReply(text);
         this.replies.deliver(invocationId, response);
+      } else if (channel === this.stopChannel) {
+        this.stopListeners.deliver(decodeStopRuns(text));
       } else {
         this.fanout.deliver(decodeSourceMessage(text));
       }

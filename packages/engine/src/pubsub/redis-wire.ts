@@ -27,6 +27,22 @@ export function decodeSourceMessage(text: string): SourceMessage {
   return JSON.parse(text) as SourceMessage;
 }
 
+interface WireStopRuns {
+  readonly sourceId: string;
+}
+
+/** An object rather than the bare id, so a later field does not break processes of this version. */
+export function encodeStopRuns(sourceId: string): string {
+  const wire: WireStopRuns = { sourceId };
+  return JSON.stringify(wire);
+}
+
+export function decodeStopRuns(text: string): string {
+  const wire = JSON.parse(text) as Partial<WireStopRuns> | null;
+  if (typeof wire?.sourceId !== 'string') throw new Error('a stop request without a source id');
+  return wire.sourceId;
+}
+
 export function encodeReply(invocationId: string, response: HttpResponse | null): string {
   const wire: WireReply = {
     invocationId,

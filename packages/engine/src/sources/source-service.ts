@@ -86,6 +86,11 @@ export interface SourceServiceOptions {
    * holds the source's lock, so the delete does not wait for the run's deadline.
    */
   readonly stopRuns?: (sourceId: string) => void;
+  /**
+   * Asks every process to stop the source's runs (PubSub.publishStopRuns): with several processes
+   * the run may be on another one, which this process's `stopRuns` and lock do not reach.
+   */
+  readonly stopRunsEverywhere?: (sourceId: string) => void;
 }
 
 export { OWNER_ID };
@@ -265,14 +270,16 @@ export class SourceService {
   }
 
   /**
-   * Stops the source's run in flight (nothing of it is committed), runs `deactivate` (when active)
-   * and removes the source with its events, logs, state and queued invocations.
+   * Stops the source's run in flight, in whichever process runs it (nothing of it is committed),
+   * runs `deactivate` (when active) and removes the source with its events, logs, state and queued
+   * invocations.
    */
   async remove(ref: string, options: { readonly force?: boolean } = {}): Promise<SourceRow> {
     const current = await this.resolve(ref);
     // In the same turn as taking the lock: a run that starts after the stop queues behind the
     // delete, then finds the source gone.
     this.options.stopRuns?.(current.id);
+    this.options.stopRunsEverywhere?.(current.id);
     return this.options.locks.run(current.id, async () => {
       const source = await this.get(current.id);
       const component = await this.options.components.get(source.component_id);
@@ -298,6 +305,9 @@ export class SourceService {
           return unexpectedOutcome(outcome);
       }
       await this.options.store.deleteSource(source.id);
+      // Again now that it is gone: another process's lock does not hold its runs back, so one may
+      // have claimed the entries while the hook ran; from here on a claim finds none.
+      this.options.stopRunsEverywhere?.(source.id);
       this.options.onSchedulesChanged();
       await this.options.onDeleted?.(source.id);
       return source;

@@ -140,6 +140,60 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
       });
     });
 
+    describe('stop requests', () => {
+      it('reaches the stop listeners of every peer, the publishing one included', async () => {
+        const { a, b } = await open();
+        const [source, other] = [id('dc'), id('dc')];
+        const [onA, onB] = [[], []] as string[][];
+        const unsubscribes = [
+          await a.subscribeStopRuns((sourceId) => onA.push(sourceId)),
+          await b.subscribeStopRuns((sourceId) => onB.push(sourceId)),
+        ];
+        a.publishStopRuns(source);
+        b.publishStopRuns(other);
+        for (const inbox of [onA, onB])
+          await vi.waitFor(() => expect([...inbox].sort()).toEqual([source, other].sort()), DELIVERED);
+        for (const unsubscribe of unsubscribes) unsubscribe();
+      });
+
+      it('keeps delivering to the others when a listener throws, and publishing does not throw', async () => {
+        const { a, b } = await open();
+        const source = id('dc');
+        const received: string[] = [];
+        const broken = await b.subscribeStopRuns(() => {
+          throw new Error('runner gone');
+        });
+        const healthy = await b.subscribeStopRuns((sourceId) => received.push(sourceId));
+        expect(() => a.publishStopRuns(source)).not.toThrow();
+        await vi.waitFor(() => expect(received).toEqual([source]), DELIVERED);
+        broken();
+        healthy();
+      });
+
+      it('delivers nothing to a listener once it unsubscribed, or once its instance closed', async () => {
+        const { a, b } = await open();
+        const [first, second] = [id('dc'), id('dc')];
+        const [kept, dropped, closed] = [[], [], []] as string[][];
+        const keep = await a.subscribeStopRuns((sourceId) => kept.push(sourceId));
+        const drop = await b.subscribeStopRuns((sourceId) => dropped.push(sourceId));
+        await b.subscribeStopRuns((sourceId) => closed.push(sourceId));
+        drop();
+        drop(); // again: nothing more happens
+        a.publishStopRuns(first);
+        // The listener that stayed getting it is proof it was delivered wherever it would go.
+        await vi.waitFor(() => expect(kept).toEqual([first]), DELIVERED);
+        expect(dropped).toEqual([]);
+        expect(closed).toEqual([first]);
+        await b.close();
+        // With one instance `a` is `b`, closed too: publishing still must not throw.
+        expect(() => a.publishStopRuns(second)).not.toThrow();
+        if (a !== b) await vi.waitFor(() => expect(kept).toEqual([first, second]), DELIVERED);
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(closed).toEqual([first]);
+        keep();
+      });
+    });
+
     describe('customResponse replies', () => {
       it('delivers a reply to the waiter of that invocation only', async () => {
         const { a, b } = await open();
