@@ -10,6 +10,7 @@ import { openPostgres } from '../src/store/open-postgres.js';
 import { PostgresStore } from '../src/store/postgres-store.js';
 import type { Database } from '../src/store/schema.js';
 import type { Backend, OpenOptions } from './contracts/backend.js';
+import { seedComponent } from './seed-component.js';
 
 export async function openPostgresBackend(
   url: string,
@@ -46,26 +47,4 @@ export async function emptyDatabase(db: Kysely<Database>): Promise<void> {
   await sql`truncate table events, logs, invocations, dead_letters, queue_claims, source_state, sources, registry, components, accounts, apps, api_keys, deliveries, subscriptions, emitter_cursors, workflows, workflow_versions, workflow_runs, workflow_steps restart identity`.execute(
     db,
   );
-}
-
-/** A saved component row for sources to refer to, as the contract suites' `seedComponent`. */
-export async function seedComponent(db: Kysely<Database>, componentId: string): Promise<void> {
-  await db
-    .insertInto('components')
-    .values({
-      id: componentId,
-      key: null,
-      name: null,
-      version: null,
-      description: null,
-      component_type: 'source',
-      code: 'export default {}',
-      code_hash: componentId,
-      source_url: null,
-      configurable_props: '[]',
-      lock: '{}',
-      created_at: 0,
-      updated_at: 0,
-    })
-    .execute();
 }

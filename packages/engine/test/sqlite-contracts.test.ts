@@ -15,6 +15,7 @@ import type { Backend, BackendFactory, OpenOptions } from './contracts/backend.j
 import { queueContract } from './contracts/queue.contract.js';
 import { schedulerContract } from './contracts/scheduler.contract.js';
 import { storeContract } from './contracts/store.contract.js';
+import { seedComponent } from './seed-component.js';
 
 function sqliteBackend(): Promise<BackendFactory> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-contracts-'));
@@ -34,26 +35,7 @@ function sqliteBackend(): Promise<BackendFactory> {
           log: options.log ?? (() => undefined),
           maxSleepMs: 20,
         }),
-        async seedComponent(componentId) {
-          await db
-            .insertInto('components')
-            .values({
-              id: componentId,
-              key: null,
-              name: null,
-              version: null,
-              description: null,
-              component_type: 'source',
-              code: 'export default {}',
-              code_hash: componentId,
-              source_url: null,
-              configurable_props: '[]',
-              lock: '{}',
-              created_at: 0,
-              updated_at: 0,
-            })
-            .execute();
-        },
+        seedComponent: (componentId) => seedComponent(db, componentId),
         async close() {
           await db.destroy();
           if (raw.open) raw.close();

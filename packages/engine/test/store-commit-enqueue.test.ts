@@ -10,6 +10,7 @@ import { openDatabase } from '../src/store/open-database.js';
 import { SqliteStore } from '../src/store/sqlite-store.js';
 import { SqliteWrites } from '../src/store/sqlite-writes.js';
 import { emptyCommit, sourceRow } from './contracts/backend.js';
+import { seedComponent } from './seed-component.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -25,24 +26,7 @@ async function setup() {
   });
   const writes = new SqliteWrites(raw, 100, 100);
   // A commit is refused for a source that does not exist: `dc_a` is stored, with its component.
-  await db
-    .insertInto('components')
-    .values({
-      id: 'sc_a',
-      key: null,
-      name: null,
-      version: null,
-      description: null,
-      component_type: 'source',
-      code: 'export default {}',
-      code_hash: 'sc_a',
-      source_url: null,
-      configurable_props: '[]',
-      lock: '{}',
-      created_at: 0,
-      updated_at: 0,
-    })
-    .execute();
+  await seedComponent(db, 'sc_a');
   writes.insertSource(sourceRow('dc_a', 'sc_a', 1), emptyCommit('dc_a'));
   return { raw, writes, store: new SqliteStore({ db, writes }) };
 }
