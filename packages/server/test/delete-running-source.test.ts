@@ -2,9 +2,19 @@
  * Deleting a source whose run hangs: the run is stopped at once (its worker call ended, nothing of
  * it committed, no attempt, no dead letter), then the source goes as always, without waiting for
  * the run's deadline. Another source of the same component (the same worker group) keeps its work.
+ * A run whose source another process deleted without stopping it ends with nothing kept, and no
+ * failure.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { deployFixture, postEvent as send, readRows, startHarness, waitFor, type Harness } from './server-harness.js';
+import {
+  deployFixture,
+  openSqlite,
+  postEvent as send,
+  readRows,
+  startHarness,
+  waitFor,
+  type Harness,
+} from './server-harness.js';
 
 const harnesses: Harness[] = [];
 
@@ -63,5 +73,29 @@ describe('DELETE /v1/sources/:id while its run hangs', () => {
 
     const metrics = await harness.request('GET', '/metrics');
     expect(metrics.text).toMatch(/tributary_sandbox_worker_exits_total\{reason="cancelled"\} 1/);
+  });
+
+  it('drops, as no failure, a run whose source was deleted elsewhere while it ran (its stop request missed)', async () => {
+    const harness = await startHarness({ metrics: true });
+    harnesses.push(harness);
+    const slow = await deployFixture(harness, 'server/hang-for.mjs', 'slow');
+    expect((await send(slow.url, { ms: 1500 })).status).toBe(200);
+    await waitFor(async () => harness.engine.runner.progress().running === 1, 'the slow run to be running');
+    // Another process's delete (the rows it removes), with no stop request reaching this one.
+    const sqlite = openSqlite(harness.dbFile);
+    try {
+      sqlite.prepare('DELETE FROM sources WHERE id = ?').run(slow.id);
+      for (const table of ['invocations', 'events', 'logs', 'source_state'])
+        sqlite.prepare(`DELETE FROM ${table} WHERE source_id = ?`).run(slow.id);
+    } finally {
+      sqlite.close();
+    }
+    const dropped = `the run of ${slow.id} ended after its source was deleted: nothing of it was kept`;
+    await waitFor(async () => harness.logLines.some((line) => line.includes(dropped)), 'the run to end, dropped');
+    for (const table of ['invocations', 'events', 'logs', 'dead_letters', 'source_state'])
+      expect(count(harness, table, slow.id), table).toBe(0);
+    expect(harness.logLines.some((line) => line.includes('failed in the platform'))).toBe(false);
+    const metrics = await harness.request('GET', '/metrics');
+    expect(metrics.text).not.toMatch(/tributary_invocation_platform_failures_total\{[^}]*\} [1-9]/);
   });
 });

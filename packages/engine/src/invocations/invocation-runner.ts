@@ -481,6 +481,18 @@ export class InvocationRunner {
     } catch (error) {
       // Stopped by the shutdown or a delete, not failed: the entries stay queued as they were.
       if (this.abandoned || signal.aborted) return;
+      if (await this.deletedMeanwhile(sourceId)) {
+        // Deleted by another process whose stop request this one missed: its results were refused
+        // (the source is gone), as they would have been discarded had the stop arrived; nothing
+        // failed, and there is no one to retry for.
+        this.options.logger.info(
+          this.idsOf(sourceId),
+          `the run of ${sourceId} ended after its source was deleted: nothing of it was kept`,
+        );
+        for (const row of rows) this.respond(row.id, null);
+        await this.options.queue.drop(rows.map((row) => row.id)).catch(() => undefined);
+        return;
+      }
       const message = messageOf(error);
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one
@@ -493,6 +505,17 @@ export class InvocationRunner {
         return;
       }
       for (const row of rows) await this.failed(row, message);
+    }
+  }
+
+  /** Whether `sourceId` is a source that no longer exists (a workflow's queue key never is). */
+  private async deletedMeanwhile(sourceId: string): Promise<boolean> {
+    if (this.options.workflows?.owns(sourceId)) return false;
+    try {
+      return (await this.options.store.getSource(sourceId)) === undefined;
+    } catch {
+      // The store cannot tell: a platform failure, handled as such.
+      return false;
     }
   }
 
