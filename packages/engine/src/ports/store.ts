@@ -90,7 +90,10 @@ export interface Store {
   ): Promise<number[]>;
   /** Creates a source and commits its deploy hooks' results, atomically. */
   insertSource(row: StoredSource, commit: SourceCommit): Promise<number[]>;
-  /** Replaces a source's row and commits its update hooks' results, atomically. */
+  /**
+   * Replaces a source's row and commits its update hooks' results, atomically; refused whole
+   * (`NOT_FOUND`) when the source was deleted meanwhile (by another process).
+   */
   updateSource(row: StoredSource, commit: SourceCommit): Promise<number[]>;
   /** Removes a source with its events, logs, state, queued invocations and dead letters. */
   deleteSource(sourceId: string): Promise<void>;

@@ -2,6 +2,7 @@ import type { DedupeState, Json } from '@tributary/runtime';
 import type { Kysely } from 'kysely';
 import type { SourceCommit, SourceState, StoredSource } from '../ports/store.js';
 import type { Database } from './schema.js';
+import { sourceGone } from './source-gone.js';
 
 /**
  * The store's reads and writes of sources and their results as Kysely queries any dialect runs,
@@ -124,9 +125,11 @@ export async function insertSourceRow(trx: Kysely<Database>, row: StoredSource):
   await trx.insertInto('sources').values(row).execute();
 }
 
+/** Refused (`NOT_FOUND`) when the source is gone: an update must not write for a deleted source. */
 export async function updateSourceRow(trx: Kysely<Database>, row: StoredSource): Promise<void> {
   const { id, ...rest } = row;
-  await trx.updateTable('sources').set(rest).where('id', '=', id).execute();
+  const result = await trx.updateTable('sources').set(rest).where('id', '=', id).executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw sourceGone(id);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Selectable } from 'kysely';
 import type { DedupeState, Json } from '@tributary/runtime';
 import type { SourceCommit } from '../ports/store.js';
 import type { Database } from './schema.js';
+import { sourceGone } from './source-gone.js';
 
 type SourceRow = Selectable<Database['sources']>;
 type InvocationRow = Selectable<Database['invocations']>;
@@ -152,11 +153,15 @@ export class SqliteWrites {
     return this.commit(commit, () => this.statements.insertSource.run(...SOURCE_COLUMNS.map((column) => row[column])));
   }
 
-  /** Replaces a source's row and commits its hooks' results, in one transaction. */
+  /**
+   * Replaces a source's row and commits its hooks' results, in one transaction; refused whole when
+   * the source is gone (deleted meanwhile by another process): its hooks' results are not stored.
+   */
   updateSource(row: SourceRow, commit: SourceCommit): number[] {
-    return this.commit(commit, () =>
-      this.statements.updateSource.run(...SOURCE_COLUMNS.slice(1).map((column) => row[column]), row.id),
-    );
+    return this.commit(commit, () => {
+      const updated = this.statements.updateSource.run(...SOURCE_COLUMNS.slice(1).map((column) => row[column]), row.id);
+      if (updated.changes === 0) throw sourceGone(row.id);
+    });
   }
 
   /** Removes a source with its events, logs, queued invocations and state. */

@@ -20,7 +20,7 @@ function event(id: string, n: number) {
   return { id, indexedAtMs: T0 + n, event: JSON.stringify({ n }), metadata: JSON.stringify({ summary: `n=${n}` }) };
 }
 
-function log(invocationId: string, message: string) {
+function log(invocationId: string | null, message: string) {
   return { invocationId, ts: T0, level: 'info' as const, message };
 }
 
@@ -131,6 +131,22 @@ export function storeContract(name: string, makeBackend: MakeBackend): void {
       ).rejects.toMatchObject({ code: 'NOT_FOUND' });
       const db = await reopen();
       expect((await db.store.listEvents(source.id, { limit: 10 })).total).toBe(0);
+      expect((await db.store.listLogs(source.id, { limit: 10 })).total).toBe(0);
+      expect(await db.store.readState(source.id)).toEqual({ db: {}, dedupe: null });
+    });
+
+    it("refuses an update of a source deleted meanwhile, and writes none of its hooks' results", async () => {
+      const source = await createSource(backend, T0);
+      // Another process deleted it while this one ran the update's hooks.
+      await backend.store.deleteSource(source.id);
+      await expect(
+        backend.store.updateSource(
+          { ...source, name: 'renamed', updated_at: T0 + 1 },
+          emptyCommit(source.id, { logs: [log(null, 'activated')], db: '{"count":1}' }),
+        ),
+      ).rejects.toMatchObject({ code: 'NOT_FOUND' });
+      const db = await reopen();
+      expect(await db.store.getSource(source.id)).toBeUndefined();
       expect((await db.store.listLogs(source.id, { limit: 10 })).total).toBe(0);
       expect(await db.store.readState(source.id)).toEqual({ db: {}, dedupe: null });
     });
