@@ -20,6 +20,8 @@ export class MemoryPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
   private readonly stopListeners: StopRunsListeners;
+  /** After `close` nothing is delivered, as with a networked implementation that let go of its connection. */
+  private closed = false;
 
   constructor(options: MemoryPubSubOptions = {}) {
     const log = options.log;
@@ -33,7 +35,7 @@ export class MemoryPubSub implements PubSub {
   }
 
   publish(message: SourceMessage): void {
-    this.fanout.deliver(message);
+    if (!this.closed) this.fanout.deliver(message);
   }
 
   subscribe(sourceId: string, listener: SourceListener): Promise<Unsubscribe> {
@@ -45,7 +47,7 @@ export class MemoryPubSub implements PubSub {
   }
 
   publishReply(invocationId: string, response: HttpResponse | null): void {
-    this.replies.deliver(invocationId, response);
+    if (!this.closed) this.replies.deliver(invocationId, response);
   }
 
   publishStopRuns(sourceId: string): void {
@@ -60,8 +62,9 @@ export class MemoryPubSub implements PubSub {
     return { subscribers: this.fanout.size, replyWaiters: this.replies.size };
   }
 
-  /** Holds no connection; stop requests end here (an engine stopped has no runs left to stop). */
+  /** Holds no connection; deliveries end here (an engine stopped has no subscriber or run left). */
   close(): Promise<void> {
+    this.closed = true;
     this.stopListeners.close();
     return Promise.resolve();
   }

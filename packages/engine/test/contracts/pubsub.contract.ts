@@ -138,6 +138,24 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         for (const unsubscribe of unsubscribes) unsubscribe();
         expect(b.stats()).toEqual(before);
       });
+
+      it('delivers nothing to a subscriber once its instance closed', async () => {
+        const { a, b } = await open();
+        const [source, witness] = [id('dc'), id('dc')];
+        const [received, seen] = [[], []] as SourceMessage[][];
+        await b.subscribe(source, (message) => received.push(message));
+        a.publish(event(source, 1));
+        await vi.waitFor(() => expect(received).toEqual([event(source, 1)]), DELIVERED);
+        await b.close();
+        // With one instance `a` is `b`, closed too: publishing still must not throw.
+        if (a !== b) await a.subscribe(witness, (message) => seen.push(message));
+        expect(() => a.publish(event(source, 2))).not.toThrow();
+        expect(() => a.publish(event(witness, 1))).not.toThrow();
+        // A subscriber that stayed getting its message is proof the first went wherever it would go.
+        if (a !== b) await vi.waitFor(() => expect(seen).toEqual([event(witness, 1)]), DELIVERED);
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(received).toEqual([event(source, 1)]);
+      });
     });
 
     describe('stop requests', () => {
