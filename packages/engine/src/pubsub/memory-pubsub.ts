@@ -1,8 +1,8 @@
 import type { HttpResponse } from '@tributary/runtime';
 import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
+import { ListenerSet } from './listener-set.js';
 import { ReplyWaiters } from './reply-waiters.js';
 import { SourceFanout } from './source-fanout.js';
-import { StopRunsListeners } from './stop-runs-listeners.js';
 
 export interface MemoryPubSubOptions {
   /** Where a listener's exception goes (default: dropped). */
@@ -19,7 +19,7 @@ export interface MemoryPubSubOptions {
 export class MemoryPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
-  private readonly stopListeners: StopRunsListeners;
+  private readonly stopListeners: ListenerSet<string>;
   /** After `close` nothing is delivered, as with a networked implementation that let go of its connection. */
   private closed = false;
 
@@ -29,7 +29,7 @@ export class MemoryPubSub implements PubSub {
       log?.(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
     );
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
-    this.stopListeners = new StopRunsListeners((error) =>
+    this.stopListeners = new ListenerSet<string>((error) =>
       log?.(`stopping runs failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   }

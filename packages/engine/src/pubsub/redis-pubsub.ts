@@ -9,9 +9,9 @@ import {
   encodeSourceMessage,
   encodeStopRuns,
 } from './redis-wire.js';
+import { ListenerSet } from './listener-set.js';
 import { ReplyWaiters } from './reply-waiters.js';
 import { SourceFanout } from './source-fanout.js';
-import { StopRunsListeners } from './stop-runs-listeners.js';
 
 export interface RedisPubSubOptions {
   /** Runs PUBLISH and the reply script. Closed by `close()`. */
@@ -64,7 +64,7 @@ interface Channel {
 export class RedisPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
-  private readonly stopListeners: StopRunsListeners;
+  private readonly stopListeners: ListenerSet<string>;
   private readonly channels = new Map<string, Channel>();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
@@ -86,7 +86,7 @@ export class RedisPubSub implements PubSub {
       this.log(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
     );
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
-    this.stopListeners = new StopRunsListeners((error) =>
+    this.stopListeners = new ListenerSet<string>((error) =>
       this.log(`stopping runs failed: ${error instanceof Error ? error.message : String(error)}`),
     );
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
