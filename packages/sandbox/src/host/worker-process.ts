@@ -78,7 +78,10 @@ export class WorkerProcess {
   private killReason: KillReason | null = null;
   private stderrTail = '';
   private exited = false;
-  /** The worker said it is exiting: it takes no more requests, though the process may linger. */
+  /**
+   * The worker said it is exiting, or the host is stopping it: it takes no more requests, though
+   * the process may linger.
+   */
   private exiting = false;
   private readonly watchdog: NodeJS.Timeout;
   private sequence = 0;
