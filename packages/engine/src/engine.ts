@@ -113,6 +113,11 @@ export interface EngineOptions {
    */
   readonly dispatch?: WorkDispatch;
   /**
+   * How often the runner re-reads the queue for work nothing told it of (default 5 s): queued by
+   * another process without `dispatch`, or left after a failure.
+   */
+  readonly queueRescanMs?: number;
+  /**
    * Timer sources' and timer workflows' schedules as BullMQ job schedulers (Redis); closed with the
    * engine. Without it the scheduler checks the store's fire times itself, and workflow timers are
    * checked every second.
@@ -385,6 +390,7 @@ export class Engine {
       concurrency: options.concurrency,
       longRunSlots,
       ...(options.longRunMs !== undefined ? { longRunMs: options.longRunMs } : {}),
+      ...(options.queueRescanMs !== undefined ? { rescanMs: options.queueRescanMs } : {}),
       now,
       logger,
       pubsub,
@@ -434,6 +440,7 @@ export class Engine {
       onDeleted: (sourceId) => subscriptions.forget(sourceId),
       stopRuns: (sourceId) => runner.stopRuns(sourceId),
       stopRunsEverywhere: (sourceId) => pubsub.publishStopRuns(sourceId),
+      resumeRuns: (sourceId) => runner.notify([sourceId]),
     });
     // npm packages imported into the registry are unpacked and cached beside the installed ones.
     const fetch = {

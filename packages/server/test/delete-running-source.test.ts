@@ -3,7 +3,8 @@
  * it committed, no attempt, no dead letter), then the source goes as always, without waiting for
  * the run's deadline. Another source of the same component (the same worker group) keeps its work.
  * A run whose source another process deleted without stopping it ends with nothing kept, and no
- * failure.
+ * failure. A delete that stopped the run and was then refused (its `deactivate` threw) gives the
+ * run back at once, not at the runner's next re-read of the queue.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -97,5 +98,25 @@ describe('DELETE /v1/sources/:id while its run hangs', () => {
     expect(harness.logLines.some((line) => line.includes('failed in the platform'))).toBe(false);
     const metrics = await harness.request('GET', '/metrics');
     expect(metrics.text).not.toMatch(/tributary_invocation_platform_failures_total\{[^}]*\} [1-9]/);
+  });
+
+  it('runs the stopped invocation again when the delete is refused, without waiting for a rescan of the queue', async () => {
+    // A rescan an hour away: only the refused delete can give the stopped run its turn back.
+    const harness = await startHarness({ queueRescanMs: 3_600_000 });
+    harnesses.push(harness);
+    const kept = await deployFixture(harness, 'server/hang-keep-on-delete.mjs', 'kept');
+    expect((await send(kept.url, { ms: 1500 })).status).toBe(200);
+    await waitFor(async () => harness.engine.runner.progress().running === 1, 'the run to be running');
+
+    const refused = await harness.request('DELETE', `/v1/sources/${kept.id}`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('HOOK_FAILED');
+    expect(harness.logLines.some((line) => line.includes(`the run of ${kept.id} in flight was stopped`))).toBe(true);
+    expect((await harness.request('GET', `/v1/sources/${kept.id}`)).status).toBe(200);
+
+    // The stopped run committed nothing; its entry runs again, whole, and leaves the queue.
+    await waitFor(async () => (await events(harness, kept.id)).length === 1, "the kept source's event");
+    await waitFor(async () => count(harness, 'invocations', kept.id) === 0, "the kept source's queue to empty");
+    expect(count(harness, 'dead_letters', kept.id)).toBe(0);
   });
 });

@@ -122,6 +122,8 @@ export interface HarnessOptions {
   readonly concurrency?: number;
   readonly longRunMs?: number;
   readonly longRunSlots?: number;
+  /** The runner's safety-net re-read of the queue (EngineOptions.queueRescanMs; default 5 s). */
+  readonly queueRescanMs?: number;
 }
 
 export const PUBLIC_URL = 'http://tributary.test';
@@ -141,6 +143,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     concurrency: options.concurrency ?? 4,
     ...(options.longRunMs !== undefined ? { longRunMs: options.longRunMs } : {}),
     ...(options.longRunSlots !== undefined ? { longRunSlots: options.longRunSlots } : {}),
+    ...(options.queueRescanMs !== undefined ? { queueRescanMs: options.queueRescanMs } : {}),
     sourceTimeoutMs: options.sourceTimeoutMs ?? 20_000,
     log,
     ...(options.appsFile !== undefined ? { appsFile: options.appsFile } : {}),

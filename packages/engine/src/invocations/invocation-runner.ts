@@ -53,6 +53,11 @@ export interface RunnerOptions {
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
   /**
+   * How often the runner re-reads which sources have queued work, a safety net for work it was not
+   * told of (default 5 s, DEFAULT_RESCAN_MS).
+   */
+  readonly rescanMs?: number;
+  /**
    * Workflow runs share this queue and runner: entries under a key it owns are stepped by it, one
    * run per claim (a run's entry stays queued until the run ends, so its lane stays in order).
    */
@@ -83,6 +88,9 @@ export interface RunnerOptions {
 
 /** A run past this long moves to a long-run slot (RunnerOptions.longRunMs). */
 export const DEFAULT_LONG_RUN_MS = 500;
+
+/** The runner's safety-net re-read of the queue (RunnerOptions.rescanMs). */
+export const DEFAULT_RESCAN_MS = 5000;
 
 /** Event-loop utilisation above which the process counts as saturated (sampled every 100 ms). */
 const SATURATED = 0.95;
@@ -172,7 +180,7 @@ export class InvocationRunner {
     this.stopListening = await this.options.pubsub.subscribeStopRuns((sourceId) => void this.stopRuns(sourceId));
     this.lastProgressAt = this.options.now();
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
-    this.timer = setInterval(() => void this.rescan(), 5000);
+    this.timer = setInterval(() => void this.rescan(), this.options.rescanMs ?? DEFAULT_RESCAN_MS);
     this.timer.unref();
     await this.armRetryTimer();
     // When requests arrive faster than one thread can acknowledge and run them, acknowledging (the
@@ -375,8 +383,8 @@ export class InvocationRunner {
       if (this.saturated && rows.length >= limit) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
       // Back of the line: it may have more queued (checked on its next turn). Not a source whose
       // run was stopped: its delete is under way, maybe in another process whose lock does not
-      // hold this one back, and a turn now would run the entries it is about to remove; if the
-      // delete is refused, the rescan finds them.
+      // hold this one back, and a turn now would run the entries it is about to remove; a refused
+      // delete gives the source its turn back (`notify`, SourceService's `resumeRuns`).
       if (this.options.workflows?.single?.(sourceId) !== true && !stopper.signal.aborted) this.pending.add(sourceId);
       this.inFlight.delete(work);
       this.wake();

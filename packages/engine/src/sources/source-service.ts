@@ -91,6 +91,12 @@ export interface SourceServiceOptions {
    * the run may be on another one, which this process's `stopRuns` and lock do not reach.
    */
   readonly stopRunsEverywhere?: (sourceId: string) => void;
+  /**
+   * Called when a delete that stopped the source's runs keeps the source after all (a `deactivate`
+   * refused it, the store failed): the stopped run's entries are still queued, and a runner gave
+   * the source no further turn while its delete was under way (InvocationRunner.notify).
+   */
+  readonly resumeRuns?: (sourceId: string) => void;
 }
 
 export { OWNER_ID };
@@ -281,37 +287,49 @@ export class SourceService {
     this.options.stopRuns?.(current.id);
     this.options.stopRunsEverywhere?.(current.id);
     return this.options.locks.run(current.id, async () => {
-      const source = await this.get(current.id);
-      const component = await this.options.components.get(source.component_id);
-      const outcome = await removeSource({
-        code: { handle: () => this.options.executor.handle(component, OWNER_ID), source },
-        wasActive: source.active === 1,
-        state: await this.options.store.readState(source.id),
-        force: options.force === true,
-        runHook: this.runHook,
-      });
-      switch (outcome.kind) {
-        case 'applied':
-          break;
-        case 'refused': {
-          const error = outcome.failure.error;
-          throw new AppError(
-            'HOOK_FAILED',
-            `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`,
-            error.details,
-          );
-        }
-        default:
-          return unexpectedOutcome(outcome);
+      let removed = false;
+      try {
+        const source = await this.removeLocked(current.id, options.force === true);
+        removed = true;
+        return source;
+      } finally {
+        if (!removed) this.options.resumeRuns?.(current.id);
       }
-      await this.options.store.deleteSource(source.id);
-      // Again now that it is gone: another process's lock does not hold its runs back, so one may
-      // have claimed the entries while the hook ran; from here on a claim finds none.
-      this.options.stopRunsEverywhere?.(source.id);
-      this.options.onSchedulesChanged();
-      await this.options.onDeleted?.(source.id);
-      return source;
     });
+  }
+
+  /** The delete under the source's lock: `deactivate`, then the rows; throws when refused. */
+  private async removeLocked(id: string, force: boolean): Promise<SourceRow> {
+    const source = await this.get(id);
+    const component = await this.options.components.get(source.component_id);
+    const outcome = await removeSource({
+      code: { handle: () => this.options.executor.handle(component, OWNER_ID), source },
+      wasActive: source.active === 1,
+      state: await this.options.store.readState(source.id),
+      force,
+      runHook: this.runHook,
+    });
+    switch (outcome.kind) {
+      case 'applied':
+        break;
+      case 'refused': {
+        const error = outcome.failure.error;
+        throw new AppError(
+          'HOOK_FAILED',
+          `${error.message}; the source was kept (delete with ?force=true to remove it anyway)`,
+          error.details,
+        );
+      }
+      default:
+        return unexpectedOutcome(outcome);
+    }
+    await this.options.store.deleteSource(source.id);
+    // Again now that it is gone: another process's lock does not hold its runs back, so one may
+    // have claimed the entries while the hook ran; from here on a claim finds none.
+    this.options.stopRunsEverywhere?.(source.id);
+    this.options.onSchedulesChanged();
+    await this.options.onDeleted?.(source.id);
+    return source;
   }
 
   async get(id: string): Promise<SourceRow> {
