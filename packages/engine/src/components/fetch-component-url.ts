@@ -2,7 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import { isPrivateAddress } from '@tributary/sandbox';
 
 export interface FetchUrlOptions {
@@ -84,7 +84,7 @@ export async function fetchComponentUrl(url: string, options: FetchUrlOptions): 
     }
     const reason = controller.signal.aborted
       ? `no answer within ${timeoutMs} ms`
-      : ((error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error)));
+      : ((error as NodeJS.ErrnoException).code ?? errorMessage(error));
     throw new AppError(
       'URL_REFUSED',
       `fetching component_url failed: ${reason}`,

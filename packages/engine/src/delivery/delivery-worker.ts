@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import type { DeliveryJobs } from './delivery-jobs.js';
 import type { AttemptOutcome, DeliveryJob } from './delivery-types.js';
 import { deliveryBackoffMs, type DeliveryRetryPolicy } from './retry-policy.js';
@@ -77,7 +78,7 @@ export class DeliveryWorker {
       }
       await this.sleepUntilDue();
     } catch (error) {
-      this.options.log(`deliveries: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log(`deliveries: ${errorMessage(error)}`);
       this.schedule(this.options.maxSleepMs ?? 1000);
     } finally {
       this.passing = false;
@@ -108,7 +109,7 @@ export class DeliveryWorker {
     try {
       outcome = await this.options.attempt(job);
     } catch (error) {
-      outcome = { ok: false, detail: error instanceof Error ? error.message : String(error), retry: true };
+      outcome = { ok: false, detail: errorMessage(error), retry: true };
     }
     const attemptNo = job.attempts + 1;
     const attempt = {
@@ -133,9 +134,7 @@ export class DeliveryWorker {
       await this.options.jobs.finish(job, result, finished);
     } catch (error) {
       // The lease runs out and the job is attempted again: at-least-once, never lost.
-      this.options.log(
-        `deliveries: recording ${job.id} failed: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.options.log(`deliveries: recording ${job.id} failed: ${errorMessage(error)}`);
     }
     this.options.onAttempted?.(job.id);
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 /** The conditions `/readyz` checks, in the order it reports them. */
 export type ReadinessCheck = 'database' | 'runner' | 'scheduler';
 
@@ -52,7 +53,7 @@ export class Readiness {
       // The other checks read the database too: with it away, they say nothing more.
       return {
         ready: false,
-        failures: [{ check: 'database', message: `the database did not answer: ${messageOf(error)}` }],
+        failures: [{ check: 'database', message: `the database did not answer: ${errorMessage(error)}` }],
       };
     }
     const failures: ReadinessFailure[] = [];
@@ -82,12 +83,8 @@ export class Readiness {
           message: `a timer tick is ${now - nextFire} ms overdue (limit ${thresholds.schedulerLagMs} ms)`,
         });
     } catch (error) {
-      failures.push({ check: 'database', message: `the database did not answer: ${messageOf(error)}` });
+      failures.push({ check: 'database', message: `the database did not answer: ${errorMessage(error)}` });
     }
     return failures.length === 0 ? { ready: true } : { ready: false, failures };
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

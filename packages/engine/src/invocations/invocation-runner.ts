@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import type { HttpResponse } from '@tributary/runtime';
 import { MAX_BATCH_ITEMS, type ComponentHandle } from '@tributary/sandbox';
 import type { ComponentService } from '../components/component-service.js';
@@ -263,7 +264,10 @@ export class InvocationRunner {
     try {
       this.add(await this.options.queue.sourcesWithWork());
     } catch (error) {
-      this.options.logger.warn({}, `reading the invocation queue failed (trying again shortly): ${messageOf(error)}`);
+      this.options.logger.warn(
+        {},
+        `reading the invocation queue failed (trying again shortly): ${errorMessage(error)}`,
+      );
     }
   }
 
@@ -354,7 +358,7 @@ export class InvocationRunner {
       } catch (error) {
         this.options.logger.warn(
           this.idsOf(sourceId),
-          `claiming invocations of ${sourceId} failed (trying again shortly): ${messageOf(error)}`,
+          `claiming invocations of ${sourceId} failed (trying again shortly): ${errorMessage(error)}`,
         );
       }
       if (rows.length === 0 || this.stopped) {
@@ -501,7 +505,7 @@ export class InvocationRunner {
         await this.options.queue.drop(rows.map((row) => row.id)).catch(() => undefined);
         return;
       }
-      const message = messageOf(error);
+      const message = errorMessage(error);
       if (rows.length > 1) {
         // A platform failure of a batch: nothing of it committed; its invocations are retried one
         // by one (no attempt counted yet: the one to blame is not known).
@@ -547,7 +551,7 @@ export class InvocationRunner {
       outcome = await this.options.queue.fail(row.id, message);
     } catch (error) {
       // Not even the failure could be recorded: the entry stays queued and runs again.
-      this.options.logger.error(ids, `recording the failure of invocation ${row.id} failed: ${messageOf(error)}`);
+      this.options.logger.error(ids, `recording the failure of invocation ${row.id} failed: ${errorMessage(error)}`);
       return;
     }
     switch (outcome.kind) {
@@ -666,8 +670,4 @@ export class InvocationRunner {
   private respond(invocationId: string, response: HttpResponse | null): void {
     this.options.pubsub.publishReply(invocationId, response);
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { randomUUID } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import {
@@ -188,7 +189,7 @@ export class PostgresInvocationQueue implements InvocationQueue {
         this.options.log?.(`the claim on ${sourceId} lapsed before it was renewed; another process may run it`);
       }
     } catch (error) {
-      this.options.log?.(`renewing queue claims failed: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.log?.(`renewing queue claims failed: ${errorMessage(error)}`);
     }
   }
 

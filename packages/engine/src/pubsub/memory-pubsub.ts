@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import type { HttpResponse } from '@tributary/runtime';
 import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
 import { ListenerSet } from './listener-set.js';
@@ -25,13 +26,9 @@ export class MemoryPubSub implements PubSub {
 
   constructor(options: MemoryPubSubOptions = {}) {
     const log = options.log;
-    this.fanout = new SourceFanout((error) =>
-      log?.(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    this.fanout = new SourceFanout((error) => log?.(`a live subscriber failed: ${errorMessage(error)}`));
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
-    this.stopListeners = new ListenerSet<string>((error) =>
-      log?.(`stopping runs failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    this.stopListeners = new ListenerSet<string>((error) => log?.(`stopping runs failed: ${errorMessage(error)}`));
   }
 
   publish(message: SourceMessage): void {

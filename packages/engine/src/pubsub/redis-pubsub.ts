@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import type { HttpResponse } from '@tributary/runtime';
 import type { Redis } from 'ioredis';
 import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
@@ -82,13 +83,9 @@ export class RedisPubSub implements PubSub {
     this.stopChannel = `${options.prefix}stop-runs`;
     this.replyTtlMs = options.replyTtlMs ?? DEFAULT_REPLY_TTL_MS;
     this.log = options.log ?? (() => undefined);
-    this.fanout = new SourceFanout((error) =>
-      this.log(`a live subscriber failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    this.fanout = new SourceFanout((error) => this.log(`a live subscriber failed: ${errorMessage(error)}`));
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
-    this.stopListeners = new ListenerSet<string>((error) =>
-      this.log(`stopping runs failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    this.stopListeners = new ListenerSet<string>((error) => this.log(`stopping runs failed: ${errorMessage(error)}`));
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
   }
 
@@ -230,7 +227,7 @@ export class RedisPubSub implements PubSub {
   }
 
   private lost(what: string, error: unknown): void {
-    this.log(`Redis pub/sub: ${what} was lost: ${error instanceof Error ? error.message : String(error)}`);
+    this.log(`Redis pub/sub: ${what} was lost: ${errorMessage(error)}`);
   }
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { WorkDispatch } from '../ports/work-dispatch.js';
@@ -65,7 +66,7 @@ export class BullmqDispatch implements WorkDispatch {
     } catch (error) {
       // The work is queued durably all the same; the workers' rescan finds it.
       this.options.log(
-        `announcing work to the workers failed (they find it at their next rescan): ${messageOf(error)}`,
+        `announcing work to the workers failed (they find it at their next rescan): ${errorMessage(error)}`,
       );
     }
   }
@@ -96,8 +97,4 @@ export class BullmqDispatch implements WorkDispatch {
 
 function jobOptions(delayMs: number): { delay: number; removeOnComplete: true; removeOnFail: true } {
   return { delay: delayMs, removeOnComplete: true, removeOnFail: true };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import { Redis } from 'ioredis';
 
 export interface ConnectRedisOptions {
@@ -57,7 +57,7 @@ export async function connectRedis(options: ConnectRedisOptions): Promise<Redis>
     await redis.connect();
   } catch (error) {
     redis.disconnect();
-    const reason = lastError?.message ?? (error instanceof Error ? error.message : String(error));
+    const reason = lastError?.message ?? errorMessage(error);
     throw new AppError('REDIS_UNREACHABLE', `cannot reach Redis at ${shown}: ${reason}`, { url: shown });
   }
   ready = true;

@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import { newId } from '../ids.js';
 import { describeProgress, type ImportProgress, type ImportReport } from './import-report.js';
 import type { OnProgress } from './package-importer.js';
@@ -62,7 +62,7 @@ export class ImportJobs {
         job.error =
           error instanceof AppError
             ? { code: error.code, message: error.message, details: { ...error.details } }
-            : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error), details: {} };
+            : { code: 'INTERNAL', message: errorMessage(error), details: {} };
         job.status = 'failed';
         job.finished_at = this.now();
       },

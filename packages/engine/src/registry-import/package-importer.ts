@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import type { Kysely } from 'kysely';
 import type { ComponentService } from '../components/component-service.js';
 import type { Database } from '../store/schema.js';
@@ -197,7 +197,7 @@ function skippedEntry(file: string, error: unknown): SkippedComponent {
     key: null,
     code: 'INTERNAL',
     rule: null,
-    message: error instanceof Error ? error.message : String(error),
+    message: errorMessage(error),
   };
 }
 

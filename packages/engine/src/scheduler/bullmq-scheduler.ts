@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import type { Scheduler } from '../ports/scheduler.js';
 import { type BullmqTimerJobs, type FiredTimer, type TimerOwner } from '../redis/bullmq-timer-jobs.js';
 import { TickMerges } from './tick-merges.js';
@@ -39,7 +40,7 @@ export class BullmqScheduler implements Scheduler {
     this.wake();
     this.options.jobs
       .listen(async (fired) => void (await this.fire(fired)))
-      .catch((error: unknown) => this.options.log(`the timer worker did not start: ${messageOf(error)}`));
+      .catch((error: unknown) => this.options.log(`the timer worker did not start: ${errorMessage(error)}`));
   }
 
   async stop(): Promise<void> {
@@ -55,7 +56,9 @@ export class BullmqScheduler implements Scheduler {
     }
     this.syncing = this.sync()
       .catch((error: unknown) =>
-        this.options.log(`updating the timers' job schedulers failed (again at the next change): ${messageOf(error)}`),
+        this.options.log(
+          `updating the timers' job schedulers failed (again at the next change): ${errorMessage(error)}`,
+        ),
       )
       .finally(() => {
         this.syncing = null;
@@ -98,8 +101,4 @@ export class BullmqScheduler implements Scheduler {
         return outcome satisfies never;
     }
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

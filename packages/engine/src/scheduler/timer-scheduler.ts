@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { nextTimerFire, timerEvent, type TimerSchedule } from '@tributary/runtime';
 import type { Kysely } from 'kysely';
 import { newId } from '../ids.js';
@@ -90,7 +91,7 @@ export class TimerScheduler implements Scheduler {
       const sleep = await check;
       if (!this.stopped) this.arm(sleep);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       this.options.log(`the scheduler's check failed (trying again in ${RETRY_AFTER_FAILURE_MS} ms): ${message}`);
       if (!this.stopped) this.arm(Math.min(RETRY_AFTER_FAILURE_MS, this.options.maxSleepMs ?? RETRY_AFTER_FAILURE_MS));
     } finally {

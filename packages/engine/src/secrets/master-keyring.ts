@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import { makePrivateDir, tightenFile } from './private-files.js';
 
 /** One 256-bit master key and the id recorded beside every value sealed with it. */
@@ -192,7 +192,7 @@ export class MasterKeyring {
     } catch (error) {
       // A file moved away or half edited must not stop a running server: it keeps the keys it has
       // and reads the file again at the next use.
-      const failure = `${this.source.file} cannot be read again (${error instanceof Error ? error.message : String(error)}): keeping the keys read before`;
+      const failure = `${this.source.file} cannot be read again (${errorMessage(error)}): keeping the keys read before`;
       if (failure !== this.lastFailure) this.log(failure);
       this.lastFailure = failure;
       return;

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { createHash } from 'node:crypto';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { Sealer } from '../delivery/sql-delivery-jobs.js';
@@ -61,9 +62,7 @@ export class EventHandOff {
     const next = (this.chains.get(emitterId) ?? Promise.resolve())
       .then(work)
       .catch((error: unknown) =>
-        this.options.log(
-          `subscriptions: events of ${emitterId} not handed to listeners: ${error instanceof Error ? error.message : String(error)}`,
-        ),
+        this.options.log(`subscriptions: events of ${emitterId} not handed to listeners: ${errorMessage(error)}`),
       );
     this.chains.set(emitterId, next);
     void next.finally(() => {

@@ -3,6 +3,7 @@
  * only parses an expression (acorn builds a syntax tree and executes nothing) to report syntax
  * errors and the steps it refers to at save time. Evaluation happens in the sandbox.
  */
+import { errorMessage } from '@tributary/contracts';
 import { parseExpressionAt, type Node } from 'acorn';
 
 /** One `{{ ... }}` found in a prop value, with where it is in the value (`path`, for messages). */
@@ -39,7 +40,7 @@ export function parseExpression(source: string): ParsedExpression {
     // preserveParens: the node of "(a = b)" then ends after its ")", so trailing text is seen exactly.
     tree = parseExpressionAt(source, 0, { ecmaVersion: 'latest', sourceType: 'module', preserveParens: true });
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, message: errorMessage(error) };
   }
   if (source.slice(tree.end).trim() !== '') {
     return { ok: false, message: `unexpected "${source.slice(tree.end).trim()}" after the expression` };

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 /**
  * Fires timer-triggered workflows: checks every `intervalMs` for due workflows and queues their
  * runs (each run and its workflow's next fire time are stored in one transaction, so a restart
@@ -30,9 +31,7 @@ export class WorkflowTimers {
     this.checking = this.checking
       .then(() => this.options.fire())
       .catch((error: unknown) =>
-        this.options.log(
-          `checking workflow timers failed (retrying): ${error instanceof Error ? error.message : String(error)}`,
-        ),
+        this.options.log(`checking workflow timers failed (retrying): ${errorMessage(error)}`),
       );
   }
 }

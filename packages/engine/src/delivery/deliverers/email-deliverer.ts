@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { AttemptOutcome, DeliveryJob } from '../delivery-types.js';
@@ -40,7 +41,7 @@ export function emailDeliverer(settings: EmailSettings): (job: DeliveryJob) => P
       return { ok: true, detail: String(info.response ?? 'sent') };
     } catch (error) {
       const code = (error as { responseCode?: number }).responseCode;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       // A 5xx SMTP reply is a refusal (bad recipient, rejected content): the same mail is refused again.
       return { ok: false, detail: message, retry: code === undefined || code < 500 };
     }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { gzipSync } from 'node:zlib';
 import { PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { AttemptOutcome, DeliveryJob } from '../delivery-types.js';
@@ -65,7 +66,7 @@ export function s3Deliverer(settings: S3Settings): (job: DeliveryJob) => Promise
           retry: !PERMANENT.has(error.name) && (error.$metadata.httpStatusCode ?? 500) >= 500,
         };
       }
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return { ok: false, detail: message, retry: true };
     }
   };
