@@ -23,7 +23,8 @@ import {
 } from '../packages/package-installer.js';
 import { addressChecker, DEFAULT_EGRESS, type EgressPolicy } from '../egress/address-policy.js';
 import { EgressProxy } from '../egress/egress-proxy.js';
-import { CallGathering, ComponentHandle, QUICK_CALL_MS, type LoadedComponent } from './component-handle.js';
+import { ComponentHandle, QUICK_CALL_MS, type LoadedComponent } from './component-handle.js';
+import { GatheringRegistry } from './gathering-registry.js';
 import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
 import { buildLaunchCommand } from './launch-command.js';
@@ -106,8 +107,8 @@ export interface PreparedComponent {
 export class Sandbox {
   readonly isolation: IsolationReport;
   private readonly pool: WorkerPool<LoadedComponent>;
-  /** Per component and group: a few bytes each, kept as long as the sandbox (see gatheringOf). */
-  private readonly gatherings = new Map<string, CallGathering>();
+  /** Per component and group, the least recently used dropped past a limit. */
+  private readonly gatherings = new GatheringRegistry();
   private readonly installer: PackageInstaller;
   private readonly harnessDirs: string[];
   private readonly workerScript: string;
@@ -230,23 +231,15 @@ export class Sandbox {
       graceMs: this.options.graceMs ?? 2000,
       slot,
       relabel: prepared.relabel,
-      gathering: this.gatheringOf(`${group}\n${slot}`),
+      // One per component and group, however many handles are opened on it (the engine opens one
+      // per call): concurrent calls made in the same turn are gathered across them.
+      gathering: this.gatherings.of(`${group}\n${slot}`),
       gatherQuickMs: this.options.gatherQuickMs ?? QUICK_CALL_MS,
       discard: () => {
         // A shared worker serves other components: it stays, and forgets nothing it may need again.
         if (this.placement === 'dedicated') this.pool.dropGroup(group);
       },
     });
-  }
-
-  /**
-   * One per component and group, however many handles are opened on it (the engine opens one per
-   * call): concurrent calls made in the same turn are gathered across them (ComponentHandle.invoke).
-   */
-  private gatheringOf(key: string): CallGathering {
-    let gathering = this.gatherings.get(key);
-    if (!gathering) this.gatherings.set(key, (gathering = new CallGathering()));
-    return gathering;
   }
 
   /** Worker processes alive now, how many serve a request, and their resident memory together. */
