@@ -118,6 +118,11 @@ export interface EngineOptions {
    */
   readonly queueRescanMs?: number;
   /**
+   * How long an update of a source waits for its run in flight before stopping it (default 10 s);
+   * the run's invocations then run again with the update applied.
+   */
+  readonly sourceUpdateWaitMs?: number;
+  /**
    * Timer sources' and timer workflows' schedules as BullMQ job schedulers (Redis); closed with the
    * engine. Without it the scheduler checks the store's fire times itself, and workflow timers are
    * checked every second.
@@ -438,7 +443,8 @@ export class Engine {
       store,
       accounts,
       onDeleted: (sourceId) => subscriptions.forget(sourceId),
-      stopRuns: (sourceId) => runner.stopRuns(sourceId),
+      stopRuns: (sourceId, because) => runner.stopRuns(sourceId, because),
+      ...(options.sourceUpdateWaitMs !== undefined ? { updateWaitMs: options.sourceUpdateWaitMs } : {}),
       stopRunsEverywhere: (sourceId) => pubsub.publishStopRuns(sourceId),
       resumeRuns: (sourceId) => runner.notify([sourceId]),
     });

@@ -124,6 +124,8 @@ export interface HarnessOptions {
   readonly longRunSlots?: number;
   /** The runner's safety-net re-read of the queue (EngineOptions.queueRescanMs; default 5 s). */
   readonly queueRescanMs?: number;
+  /** How long an update waits for the source's run in flight (EngineOptions.sourceUpdateWaitMs; default 10 s). */
+  readonly sourceUpdateWaitMs?: number;
 }
 
 export const PUBLIC_URL = 'http://tributary.test';
@@ -144,6 +146,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.longRunMs !== undefined ? { longRunMs: options.longRunMs } : {}),
     ...(options.longRunSlots !== undefined ? { longRunSlots: options.longRunSlots } : {}),
     ...(options.queueRescanMs !== undefined ? { queueRescanMs: options.queueRescanMs } : {}),
+    ...(options.sourceUpdateWaitMs !== undefined ? { sourceUpdateWaitMs: options.sourceUpdateWaitMs } : {}),
     sourceTimeoutMs: options.sourceTimeoutMs ?? 20_000,
     log,
     ...(options.appsFile !== undefined ? { appsFile: options.appsFile } : {}),

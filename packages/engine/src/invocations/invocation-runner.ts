@@ -15,6 +15,7 @@ import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metri
 import type { RecentFailure } from '../health/recent-failures.js';
 import type { LogFields, Logger } from '../ports/logger.js';
 import { RunSlots, type SlotsSnapshot } from './run-slots.js';
+import { RunStopped, stopWhy, type StopReason } from './stop-reason.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
@@ -234,21 +235,22 @@ export class InvocationRunner {
   }
 
   /**
-   * Stops the source's run in flight in this process, if any, as its source is deleted: its worker
-   * call ends at once (a worker it shares with other sources restarts; their calls queued on it go
-   * to another worker), and nothing of it is committed or counted (no attempt, no dead letter). Its
-   * entries stay queued for whoever holds the source's lock next: the delete removes them. Called
-   * by the delete in its own process, and for each stop request on `pubsub` from any process.
+   * Stops the source's run in flight in this process, if any, as its source is deleted or updated:
+   * its worker call ends at once (a worker it shares with other sources restarts; their calls
+   * queued on it go to another worker), and nothing of it is committed or counted (no attempt, no
+   * dead letter). Its entries stay queued for whoever holds the source's lock next: a delete removes
+   * them, an update (or a refused delete) gives them their turn back (`notify`). Called by the
+   * delete or update in its own process, and for each stop request on `pubsub` from any process.
    * Returns whether a run was stopped.
    */
-  stopRuns(sourceId: string): boolean {
+  stopRuns(sourceId: string, because: StopReason = 'deleted'): boolean {
     const stopper = this.stoppers.get(sourceId);
     if (!stopper || stopper.signal.aborted) return false;
     this.options.logger.info(
       { source_id: sourceId },
-      `the run of ${sourceId} in flight was stopped: the source is being deleted`,
+      `the run of ${sourceId} in flight was stopped: ${stopWhy(because)}`,
     );
-    stopper.abort(new Error(`the run of ${sourceId} was stopped: its source is being deleted`));
+    stopper.abort(new RunStopped(sourceId, because));
     return true;
   }
 
@@ -378,8 +380,10 @@ export class InvocationRunner {
     this.stoppers.set(sourceId, stopper);
     const work = this.execute(sourceId, rows, stopper.signal).finally(async () => {
       if (this.stoppers.get(sourceId) === stopper) this.stoppers.delete(sourceId);
-      // A customResponse caller of a stopped run gets its answer now, not at its own timeout.
-      if (stopper.signal.aborted) for (const row of rows) this.respond(row.id, null);
+      // A customResponse caller of a run stopped by a delete gets its answer now, not at its own
+      // timeout; one stopped by an update waits on for the answer of the invocation's run again.
+      if (stopper.signal.aborted && !stoppedByUpdate(stopper.signal))
+        for (const row of rows) this.respond(row.id, null);
       await this.options.queue.release(sourceId).catch(() => undefined);
       this.doneRunning(sourceId);
       // Only a source with a backlog (its claim came back full) waits: one that keeps up with its
@@ -670,4 +674,8 @@ export class InvocationRunner {
   private respond(invocationId: string, response: HttpResponse | null): void {
     this.options.pubsub.publishReply(invocationId, response);
   }
+}
+
+function stoppedByUpdate(signal: AbortSignal): boolean {
+  return signal.reason instanceof RunStopped && signal.reason.because === 'updated';
 }

@@ -27,9 +27,13 @@ import type { KeyedMutex } from './keyed-mutex.js';
 import { slugify } from './slug.js';
 import { isSlugTaken } from './slug-taken.js';
 import type { SourceExecutor, SourceRow } from './source-executor.js';
+import type { StopReason } from '../invocations/stop-reason.js';
 
 /** Deploys of one name at once each take the next free slug; this many tries is far beyond any race. */
 const MAX_SLUG_ATTEMPTS = 50;
+
+/** SourceServiceOptions.updateWaitMs: a run that takes longer is stopped by an update. */
+export const DEFAULT_UPDATE_WAIT_MS = 10_000;
 
 /** Where the code of a deploy or update comes from (precedence id > code > key > url, contract §9.2). */
 export interface ComponentRef {
@@ -82,10 +86,16 @@ export interface SourceServiceOptions {
   /** Called once a source is deleted: its subscriptions go with it. */
   readonly onDeleted?: (sourceId: string) => Promise<void>;
   /**
-   * Called as a delete begins: stops the source's run in flight (InvocationRunner.stopRuns), which
-   * holds the source's lock, so the delete does not wait for the run's deadline.
+   * Stops the source's run in flight in this process (InvocationRunner.stopRuns), which holds the
+   * source's lock: at once as a delete begins, so the delete does not wait for the run's deadline,
+   * and after `updateWaitMs` for an update. Returns whether a run was stopped.
    */
-  readonly stopRuns?: (sourceId: string) => void;
+  readonly stopRuns?: (sourceId: string, because: StopReason) => boolean;
+  /**
+   * How long an update waits for the source's run in flight before stopping it (default 10 s,
+   * DEFAULT_UPDATE_WAIT_MS): the stopped run's invocations then run again with the new code.
+   */
+  readonly updateWaitMs?: number;
   /**
    * Asks every process to stop the source's runs (PubSub.publishStopRuns): with several processes
    * the run may be on another one, which this process's `stopRuns` and lock do not reach.
@@ -177,102 +187,121 @@ export class SourceService {
     });
   }
 
+  /**
+   * Applies new code, props, name or active flag. A run in flight holds the source's lock: the
+   * update waits for it up to `updateWaitMs`, then stops it as a delete does (nothing of it is
+   * committed) and, once the update is done, its invocations run again with what the update left.
+   */
   async update(ref: string, request: UpdateRequest): Promise<SourceRow> {
     const current = await this.resolve(ref);
-    return this.options.locks.run(current.id, async () => {
-      const source = await this.get(current.id);
-      const oldComponent = await this.options.components.get(source.component_id);
-      const codeChange =
-        request.componentId !== undefined ||
-        request.componentCode !== undefined ||
-        request.componentKey !== undefined ||
-        request.componentUrl !== undefined;
-      const pending = codeChange ? await this.resolveComponent(request) : null;
-      const newComponent = pending?.row ?? oldComponent;
-      const propsChange = request.configuredProps !== undefined;
-      const now = this.options.now();
-      let next: SourceRow = { ...source, updated_at: now };
-      if (request.name !== undefined && request.name !== source.name) {
-        next = { ...next, name: request.name, name_slug: await this.uniqueSlug(request.name, source.id) };
-      }
-      const wantsActive = request.active ?? source.active === 1;
-      const results: InvocationResult[] = [];
-      let state = await this.options.store.readState(source.id);
-      let rolledBack: RolledBack | null = null;
-      if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
-        const oldHandle = await this.options.executor.handle(oldComponent, OWNER_ID);
-        const newHandle =
-          newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent, OWNER_ID);
-        const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
-        // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
-        const kept = dropRemovedProps(
-          openProps(stored, this.options.box, (prop) => sealedAt.sourceProp(source.id, prop)),
-          describedProps(oldComponent),
-          describedProps(newComponent),
-        );
-        const merged = propsChange ? mergeProps(kept, request.configuredProps ?? {}) : kept;
-        await this.options.accounts.check(merged, describedProps(newComponent));
-        const props: PropsInfo = await newHandle.configure(
-          merged,
-          await this.options.accounts.credentialsFor(merged),
-          this.options.configureTimeoutMs,
-          await this.options.accounts.appAuthFor(describedProps(newComponent)),
-        );
-        next = {
-          ...next,
-          component_id: newComponent.id,
-          configured_props: JSON.stringify(
-            sealProps(merged, describedProps(newComponent), this.options.box, (prop) =>
-              sealedAt.sourceProp(source.id, prop),
-            ),
-          ),
-          endpoint_id: props.http ? (source.endpoint_id ?? newSecretToken()) : null,
-          custom_response: props.http?.customResponse ? 1 : 0,
-          timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
-          active: wantsActive ? 1 : 0,
-        };
-        next = {
-          ...next,
-          next_fire_at: next.timer && wantsActive ? nextTimerFire(JSON.parse(next.timer) as TimerSchedule, now) : null,
-        };
-        const outcome = await updateSource({
-          current: { handle: () => Promise.resolve(oldHandle), source },
-          next: { handle: () => Promise.resolve(newHandle), source: next },
-          wasActive: source.active === 1,
-          wantsActive,
-          state,
-          runHook: this.runHook,
-        });
-        switch (outcome.kind) {
-          case 'applied':
-            break;
-          case 'refused':
-            throw outcome.failure.error;
-          case 'rolled-back':
-            // The previous row stays; what the rollback's `activate` left is stored below.
-            rolledBack = outcome;
-            next = source;
-            break;
-          default:
-            return unexpectedOutcome(outcome);
-        }
-        results.push(...outcome.commit.results);
-        state = outcome.commit.state;
-      }
-      // New code is stored only when the update applies it: a refused or rolled-back one keeps nothing.
-      if (pending && !rolledBack) next = { ...next, component_id: (await pending.store()).id };
-      const built = await this.options.executor.buildCommit({
-        sourceId: source.id,
-        invocationId: null,
-        results,
-        state,
+    let stopped = false;
+    const waited = setTimeout(() => {
+      stopped = this.options.stopRuns?.(current.id, 'updated') === true;
+    }, this.options.updateWaitMs ?? DEFAULT_UPDATE_WAIT_MS);
+    try {
+      return await this.options.locks.run(current.id, async () => {
+        clearTimeout(waited);
+        return this.updateLocked(current.id, request);
       });
-      const logIds = await this.options.store.updateSource(next, built.commit);
-      await this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
-      this.options.onSchedulesChanged();
-      if (rolledBack) throw rolledBack.failure.error;
-      return next;
+    } finally {
+      clearTimeout(waited);
+      if (stopped) this.options.resumeRuns?.(current.id);
+    }
+  }
+
+  private async updateLocked(id: string, request: UpdateRequest): Promise<SourceRow> {
+    const source = await this.get(id);
+    const oldComponent = await this.options.components.get(source.component_id);
+    const codeChange =
+      request.componentId !== undefined ||
+      request.componentCode !== undefined ||
+      request.componentKey !== undefined ||
+      request.componentUrl !== undefined;
+    const pending = codeChange ? await this.resolveComponent(request) : null;
+    const newComponent = pending?.row ?? oldComponent;
+    const propsChange = request.configuredProps !== undefined;
+    const now = this.options.now();
+    let next: SourceRow = { ...source, updated_at: now };
+    if (request.name !== undefined && request.name !== source.name) {
+      next = { ...next, name: request.name, name_slug: await this.uniqueSlug(request.name, source.id) };
+    }
+    const wantsActive = request.active ?? source.active === 1;
+    const results: InvocationResult[] = [];
+    let state = await this.options.store.readState(source.id);
+    let rolledBack: RolledBack | null = null;
+    if (codeChange || propsChange || wantsActive !== (source.active === 1)) {
+      const oldHandle = await this.options.executor.handle(oldComponent, OWNER_ID);
+      const newHandle =
+        newComponent.id === oldComponent.id ? oldHandle : await this.options.executor.handle(newComponent, OWNER_ID);
+      const stored = JSON.parse(source.configured_props) as Record<string, unknown>;
+      // Props the new code no longer declares are dropped (contract §5.3), not refused as unknown.
+      const kept = dropRemovedProps(
+        openProps(stored, this.options.box, (prop) => sealedAt.sourceProp(source.id, prop)),
+        describedProps(oldComponent),
+        describedProps(newComponent),
+      );
+      const merged = propsChange ? mergeProps(kept, request.configuredProps ?? {}) : kept;
+      await this.options.accounts.check(merged, describedProps(newComponent));
+      const props: PropsInfo = await newHandle.configure(
+        merged,
+        await this.options.accounts.credentialsFor(merged),
+        this.options.configureTimeoutMs,
+        await this.options.accounts.appAuthFor(describedProps(newComponent)),
+      );
+      next = {
+        ...next,
+        component_id: newComponent.id,
+        configured_props: JSON.stringify(
+          sealProps(merged, describedProps(newComponent), this.options.box, (prop) =>
+            sealedAt.sourceProp(source.id, prop),
+          ),
+        ),
+        endpoint_id: props.http ? (source.endpoint_id ?? newSecretToken()) : null,
+        custom_response: props.http?.customResponse ? 1 : 0,
+        timer: props.timer ? JSON.stringify(props.timer.schedule) : null,
+        active: wantsActive ? 1 : 0,
+      };
+      next = {
+        ...next,
+        next_fire_at: next.timer && wantsActive ? nextTimerFire(JSON.parse(next.timer) as TimerSchedule, now) : null,
+      };
+      const outcome = await updateSource({
+        current: { handle: () => Promise.resolve(oldHandle), source },
+        next: { handle: () => Promise.resolve(newHandle), source: next },
+        wasActive: source.active === 1,
+        wantsActive,
+        state,
+        runHook: this.runHook,
+      });
+      switch (outcome.kind) {
+        case 'applied':
+          break;
+        case 'refused':
+          throw outcome.failure.error;
+        case 'rolled-back':
+          // The previous row stays; what the rollback's `activate` left is stored below.
+          rolledBack = outcome;
+          next = source;
+          break;
+        default:
+          return unexpectedOutcome(outcome);
+      }
+      results.push(...outcome.commit.results);
+      state = outcome.commit.state;
+    }
+    // New code is stored only when the update applies it: a refused or rolled-back one keeps nothing.
+    if (pending && !rolledBack) next = { ...next, component_id: (await pending.store()).id };
+    const built = await this.options.executor.buildCommit({
+      sourceId: source.id,
+      invocationId: null,
+      results,
+      state,
     });
+    const logIds = await this.options.store.updateSource(next, built.commit);
+    await this.options.executor.publish(source.id, this.options.executor.committed(built, logIds));
+    this.options.onSchedulesChanged();
+    if (rolledBack) throw rolledBack.failure.error;
+    return next;
   }
 
   /**
@@ -284,7 +313,7 @@ export class SourceService {
     const current = await this.resolve(ref);
     // In the same turn as taking the lock: a run that starts after the stop queues behind the
     // delete, then finds the source gone.
-    this.options.stopRuns?.(current.id);
+    this.options.stopRuns?.(current.id, 'deleted');
     this.options.stopRunsEverywhere?.(current.id);
     return this.options.locks.run(current.id, async () => {
       let removed = false;
