@@ -26,7 +26,7 @@ import {
   startTributary,
   workerTracker,
 } from './server-lib.mjs';
-import { benchWorkflow, readComponent } from './workflow-specs.mjs';
+import { benchWorkflow, deployBenchWorkflow, readComponent } from './workflow-specs.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -84,17 +84,8 @@ async function startBuild(label, repoDir) {
     nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
   });
   const source = await server.deploy(readComponent('http-respond-picked.mjs'), { name: 'bench-respond' });
-  const deploy = async (spec) => {
-    // The curated registry is published at the server's first start; give it a moment.
-    for (let attempt = 0; ; attempt += 1) {
-      const answer = await server.api('POST', '/v1/workflows', spec);
-      if (answer.status === 200 || answer.status === 201) return answer.body.data;
-      if (attempt >= 20) throw new Error(`workflow deploy answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-      await sleep(500);
-    }
-  };
-  const sync = await deploy(benchWorkflow('bench-sync', true));
-  const asyncFlow = await deploy(benchWorkflow('bench-async', false));
+  const sync = await deployBenchWorkflow(server, benchWorkflow('bench-sync', true));
+  const asyncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-async', false));
   const db = await openReadOnly(server.dbFile);
   const finished = db.prepare(
     `select count(*) + (select runs_dropped from workflows where id = ?) as n

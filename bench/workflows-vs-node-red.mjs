@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
 import { DEFAULT_NODE_RED_DIR, installNodeRed, startNodeRed } from './node-red-lib.mjs';
 import { runKillStream } from './workflow-kill-lib.mjs';
-import { benchWorkflow, readComponent } from './workflow-specs.mjs';
+import { benchWorkflow, deployBenchWorkflow, readComponent } from './workflow-specs.mjs';
 import {
   BENCH_RATE_LIMIT,
   gitState,
@@ -118,19 +118,8 @@ try {
   logLine(`tributary at ${server.baseUrl}, Node-RED at ${nodeRed.baseUrl}, baseline at ${baseline.baseUrl}`);
 
   const source = await server.deploy(readComponent('http-respond-picked.mjs'), { name: 'bench-respond' });
-  const deployWorkflow = async (spec) => {
-    // The curated registry is published at the server's first start; give it a moment.
-    for (let attempt = 0; ; attempt += 1) {
-      const answer = await server.api('POST', '/v1/workflows', spec);
-      if (answer.status === 200 || answer.status === 201) return answer.body.data;
-      // Only a missing registry key is worth waiting for; anything else is a mistake here.
-      if (attempt >= 20 || !JSON.stringify(answer.body).includes('tributary-pick-fields'))
-        throw new Error(`workflow deploy answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-      await sleep(500);
-    }
-  };
-  const syncFlow = await deployWorkflow(benchWorkflow('bench-sync', true));
-  const asyncFlow = await deployWorkflow(benchWorkflow('bench-async', false));
+  const syncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-sync', true));
+  const asyncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-async', false));
   db = await openReadOnly(server.dbFile);
   // Finished runs: those still stored plus those the default keep_runs (1,000) already dropped,
   // which trimming counts in the same transaction that deletes them.
