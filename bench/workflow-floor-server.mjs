@@ -54,7 +54,9 @@ if (process.argv[2] === 'worker') {
     "INSERT INTO runs (kind, event, steps, next_step, status, created_at) VALUES (?, ?, '{}', 0, 'running', ?)",
   );
   const checkpoint = db.prepare('UPDATE runs SET steps = ?, next_step = ? WHERE id = ?');
-  const finish = db.prepare("UPDATE runs SET steps = ?, next_step = ?, status = 'succeeded', finished_at = ? WHERE id = ?");
+  const finish = db.prepare(
+    "UPDATE runs SET steps = ?, next_step = ?, status = 'succeeded', finished_at = ? WHERE id = ?",
+  );
   const countFinished = db.prepare("SELECT count(*) AS n FROM runs WHERE status = 'succeeded'");
 
   const STEPS = { sync: ['pick', 'respond'], async: ['pick', 'count'] };

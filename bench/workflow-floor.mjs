@@ -15,18 +15,10 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { BENCH_DIR, onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
+import { closedLoop, measureClosedLoop } from './closed-loop.mjs';
+import { BENCH_DIR, onInterrupt, printTable, ratioOf, round, sleep, writeResult } from './lib.mjs';
 import { DEFAULT_NODE_RED_DIR, installNodeRed, startNodeRed } from './node-red-lib.mjs';
-import {
-  BENCH_RATE_LIMIT,
-  freePort,
-  gitState,
-  logLine,
-  openReadOnly,
-  request,
-  runLoad,
-  startTributary,
-} from './server-lib.mjs';
+import { BENCH_RATE_LIMIT, freePort, gitState, logLine, openReadOnly, request, startTributary } from './server-lib.mjs';
 import { benchWorkflow, deployBenchWorkflow } from './workflow-specs.mjs';
 
 const NAME = 'workflow-floor';
@@ -42,14 +34,7 @@ const { values: args } = parseArgs({
     'no-tributary': { type: 'boolean', default: false },
   },
 });
-const load = {
-  rate: 0,
-  concurrency: Number(args.concurrency),
-  warmupMs: Number(args.warmup),
-  durationMs: Number(args.duration),
-  drainMs: 10_000,
-  bodyBytes: 1024,
-};
+const load = closedLoop(args);
 
 async function startFloor() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-bench-floor-'));
@@ -60,7 +45,9 @@ async function startFloor() {
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } },
   );
   await new Promise((resolve, reject) => {
-    child.once('message', (message) => (message?.type === 'listening' ? resolve() : reject(new Error(String(message)))));
+    child.once('message', (message) =>
+      message?.type === 'listening' ? resolve() : reject(new Error(String(message))),
+    );
     child.once('exit', (code) => reject(new Error(`the floor server exited (${code})`)));
   });
   const exit = new Promise((resolve) => child.once('exit', resolve));
@@ -80,27 +67,7 @@ async function startFloor() {
   };
 }
 
-/** One closed-loop load; `counter` (optional, async) is read when the measured window opens and closes. */
-async function measure(label, url, counter) {
-  const edges = [];
-  const report = await runLoad({ url, ...load }, (phase) => {
-    if (counter && (phase === 'measure' || phase === 'end')) edges.push(counter());
-  });
-  const latency = summarize(report.measured.latenciesMs);
-  const [atOpen, atClose] = await Promise.all(edges);
-  const figures = {
-    reqPerSecond: round(report.measured.okPerSecond, 1),
-    p99Ms: latency.p99Ms,
-    nonOk: report.measured.nonOk,
-    completedPerSecond: counter ? round((atClose - atOpen) / (report.windowMs / 1000), 1) : undefined,
-    acknowledged: report.measured.ok + report.warmup.ok,
-  };
-  logLine(
-    `${label}: ${figures.reqPerSecond} req/s, p99 ${figures.p99Ms} ms, non-2xx ${figures.nonOk}` +
-      (figures.completedPerSecond !== undefined ? `, ${figures.completedPerSecond} finished/s` : ''),
-  );
-  return figures;
-}
+const measure = (label, url, counter) => measureClosedLoop(label, url, load, counter);
 
 /** Waits until `finished()` reaches `owed` (every acknowledged run), up to DRAIN_LIMIT_MS. */
 async function drain(finished, owed) {

@@ -15,7 +15,8 @@
 import os from 'node:os';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
-import { onInterrupt, printTable, ratioOf, round, sleep, summarize, writeResult } from './lib.mjs';
+import { closedLoop, measureClosedLoop } from './closed-loop.mjs';
+import { onInterrupt, printTable, ratioOf, round, sleep, writeResult } from './lib.mjs';
 import { DEFAULT_NODE_RED_DIR, installNodeRed, startNodeRed } from './node-red-lib.mjs';
 import { runKillStream } from './workflow-kill-lib.mjs';
 import { benchWorkflow, deployBenchWorkflow, readComponent } from './workflow-specs.mjs';
@@ -24,7 +25,6 @@ import {
   gitState,
   logLine,
   openReadOnly,
-  runLoad,
   startBaselineServer,
   startTributary,
 } from './server-lib.mjs';
@@ -45,45 +45,9 @@ const { values: args } = parseArgs({
     'node-red-dir': { type: 'string', default: DEFAULT_NODE_RED_DIR },
   },
 });
-const load = {
-  rate: 0,
-  concurrency: Number(args.concurrency),
-  warmupMs: Number(args.warmup),
-  durationMs: Number(args.duration),
-  drainMs: 10_000,
-  bodyBytes: 1024,
-};
+const load = closedLoop(args);
 
-/** One closed-loop load; `counter` (optional) is read when the measured window opens and closes. */
-async function measure(label, url, counter) {
-  const edges = [];
-  const report = await runLoad({ url, ...load }, (phase) => {
-    if (counter && (phase === 'measure' || phase === 'end')) edges.push(counter());
-  });
-  const latency = summarize(report.measured.latenciesMs);
-  const windowSeconds = report.windowMs / 1000;
-  const [atOpen, atClose] = await Promise.all(edges);
-  const figures = {
-    reqPerSecond: round(report.measured.okPerSecond, 1),
-    p50Ms: latency.p50Ms,
-    p99Ms: latency.p99Ms,
-    maxMs: latency.maxMs,
-    ok: report.measured.ok,
-    nonOk: report.measured.nonOk,
-    statuses: report.measured.statuses,
-    errors: report.measured.errors,
-    completedPerSecond: counter && atClose !== undefined ? round((atClose - atOpen) / windowSeconds, 1) : undefined,
-    completedAtWindowEnd: atClose,
-    totalSent: report.totalSent,
-    /** 2xx answers in the warm-up and the window: each is owed a run in the asynchronous case. */
-    acknowledged: report.measured.ok + report.warmup.ok,
-  };
-  logLine(
-    `${label}: ${figures.reqPerSecond} req/s, p99 ${figures.p99Ms} ms, non-2xx ${figures.nonOk}` +
-      (figures.completedPerSecond !== undefined ? `, ${figures.completedPerSecond} completed/s` : ''),
-  );
-  return figures;
-}
+const measure = (label, url, counter) => measureClosedLoop(label, url, load, counter);
 
 let server = null;
 let nodeRed = null;
