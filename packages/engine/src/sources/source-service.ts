@@ -102,9 +102,10 @@ export interface SourceServiceOptions {
    */
   readonly stopRunsEverywhere?: (sourceId: string) => void;
   /**
-   * Called when a delete that stopped the source's runs keeps the source after all (a `deactivate`
-   * refused it, the store failed): the stopped run's entries are still queued, and a runner gave
-   * the source no further turn while its delete was under way (InvocationRunner.notify).
+   * Called when the source stays after its run was stopped: an update is done (applied or not), or
+   * a delete kept it after all (a `deactivate` refused it, the store failed). The stopped run's
+   * entries are still queued, and a runner gives a stopped source no further turn by itself
+   * (InvocationRunner.notify).
    */
   readonly resumeRuns?: (sourceId: string) => void;
 }
