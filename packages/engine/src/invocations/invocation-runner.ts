@@ -390,9 +390,10 @@ export class InvocationRunner {
       // arrivals would gain no fuller batches from a pause, only latency.
       if (this.saturated && rows.length >= limit) this.pausedUntil.set(sourceId, Date.now() + SATURATED_PAUSE_MS);
       // Back of the line: it may have more queued (checked on its next turn). Not a source whose
-      // run was stopped: its delete is under way, maybe in another process whose lock does not
-      // hold this one back, and a turn now would run the entries it is about to remove; a refused
-      // delete gives the source its turn back (`notify`, SourceService's `resumeRuns`).
+      // run was stopped: its delete or update is under way, a delete maybe in another process
+      // whose lock does not hold this one back, and a turn now would run the entries it is about
+      // to remove or to run with the new code; the update, or a refused delete, gives the source
+      // its turn back (`notify`, SourceService's `resumeRuns`).
       if (this.options.workflows?.single?.(sourceId) !== true && !stopper.signal.aborted) this.pending.add(sourceId);
       this.inFlight.delete(work);
       this.wake();
