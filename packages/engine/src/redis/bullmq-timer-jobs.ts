@@ -165,11 +165,26 @@ export class BullmqTimerJobs {
 }
 
 function firedOf(job: Job<TimerJob>): FiredTimer {
-  // The slot the job scheduler made the job for, whenever a worker got to it.
-  const scheduledAt = job.opts.prevMillis ?? job.timestamp + (job.delay ?? 0);
+  const scheduledAt = slotOf(job);
   return 'workflowId' in job.data
     ? { owner: 'workflow', id: job.data.workflowId, scheduledAt }
     : { owner: 'source', id: job.data.sourceId, scheduledAt };
+}
+
+/**
+ * The slot the job scheduler made the job for, whenever a worker got to it. BullMQ names each job
+ * of a job scheduler `repeat:<scheduler id>:<slot ms>`, the one record of its slot that every way
+ * of making the job keeps: BullMQ 6 makes the next job in a script that sets no `prevMillis`, and
+ * `timestamp + delay` is not the slot either (`delay` reads 0 once the job has waited its turn, so
+ * that sum is when the job was made: when the job before it ran). Read from it, a slot came one
+ * period late, so a timer's first slot was taken for one already queued and it fired first a period
+ * late, with each tick's `timestamp` the slot before its own.
+ */
+function slotOf(job: Job<TimerJob>): number {
+  const id = job.id ?? '';
+  const slot = Number(id.slice(id.lastIndexOf(':') + 1));
+  if (id.startsWith('repeat:') && Number.isSafeInteger(slot) && slot > 0) return slot;
+  return job.opts.prevMillis ?? job.timestamp + (job.delay ?? 0);
 }
 
 function repeatOf(schedule: TimerSchedule): { every: number } | { pattern: string; tz: string } {
