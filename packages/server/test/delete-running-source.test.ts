@@ -11,7 +11,7 @@ import {
   deployFixture,
   openSqlite,
   postEvent as send,
-  readRows,
+  countSourceRows,
   startHarness,
   waitFor,
   type Harness,
@@ -28,12 +28,7 @@ function deployStuck(harness: Harness, name: string): Promise<{ id: string; url:
 }
 
 function count(harness: Harness, table: string, sourceId: string): number {
-  const rows = readRows<{ n: number }>(
-    harness.dbFile,
-    `SELECT count(*) AS n FROM ${table} WHERE source_id = ?`,
-    sourceId,
-  );
-  return Number(rows[0]?.n ?? 0);
+  return countSourceRows(harness.dbFile, table, sourceId);
 }
 
 async function events(harness: Harness, sourceId: string): Promise<{ stuck: boolean }[]> {

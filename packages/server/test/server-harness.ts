@@ -46,6 +46,12 @@ export function readRows<T = Record<string, unknown>>(file: string, query: strin
   }
 }
 
+/** How many rows of a source a table of the harness's SQLite file holds (`source_id = ?`). */
+export function countSourceRows(file: string, table: string, sourceId: string): number {
+  const rows = readRows<{ n: number }>(file, `SELECT count(*) AS n FROM ${table} WHERE source_id = ?`, sourceId);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** A parsed JSON body whose shape each test asserts on. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJson = any;

@@ -6,7 +6,14 @@
  * wait is not stopped.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { deployFixture, postEvent as send, readRows, startHarness, waitFor, type Harness } from './server-harness.js';
+import {
+  deployFixture,
+  postEvent as send,
+  countSourceRows,
+  startHarness,
+  waitFor,
+  type Harness,
+} from './server-harness.js';
 
 const harnesses: Harness[] = [];
 
@@ -15,12 +22,7 @@ afterAll(async () => {
 });
 
 function count(harness: Harness, table: string, sourceId: string): number {
-  const rows = readRows<{ n: number }>(
-    harness.dbFile,
-    `SELECT count(*) AS n FROM ${table} WHERE source_id = ?`,
-    sourceId,
-  );
-  return Number(rows[0]?.n ?? 0);
+  return countSourceRows(harness.dbFile, table, sourceId);
 }
 
 async function events(harness: Harness, sourceId: string): Promise<{ hungMs: number; seq: number }[]> {
