@@ -12,6 +12,7 @@ import {
   openSqlite,
   postEvent as send,
   countSourceRows,
+  sourceEvents,
   startHarness,
   waitFor,
   type Harness,
@@ -27,15 +28,6 @@ function deployStuck(harness: Harness, name: string): Promise<{ id: string; url:
   return deployFixture(harness, 'server/stuck-run.mjs', name);
 }
 
-function count(harness: Harness, table: string, sourceId: string): number {
-  return countSourceRows(harness.dbFile, table, sourceId);
-}
-
-async function events(harness: Harness, sourceId: string): Promise<{ stuck: boolean }[]> {
-  const page = await harness.request('GET', `/v1/sources/${sourceId}/event_summaries`);
-  return (page.body.data as { event: { stuck: boolean } }[]).map((summary) => summary.event);
-}
-
 describe('DELETE /v1/sources/:id while its run hangs', () => {
   it('stops the run, removes the source with its events and queue, and keeps the other source running', async () => {
     // The hanging run would last until its deadline, two minutes away: far past this test's timeout.
@@ -45,7 +37,10 @@ describe('DELETE /v1/sources/:id while its run hangs', () => {
     const other = await deployStuck(harness, 'other');
 
     expect((await send(stuck.url, { stuck: false })).status).toBe(200);
-    await waitFor(async () => (await events(harness, stuck.id)).length === 1, "the stuck source's first event");
+    await waitFor(
+      async () => (await sourceEvents<unknown>(harness, stuck.id)).length === 1,
+      "the stuck source's first event",
+    );
     expect((await send(other.url, { stuck: false })).status).toBe(200);
     expect((await send(stuck.url, { stuck: true })).status).toBe(200);
     expect((await send(stuck.url, { stuck: false })).status).toBe(200);
@@ -59,13 +54,19 @@ describe('DELETE /v1/sources/:id while its run hangs', () => {
     expect(harness.logLines.some((line) => line.includes(`the run of ${stuck.id} in flight was stopped`))).toBe(true);
     expect((await harness.request('GET', `/v1/sources/${stuck.id}`)).status).toBe(404);
     for (const table of ['invocations', 'events', 'dead_letters', 'source_state'])
-      expect(count(harness, table, stuck.id), table).toBe(0);
+      expect(countSourceRows(harness, table, stuck.id), table).toBe(0);
 
     // The other source's event sent before the delete, and one sent after it, both run.
     expect((await send(other.url, { stuck: false })).status).toBe(200);
-    await waitFor(async () => (await events(harness, other.id)).length === 2, "the other source's two events");
-    await waitFor(async () => count(harness, 'invocations', other.id) === 0, "the other source's queue to empty");
-    expect(count(harness, 'dead_letters', other.id)).toBe(0);
+    await waitFor(
+      async () => (await sourceEvents<unknown>(harness, other.id)).length === 2,
+      "the other source's two events",
+    );
+    await waitFor(
+      async () => countSourceRows(harness, 'invocations', other.id) === 0,
+      "the other source's queue to empty",
+    );
+    expect(countSourceRows(harness, 'dead_letters', other.id)).toBe(0);
 
     const metrics = await harness.request('GET', '/metrics');
     expect(metrics.text).toMatch(/tributary_sandbox_worker_exits_total\{reason="cancelled"\} 1/);
@@ -89,7 +90,7 @@ describe('DELETE /v1/sources/:id while its run hangs', () => {
     const dropped = `the run of ${slow.id} ended after its source was deleted: nothing of it was kept`;
     await waitFor(async () => harness.logLines.some((line) => line.includes(dropped)), 'the run to end, dropped');
     for (const table of ['invocations', 'events', 'logs', 'dead_letters', 'source_state'])
-      expect(count(harness, table, slow.id), table).toBe(0);
+      expect(countSourceRows(harness, table, slow.id), table).toBe(0);
     expect(harness.logLines.some((line) => line.includes('failed in the platform'))).toBe(false);
     const metrics = await harness.request('GET', '/metrics');
     expect(metrics.text).not.toMatch(/tributary_invocation_platform_failures_total\{[^}]*\} [1-9]/);
@@ -110,8 +111,11 @@ describe('DELETE /v1/sources/:id while its run hangs', () => {
     expect((await harness.request('GET', `/v1/sources/${kept.id}`)).status).toBe(200);
 
     // The stopped run committed nothing; its entry runs again, whole, and leaves the queue.
-    await waitFor(async () => (await events(harness, kept.id)).length === 1, "the kept source's event");
-    await waitFor(async () => count(harness, 'invocations', kept.id) === 0, "the kept source's queue to empty");
-    expect(count(harness, 'dead_letters', kept.id)).toBe(0);
+    await waitFor(async () => (await sourceEvents<unknown>(harness, kept.id)).length === 1, "the kept source's event");
+    await waitFor(
+      async () => countSourceRows(harness, 'invocations', kept.id) === 0,
+      "the kept source's queue to empty",
+    );
+    expect(countSourceRows(harness, 'dead_letters', kept.id)).toBe(0);
   });
 });

@@ -46,12 +46,6 @@ export function readRows<T = Record<string, unknown>>(file: string, query: strin
   }
 }
 
-/** How many rows of a source a table of the harness's SQLite file holds (`source_id = ?`). */
-export function countSourceRows(file: string, table: string, sourceId: string): number {
-  const rows = readRows<{ n: number }>(file, `SELECT count(*) AS n FROM ${table} WHERE source_id = ?`, sourceId);
-  return Number(rows[0]?.n ?? 0);
-}
-
 /** A parsed JSON body whose shape each test asserts on. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJson = any;
@@ -318,4 +312,20 @@ export async function snapshot(
       api_keys: await count('api_keys'),
     },
   };
+}
+
+/** How many rows of a source a table of the harness's SQLite file holds (`source_id = ?`). */
+export function countSourceRows(harness: Harness, table: string, sourceId: string): number {
+  const rows = readRows<{ n: number }>(
+    harness.dbFile,
+    `SELECT count(*) AS n FROM ${table} WHERE source_id = ?`,
+    sourceId,
+  );
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** The events of a source's event bin (`GET /v1/sources/:id/event_summaries`), newest first. */
+export async function sourceEvents<T>(harness: Harness, sourceId: string): Promise<T[]> {
+  const page = await harness.request('GET', `/v1/sources/${sourceId}/event_summaries`);
+  return (page.body.data as { event: T }[]).map((summary) => summary.event);
 }

@@ -10,25 +10,20 @@ import {
   deployFixture,
   postEvent as send,
   countSourceRows,
+  sourceEvents,
   startHarness,
   waitFor,
   type Harness,
 } from './server-harness.js';
+
+/** What the fixture emits: how long its run hung, and the request's `seq`. */
+type Hung = { hungMs: number; seq: number };
 
 const harnesses: Harness[] = [];
 
 afterAll(async () => {
   for (const harness of harnesses) await harness.close({ remove: true });
 });
-
-function count(harness: Harness, table: string, sourceId: string): number {
-  return countSourceRows(harness.dbFile, table, sourceId);
-}
-
-async function events(harness: Harness, sourceId: string): Promise<{ hungMs: number; seq: number }[]> {
-  const page = await harness.request('GET', `/v1/sources/${sourceId}/event_summaries`);
-  return (page.body.data as { event: { hungMs: number; seq: number } }[]).map((summary) => summary.event);
-}
 
 describe('PUT /v1/sources/:id while its run hangs', () => {
   it('stops the run after the wait and runs its invocation again with the new props', async () => {
@@ -55,10 +50,13 @@ describe('PUT /v1/sources/:id while its run hangs', () => {
     expect(answered.status).toBe(200);
     expect(await answered.json()).toEqual({ hungMs: 0, seq: 1 });
     // The stopped run committed nothing; its invocation ran again, once.
-    await waitFor(async () => (await events(harness, source.id)).length === 1, 'the event of the run again');
-    expect(await events(harness, source.id)).toEqual([{ hungMs: 0, seq: 1 }]);
-    await waitFor(async () => count(harness, 'invocations', source.id) === 0, 'the queue to empty');
-    expect(count(harness, 'dead_letters', source.id)).toBe(0);
+    await waitFor(
+      async () => (await sourceEvents<Hung>(harness, source.id)).length === 1,
+      'the event of the run again',
+    );
+    expect(await sourceEvents<Hung>(harness, source.id)).toEqual([{ hungMs: 0, seq: 1 }]);
+    await waitFor(async () => countSourceRows(harness, 'invocations', source.id) === 0, 'the queue to empty');
+    expect(countSourceRows(harness, 'dead_letters', source.id)).toBe(0);
   });
 
   it('waits for a run that ends within the wait, and stops nothing', async () => {
@@ -76,7 +74,7 @@ describe('PUT /v1/sources/:id while its run hangs', () => {
     expect(renamed.status).toBe(200);
     expect(await (await answer).json()).toEqual({ hungMs: 700, seq: 1 });
     // The run finished before the update took the source: its event, with the props it ran with.
-    expect(await events(harness, source.id)).toEqual([{ hungMs: 700, seq: 1 }]);
+    expect(await sourceEvents<Hung>(harness, source.id)).toEqual([{ hungMs: 700, seq: 1 }]);
     expect(harness.logLines.some((line) => line.includes('in flight was stopped'))).toBe(false);
   });
 });
