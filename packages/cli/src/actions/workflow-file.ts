@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts/errors';
@@ -24,7 +25,7 @@ export function readWorkflowFile(file: string): Record<string, unknown> {
   } catch (error) {
     throw new AppError(
       'VALIDATION_FAILED',
-      `${file} is not ${format}: ${error instanceof Error ? error.message : String(error)} (a workflow file is JSON, or YAML when named .yaml or .yml; see docs/workflows.md)`,
+      `${file} is not ${format}: ${errorMessage(error)} (a workflow file is JSON, or YAML when named .yaml or .yml; see docs/workflows.md)`,
       { file },
     );
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import {
   describeTimer,
   timerEvent,
@@ -143,7 +144,7 @@ export class DevSession {
         this.startTimer();
       } catch (error) {
         const code = isAppError(error) ? error.code : 'INTERNAL';
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         printer.notice({ type: 'error', code, message: `${message} (still running the previous code)` });
       } finally {
         this.watcher.watch(instance.code.prepared.files);

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { AppError } from '@tributary/contracts/errors';
 import type { Accounts } from '@tributary/runtime';
 
@@ -61,7 +62,7 @@ export function parseJson(text: string, flag: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new AppError('USAGE_ERROR', `${flag} is not valid JSON: ${reason}`, { field: flag });
   }
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -29,7 +30,7 @@ export function readState(dir: string): LocalState {
     if (parsed.version !== 1 || typeof parsed.endpointId !== 'string') throw new Error('unknown layout');
     return { ...freshState(), ...parsed } as LocalState;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new AppError('STATE_INVALID', `${file} cannot be read (${reason}); remove it to start from a fresh state`, {
       file,
     });

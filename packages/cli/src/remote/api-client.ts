@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { AppError, isErrorCode } from '@tributary/contracts/errors';
 import { createApiClient, type ApiClient as GeneratedClient } from '@tributary/api-client';
 import type { Connection } from './connection.js';
@@ -96,7 +97,7 @@ export class ApiClient {
 
 function unreachable(url: string, error: unknown): AppError {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  const reason = cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const reason = cause?.code ?? cause?.message ?? errorMessage(error);
   return new AppError(
     'SERVER_UNREACHABLE',
     `cannot reach the Tributary server at ${new URL(url).origin} (${reason}); is it running? (tributary start, or set --api-url)`,

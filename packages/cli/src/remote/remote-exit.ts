@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { AppError, isAppError } from '@tributary/contracts/errors';
 import { errorLines } from '../ui/error-lines.js';
 import type { Output } from '../ui/output.js';
@@ -23,9 +24,7 @@ export function remoteExitCodeFor(error: AppError): number {
 }
 
 export function asAppError(error: unknown): AppError {
-  return isAppError(error)
-    ? error
-    : new AppError('INTERNAL', error instanceof Error ? error.message : String(error), {}, { cause: error });
+  return isAppError(error) ? error : new AppError('INTERNAL', errorMessage(error), {}, { cause: error });
 }
 
 /** One line `error <CODE>: <message>` on stderr (or `{ok:false,error}` with --json) and the exit code. */

@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { AppError, isAppError, type ErrorCode } from '@tributary/contracts/errors';
 import { exitCodeFor } from '../exit-codes.js';
 import { errorLines } from './error-lines.js';
@@ -9,9 +10,7 @@ export function reportFailure(
   error: unknown,
   options: { json: boolean; jsonShape?: (error: AppError) => unknown },
 ): number {
-  const appError = isAppError(error)
-    ? error
-    : new AppError('INTERNAL', error instanceof Error ? error.message : String(error), {}, { cause: error });
+  const appError = isAppError(error) ? error : new AppError('INTERNAL', errorMessage(error), {}, { cause: error });
   if (options.json) {
     output.json(options.jsonShape ? options.jsonShape(appError) : { ok: false, error: appError.toJSON() });
   } else {

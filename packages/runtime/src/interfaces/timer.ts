@@ -1,3 +1,4 @@
+import { errorMessage } from '@tributary/contracts';
 import { Cron } from 'croner';
 import type { PropSpec } from '../types.js';
 import { isPlainObject } from '../util/json.js';
@@ -56,7 +57,7 @@ export function parseTimerValue(value: unknown): ParsedTimer {
     } catch (error) {
       return {
         ok: false,
-        reason: `cron "${cron}" is invalid: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `cron "${cron}" is invalid: ${errorMessage(error)}`,
       };
     }
     return { ok: true, schedule: { kind: 'cron', cron: fields.join(' '), timezone } };

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 
 const identity = <T>(value: T): T => value;
 
@@ -35,7 +35,7 @@ export async function importBundle(file: string, entry: string = file): Promise<
   try {
     namespace = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new AppError(
       'COMPONENT_LOAD_FAILED',
       `${entry}: evaluating the module threw: ${message}`,

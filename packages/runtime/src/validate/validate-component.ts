@@ -1,4 +1,4 @@
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import { normalizeProp } from '../props/normalize-prop.js';
 import { parsePropType } from '../props/prop-catalogue.js';
 import type { AuthorFunction, Component, ComponentType, DedupeStrategy, HookName, PropSpec } from '../types.js';
@@ -28,7 +28,7 @@ export function validateComponent(raw: unknown, purpose: ValidationPurpose = 'ru
   try {
     return checkComponent(raw, purpose);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     throw new AppError(
       'COMPONENT_LOAD_FAILED',
       `reading the component definition threw: ${message}`,

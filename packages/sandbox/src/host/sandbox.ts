@@ -12,7 +12,7 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import { bundleComponent, writeBundle, type PackageImport, type ValidationPurpose } from '@tributary/runtime';
 import { planDependencies, type Dependency } from '../packages/dependency-plan.js';
 import {
@@ -281,7 +281,7 @@ export class Sandbox {
       this.egressProxy = null;
       throw new AppError(
         'INTERNAL',
-        `the sandbox's egress proxy did not start: ${error instanceof Error ? error.message : String(error)}`,
+        `the sandbox's egress proxy did not start: ${errorMessage(error)}`,
         {},
         { cause: error },
       );

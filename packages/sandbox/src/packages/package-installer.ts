@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts';
+import { AppError, errorMessage } from '@tributary/contracts';
 import semver from 'semver';
 import type { Dependency } from './dependency-plan.js';
 
@@ -149,7 +149,7 @@ export class PackageInstaller {
         packages,
         durationMs: Date.now() - started,
         code: error instanceof AppError ? error.code : 'PACKAGE_INSTALL_FAILED',
-        message: error instanceof Error ? error.message : String(error),
+        message: errorMessage(error),
       });
       throw error;
     }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AppError, isAppError, type SerializedError } from '@tributary/contracts';
+import { AppError, isAppError, type SerializedError, errorMessage } from '@tributary/contracts';
 import {
   importBundle,
   validateComponent,
@@ -48,7 +48,7 @@ export class ComponentSlots {
     } catch (error) {
       const serialized: SerializedError = isAppError(error)
         ? error.toJSON()
-        : { code: 'INTERNAL', message: error instanceof Error ? error.message : String(error) };
+        : { code: 'INTERNAL', message: errorMessage(error) };
       this.slots.set(request.slot, { component: null, error: serialized });
       throw error;
     }

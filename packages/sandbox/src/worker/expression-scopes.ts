@@ -8,6 +8,7 @@
  * workflows' expressions apart; it is not the security boundary (the worker process is, as for
  * the code steps of the same owner that share this realm).
  */
+import { errorMessage } from '@tributary/contracts';
 import vm from 'node:vm';
 import type { ExpressionsOutcome } from '../protocol/messages.js';
 
@@ -97,7 +98,7 @@ export class ExpressionScopes {
       output = CALL.runInContext(context);
     } catch (error) {
       // Only an error thrown past the evaluator (a stack overflow) gets here.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       return { ok: false, prop: null, message: `evaluating the expressions failed: ${message}` };
     } finally {
       delete (context as Record<string, unknown>)['__tributaryInput'];

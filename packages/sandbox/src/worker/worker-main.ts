@@ -4,7 +4,7 @@
  * against, one request at a time. Logs, emits and db writes stream to the host as they happen, so
  * the host keeps them even if it has to kill this process.
  */
-import { isAppError, type SerializedError } from '@tributary/contracts';
+import { isAppError, type SerializedError, errorMessage } from '@tributary/contracts';
 import {
   describeProps,
   invokeComponent,
@@ -376,7 +376,7 @@ function fatal(kind: string, error: unknown): void {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   const report: SerializedError = {
     code: 'COMPONENT_ERROR',
-    message: `${kind}: ${error instanceof Error ? error.message : String(error)}`,
+    message: `${kind}: ${errorMessage(error)}`,
     stack: detail,
   };
   if (activeId) send({ v: PROTOCOL_VERSION, type: 'failed', id: activeId, error: report, exiting: true });

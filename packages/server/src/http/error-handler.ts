@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, isAppError } from '@tributary/contracts';
+import { AppError, isAppError, errorMessage } from '@tributary/contracts';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { loggedRoute } from './request-log.js';
@@ -98,7 +98,7 @@ export function installJsonParser(app: FastifyInstance): void {
     try {
       done(null, secureJson.parse(text, null, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = errorMessage(error);
       const poisoned = /prototype property/.test(reason);
       done(
         new AppError(
