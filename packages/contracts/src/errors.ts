@@ -7,3 +7,4 @@ export { ERROR_CODES, isErrorCode } from './error-codes.js';
 export type { ErrorCategory, ErrorCode } from './error-codes.js';
 export { AppError, isAppError } from './app-error.js';
 export type { AppErrorDetails, SerializedError } from './app-error.js';
+export { errorMessage } from './error-message.js';

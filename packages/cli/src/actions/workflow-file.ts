@@ -1,7 +1,6 @@
-import { errorMessage } from '@tributary/contracts';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts/errors';
+import { AppError, errorMessage } from '@tributary/contracts/errors';
 import { parse as parseYaml } from 'yaml';
 
 /** A `.yaml` / `.yml` file is YAML; any other name is JSON. Both hold the same object. */

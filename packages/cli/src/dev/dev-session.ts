@@ -1,4 +1,3 @@
-import { errorMessage } from '@tributary/contracts';
 import {
   describeTimer,
   timerEvent,
@@ -8,7 +7,7 @@ import {
   type TimerSchedule,
   type UpdateOutcome,
 } from '@tributary/runtime';
-import { isAppError } from '@tributary/contracts/errors';
+import { isAppError, errorMessage } from '@tributary/contracts/errors';
 import type { Sandbox } from '@tributary/sandbox';
 import { loadCode, type LocalInstance } from '../local/local-instance.js';
 import { DevIngress, type IngressDelivery } from './dev-ingress.js';

@@ -1,5 +1,4 @@
-import { errorMessage } from '@tributary/contracts';
-import { AppError } from '@tributary/contracts/errors';
+import { AppError, errorMessage } from '@tributary/contracts/errors';
 import type { Accounts } from '@tributary/runtime';
 
 /** What flag parsing needs to know of a prop: its name and type. */

@@ -1,8 +1,7 @@
-import { errorMessage } from '@tributary/contracts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { AppError } from '@tributary/contracts/errors';
+import { AppError, errorMessage } from '@tributary/contracts/errors';
 import type { DedupeState, Json } from '@tributary/runtime';
 
 /** What a local state directory keeps between runs: the component's db, dedupe state and endpoint. */

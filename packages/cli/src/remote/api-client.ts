@@ -1,5 +1,4 @@
-import { errorMessage } from '@tributary/contracts';
-import { AppError, isErrorCode } from '@tributary/contracts/errors';
+import { AppError, isErrorCode, errorMessage } from '@tributary/contracts/errors';
 import { createApiClient, type ApiClient as GeneratedClient } from '@tributary/api-client';
 import type { Connection } from './connection.js';
 

@@ -1,5 +1,4 @@
-import { errorMessage } from '@tributary/contracts';
-import { AppError, isAppError } from '@tributary/contracts/errors';
+import { AppError, isAppError, errorMessage } from '@tributary/contracts/errors';
 import { errorLines } from '../ui/error-lines.js';
 import type { Output } from '../ui/output.js';
 

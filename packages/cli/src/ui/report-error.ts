@@ -1,5 +1,4 @@
-import { errorMessage } from '@tributary/contracts';
-import { AppError, isAppError, type ErrorCode } from '@tributary/contracts/errors';
+import { AppError, isAppError, type ErrorCode, errorMessage } from '@tributary/contracts/errors';
 import { exitCodeFor } from '../exit-codes.js';
 import { errorLines } from './error-lines.js';
 import type { Output } from './output.js';

@@ -1,4 +1,4 @@
-import { errorMessage } from '@tributary/contracts';
+import { errorMessage } from '@tributary/contracts/errors';
 import { Cron } from 'croner';
 import type { PropSpec } from '../types.js';
 import { isPlainObject } from '../util/json.js';

@@ -8,7 +8,7 @@
  * workflows' expressions apart; it is not the security boundary (the worker process is, as for
  * the code steps of the same owner that share this realm).
  */
-import { errorMessage } from '@tributary/contracts';
+import { errorMessage } from '@tributary/contracts/errors';
 import vm from 'node:vm';
 import type { ExpressionsOutcome } from '../protocol/messages.js';
 
