@@ -56,6 +56,7 @@ import { messageLogger, type Logger } from './ports/logger.js';
 import { composeWorkflows, workflowRunsAtOnce } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
+import type { RunRow } from './workflows/workflow-store.js';
 
 export interface EngineOptions {
   /** SQLite file (unless `databaseUrl`), master key and submitted code live here. */
@@ -173,7 +174,7 @@ export class Engine {
     readonly apiKeys: ApiKeys,
     readonly components: ComponentService,
     readonly sources: SourceService,
-    readonly runner: InvocationRunner,
+    readonly runner: InvocationRunner<RunRow>,
     readonly scheduler: Scheduler,
     readonly events: EventService,
     readonly deadLetters: DeadLetterService,
@@ -372,6 +373,7 @@ export class Engine {
           });
         }),
       notify: (key) => runner.notify([key]),
+      reserve: (key) => runner.reserve(key),
       onDeleted: (id) => subscriptions.forget(id),
       checkSends: (sends) => deliveries.check(sends),
       // `scheduler` is made below; schedules change only once the engine serves requests.

@@ -313,6 +313,26 @@ describe('workflows', () => {
     expect(replayed).toMatchObject({ trigger: 'replay', event: { i: 2 }, status: 'succeeded' });
   });
 
+  it('steps a run it starts from memory, stored as running with the run; a run in a lane waits its turn queued', async () => {
+    const make = (settings: { concurrency: number } | undefined) =>
+      engine.workflows.create({
+        name: `held ${settings ? 'lane' : 'alone'}`,
+        ...(settings ? { settings } : {}),
+        trigger: { type: 'manual' },
+        steps: [{ name: 'slow', code: code('slow-step.mjs'), props: { ms: 200 } }],
+      });
+    const alone = await make(undefined);
+    const held = await engine.workflows.trigger(alone.id, 'manual', {});
+    // Read before the runner's next turn: no claim could have started it (decision 0020).
+    expect((await engine.workflows.getRun(held)).status).toBe('running');
+    // A lane keeps its runs in order through the queue: a run there starts when claimed.
+    const lane = await make({ concurrency: 1 });
+    const laned = await engine.workflows.trigger(lane.id, 'manual', {});
+    expect((await engine.workflows.getRun(laned)).status).toBe('queued');
+    expect((await finished(held)).status).toBe('succeeded');
+    expect((await finished(laned)).status).toBe('succeeded');
+  });
+
   it('runs one at a time, in trigger order, when its settings ask for concurrency 1', async () => {
     // Without a limit each run has a queue key of its own; the same step's worker still takes one
     // invocation at a time (the sandbox's rule), so only the limit's order is asserted here.

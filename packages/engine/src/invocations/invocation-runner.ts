@@ -19,7 +19,7 @@ import { RunStopped, stopWhy, type StopReason } from './stop-reason.js';
 
 export type { Trigger } from '../ports/invocation-queue.js';
 
-export interface RunnerOptions {
+export interface RunnerOptions<Held = never> {
   readonly store: Store;
   readonly queue: InvocationQueue;
   readonly executor: SourceExecutor;
@@ -77,7 +77,8 @@ export interface RunnerOptions {
      * barely move. Default: `concurrency`, shared with sources.
      */
     readonly concurrency?: number;
-    readonly execute: (entry: QueuedInvocation) => Promise<void>;
+    /** `held`: what the process that created the run handed on with it (`reserve`), when it did. */
+    readonly execute: (entry: QueuedInvocation, held?: Held) => Promise<void>;
     /** A run's entry became a dead letter: the run shows it (a retry of the dead letter resumes it). */
     readonly dead: (runId: string, error: string) => Promise<void>;
     /**
@@ -112,7 +113,7 @@ const SATURATED_PAUSE_MS = 40;
  * invocation's own emits, logs, error and deadline stay as they were one by one, while the fixed
  * cost of a worker round trip and a commit is paid once per batch (docs/server.md, "How work flows").
  */
-export class InvocationRunner {
+export class InvocationRunner<Held = never> {
   private readonly slots: RunSlots;
   /** Workflow runs running now, when `workflows.concurrency` counts them apart from the slots. */
   private readonly runsApart = new Set<string>();
@@ -143,7 +144,7 @@ export class InvocationRunner {
   private lastProgressAt: number;
   private readonly metrics: Metrics;
 
-  constructor(private readonly options: RunnerOptions) {
+  constructor(private readonly options: RunnerOptions<Held>) {
     this.lastProgressAt = options.now();
     this.metrics = options.metrics ?? NO_METRICS;
     this.slots = new RunSlots({
@@ -312,6 +313,57 @@ export class InvocationRunner {
     this.options.dispatch?.announce(sourceIds);
   }
 
+  /**
+   * A slot for a workflow run this process is about to create under a key of its own
+   * (`workflows.single`), so the run steps here at once from what its creator holds in memory: no
+   * claim reads its entry back, no run record is read, and other processes are not woken for it
+   * (decision 0020). Null when the key is not such a key or no slot is free now: the creator
+   * stores the run as queued and calls `notify`, as before. The creator calls `start` once the run
+   * and its entry are durable, or `cancel` if storing them failed.
+   */
+  reserve(key: string): HeldSlot<Held> | null {
+    const workflows = this.options.workflows;
+    if (this.stopped || workflows?.single?.(key) !== true || this.full(true)) return null;
+    if (this.slots.has(key) || this.runsApart.has(key)) return null;
+    this.takeSlot(key, true);
+    let settled = false;
+    return {
+      start: (entry, held) => {
+        if (settled) return;
+        settled = true;
+        void this.startHeld(key, entry, held);
+      },
+      cancel: () => {
+        if (settled) return;
+        settled = true;
+        this.doneRunning(key);
+        this.wake();
+      },
+    };
+  }
+
+  private async startHeld(key: string, entry: QueuedInvocation, held: Held): Promise<void> {
+    let holding = false;
+    try {
+      holding = await this.options.queue.hold(key);
+    } catch (error) {
+      this.options.logger.warn(
+        this.idsOf(key, entry.id),
+        `claiming run ${entry.id} failed (it waits for the next claim): ${errorMessage(error)}`,
+      );
+    }
+    if (!holding || this.stopped) {
+      // Stopped meanwhile: the entry stays queued for the next start. Not held: another claimer
+      // (a process that rescanned the queue) has it, or the claim failed and a rescan finds it.
+      if (holding) await this.options.queue.release(key).catch(() => undefined);
+      this.doneRunning(key);
+      if (!holding && !this.stopped) this.add([key]);
+      else this.wake();
+      return;
+    }
+    this.run(key, [entry], 1, held);
+  }
+
   /** Gives these sources a turn in this process. */
   private add(sourceIds: readonly string[]): void {
     for (const sourceId of sourceIds) this.pending.add(sourceId);
@@ -374,11 +426,11 @@ export class InvocationRunner {
     if (firstResume !== Number.POSITIVE_INFINITY) this.wakeAfterPause(firstResume - now);
   }
 
-  private run(sourceId: string, rows: readonly QueuedInvocation[], limit: number): void {
+  private run(sourceId: string, rows: readonly QueuedInvocation[], limit: number, held?: Held): void {
     // Registered before the lock is awaited: a delete that comes meanwhile stops this run before it starts.
     const stopper = new AbortController();
     this.stoppers.set(sourceId, stopper);
-    const work = this.execute(sourceId, rows, stopper.signal).finally(async () => {
+    const work = this.execute(sourceId, rows, stopper.signal, held).finally(async () => {
       if (this.stoppers.get(sourceId) === stopper) this.stoppers.delete(sourceId);
       // A customResponse caller of a run stopped by a delete gets its answer now, not at its own
       // timeout; one stopped by an update waits on for the answer of the invocation's run again.
@@ -432,7 +484,12 @@ export class InvocationRunner {
     );
   }
 
-  private async execute(sourceId: string, queued: readonly QueuedInvocation[], signal: AbortSignal): Promise<void> {
+  private async execute(
+    sourceId: string,
+    queued: readonly QueuedInvocation[],
+    signal: AbortSignal,
+    held?: Held,
+  ): Promise<void> {
     const { executor, components, locks, store, queue } = this.options;
     const rows = queued;
     try {
@@ -440,7 +497,7 @@ export class InvocationRunner {
       if (workflows?.owns(sourceId)) {
         for (const row of rows) {
           const started = performance.now();
-          await workflows.execute(row);
+          await (held === undefined ? workflows.execute(row) : workflows.execute(row, held));
           const seconds = (performance.now() - started) / 1000;
           this.finished('workflow', 'success', seconds);
           this.options.logger.debug({ run_id: row.id, ms: Math.round(seconds * 1000) }, 'workflow run stepped');
@@ -675,6 +732,14 @@ export class InvocationRunner {
   private respond(invocationId: string, response: HttpResponse | null): void {
     this.options.pubsub.publishReply(invocationId, response);
   }
+}
+
+/** A runner slot reserved for a workflow run its creator is storing (InvocationRunner.reserve). */
+export interface HeldSlot<Held> {
+  /** The run and its entry are durable: step it now, from `held`. */
+  start(entry: QueuedInvocation, held: Held): void;
+  /** Storing the run failed: the slot is free again. */
+  cancel(): void;
 }
 
 function stoppedByUpdate(signal: AbortSignal): boolean {

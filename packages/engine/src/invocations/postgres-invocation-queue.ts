@@ -128,6 +128,10 @@ export class PostgresInvocationQueue implements InvocationQueue {
     return picked;
   }
 
+  hold(sourceId: string): Promise<boolean> {
+    return this.takeClaim(sourceId);
+  }
+
   /** Takes the source's claim if nobody holds it or the holder's lease ran out. */
   private async takeClaim(sourceId: string): Promise<boolean> {
     if (this.held.has(sourceId)) return false;

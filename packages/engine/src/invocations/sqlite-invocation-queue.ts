@@ -100,6 +100,12 @@ export class SqliteInvocationQueue implements InvocationQueue {
     });
   }
 
+  hold(sourceId: string): Promise<boolean> {
+    if (this.claimed.has(sourceId)) return Promise.resolve(false);
+    this.claimed.add(sourceId);
+    return Promise.resolve(true);
+  }
+
   release(sourceId: string): Promise<void> {
     this.claimed.delete(sourceId);
     return Promise.resolve();

@@ -68,6 +68,12 @@ export interface InvocationQueue {
    * none is due or the source's claim is held.
    */
   claim(sourceId: string, limit: number): Promise<QueuedInvocation[]>;
+  /**
+   * Takes the source's claim as `claim` does, without reading its entries: for a key whose only
+   * entry the caller has just enqueued and holds in memory (a workflow run stepped by the process
+   * that created it, decision 0020). False when the claim is held, here or elsewhere.
+   */
+  hold(sourceId: string): Promise<boolean>;
   /** Gives the source's claim back (after its entries committed, failed or were dropped). */
   release(sourceId: string): Promise<void>;
   /** Records a platform failure of a claimed entry: a retry after backoff, or a dead letter. */

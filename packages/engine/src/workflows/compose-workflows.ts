@@ -8,7 +8,8 @@ import type { PubSub } from '../pubsub/pubsub.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import { isSingleRunKey, isWorkflowKey } from './queue-keys.js';
 import { RunExecutor, type Deliver } from './run-executor.js';
-import type { WorkflowStore } from './workflow-store.js';
+import type { RunRow, WorkflowStore } from './workflow-store.js';
+import type { HeldRunSlot } from './workflow-service.js';
 import { WorkflowService } from './workflow-service.js';
 import { WorkflowTimers } from './workflow-timers.js';
 
@@ -34,6 +35,8 @@ export interface WorkflowPartsOptions {
   readonly deliver?: Deliver;
   /** The runner: a run was queued (or its delay ran out) under this key. */
   readonly notify: (queueKey: string) => void;
+  /** The runner: a slot to step a run this process is creating at once, from memory (decision 0020). */
+  readonly reserve?: (queueKey: string) => HeldRunSlot | null;
   /** A workflow was deleted (its subscriptions are removed). */
   readonly onDeleted?: (id: string) => Promise<void>;
   /** The delivery service's destination check, run on code steps' literal destinations at save time. */
@@ -76,6 +79,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     publicUrl: options.publicUrl,
     now: options.now,
     notify: options.notify,
+    ...(options.reserve ? { reserve: options.reserve } : {}),
     testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
     ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
     ...(options.checkSends ? { checkSends: options.checkSends } : {}),
@@ -92,7 +96,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     queueHandler: {
       owns: isWorkflowKey,
       single: isSingleRunKey,
-      execute: (entry: Parameters<RunExecutor['execute']>[0]) => executor.execute(entry),
+      execute: (entry: Parameters<RunExecutor['execute']>[0], held?: RunRow) => executor.execute(entry, held),
       dead: (runId: string, error: string) => executor.dead(runId, error),
       runsForEvents: (sourceId: string, events: readonly string[]) => service.runsForEvents(sourceId, events),
     },

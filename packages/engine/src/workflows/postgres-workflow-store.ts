@@ -425,7 +425,7 @@ async function insertRunRecord(db: Db, run: Omit<NewRun, 'queueKey'>): Promise<v
       workflow_id: run.workflowId,
       version: run.version,
       trigger: run.trigger,
-      status: 'queued',
+      status: run.running === true ? 'running' : 'queued',
       event: run.event,
       next_step: 0,
       created_at: run.createdAt,

@@ -72,9 +72,14 @@ export class RunExecutor {
     this.versions = new VersionCache((workflowId, version) => options.store.getVersion(workflowId, version));
   }
 
-  async execute(entry: QueuedInvocation): Promise<void> {
+  /**
+   * Steps the run of a claimed queue entry. `held`: the run as the process that created it holds
+   * it (stored as running, no step done; decision 0020), which nobody else has seen, so it is not
+   * read back nor marked running again.
+   */
+  async execute(entry: QueuedInvocation, held?: RunRow): Promise<void> {
     const { store } = this.options;
-    const run = (await store.getRun(entry.id)) ?? (await this.materialize(entry));
+    const run = held ?? (await store.getRun(entry.id)) ?? (await this.materialize(entry));
     // A run the platform gave up on (a dead letter) that an operator retried resumes where it was.
     const retried = run?.status === 'failed' && run.error?.code === DEAD;
     if (!run || (FINISHED.has(run.status) && !retried)) {
@@ -84,7 +89,7 @@ export class RunExecutor {
     }
     const version = await this.versions.get(run.workflowId, run.version);
     if (!version) throw new Error(`version ${run.version} of workflow ${run.workflowId} is missing`);
-    await store.markRunning(run.id);
+    if (!held) await store.markRunning(run.id);
     // A run at its first step has no checkpoint yet (a step's result and the run's progress commit
     // together): nothing to read back.
     const steps = stepsData(run, run.nextStep === 0 ? [] : await store.stepsOf(run.id));

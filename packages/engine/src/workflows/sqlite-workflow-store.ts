@@ -212,8 +212,16 @@ export class SqliteWorkflowStore implements WorkflowStore {
 
   private insertRunRecord(run: Omit<NewRun, 'queueKey'>): void {
     this.sql(
-      "INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, 'queued', ?, 0, ?)",
-    ).run(run.id, run.workflowId, run.version, run.trigger, run.event, run.createdAt);
+      'INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
+    ).run(
+      run.id,
+      run.workflowId,
+      run.version,
+      run.trigger,
+      run.running === true ? 'running' : 'queued',
+      run.event,
+      run.createdAt,
+    );
   }
 
   /** A run and its queue entry (inside the caller's transaction). */

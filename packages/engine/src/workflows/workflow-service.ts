@@ -11,7 +11,7 @@ import { nextTimerFire, timerEvent, type SendRecord, type TimerSchedule } from '
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
-import type { NewInvocation } from '../ports/invocation-queue.js';
+import type { NewInvocation, QueuedInvocation } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import { checkWorkflow } from './check-workflow.js';
@@ -22,6 +22,7 @@ import { describeRun, toStepRun } from './run-view.js';
 import { redactSpec, sealSteps } from './secret-steps.js';
 import { literalSends } from './static-sends.js';
 import { scheduleOf } from './timer-schedule.js';
+import { queueTrigger } from './workflow-rows.js';
 import type {
   NewRun,
   PlanStep,
@@ -45,6 +46,11 @@ export interface WorkflowServiceOptions {
   readonly now: () => number;
   /** A run was queued under this key: the runner should look. */
   readonly notify: (queueKey: string) => void;
+  /**
+   * A runner slot to step a run from memory as soon as it is stored (decision 0020), or null (then
+   * the run is queued and `notify` told). Without it every run goes through the queue.
+   */
+  readonly reserve?: (queueKey: string) => HeldRunSlot | null;
   /** Runs one step on its own (the run executor's `testStep`). */
   readonly testStep: (
     workflowId: string,
@@ -257,9 +263,18 @@ export class WorkflowService {
     event: unknown,
     nextFireAt?: number,
   ): Promise<string> {
-    const run = await this.newRun(row, version, trigger, event);
-    await this.options.store.createRun(run, nextFireAt);
-    this.options.notify(run.queueKey);
+    const queued = await this.newRun(row, version, trigger, event);
+    // A timer's run may not be stored at all (another process took its tick): it goes the queue's way.
+    const slot = nextFireAt === undefined ? (this.options.reserve?.(queued.queueKey) ?? null) : null;
+    const run = slot ? { ...queued, running: true } : queued;
+    try {
+      await this.options.store.createRun(run, nextFireAt);
+    } catch (error) {
+      slot?.cancel();
+      throw error;
+    }
+    if (slot) slot.start(heldEntry(run), heldRun(run));
+    else this.options.notify(run.queueKey);
     return run.id;
   }
 
@@ -404,6 +419,44 @@ export class WorkflowService {
     if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
     return run;
   }
+}
+
+/** A runner slot for a run stepped from memory (InvocationRunner.reserve, decision 0020). */
+export interface HeldRunSlot {
+  start(entry: QueuedInvocation, held: RunRow): void;
+  cancel(): void;
+}
+
+/** The queue entry `createRun` stored for a run, as a claim would have read it. */
+function heldEntry(run: NewRun): QueuedInvocation {
+  return {
+    id: run.id,
+    sourceId: run.queueKey,
+    trigger: queueTrigger(run.trigger),
+    event: 'null',
+    createdAt: run.createdAt,
+    attempts: 0,
+    notBefore: 0,
+    lastError: null,
+  };
+}
+
+/** The record `createRun` stored for a run its creator steps at once. */
+function heldRun(run: NewRun): RunRow {
+  return {
+    id: run.id,
+    workflowId: run.workflowId,
+    version: run.version,
+    trigger: run.trigger,
+    status: 'running',
+    event: run.event,
+    nextStep: 0,
+    exit: null,
+    error: null,
+    resumeAt: null,
+    createdAt: run.createdAt,
+    finishedAt: null,
+  };
 }
 
 function notFound(id: string): AppError {

@@ -117,6 +117,11 @@ export interface NewRun {
   readonly createdAt: number;
   /** The queue key the run's entry goes under (the workflow's lane, or the run alone). */
   readonly queueKey: string;
+  /**
+   * Stored as `running`, not `queued`: the process creating it steps it at once, from memory
+   * (decision 0020), so the status a claim's start would write is written with the run.
+   */
+  readonly running?: boolean;
 }
 
 /**

@@ -76,6 +76,21 @@ export function queueContract(name: string, makeBackend: MakeBackend): void {
       expect(await backend.queue.claim(a, 10)).toHaveLength(1);
     });
 
+    it('holds a source without reading it, exclusive with claims, until it is released', async () => {
+      const [a, b] = [uniqueId('wfrun'), uniqueId('wfrun')];
+      await backend.queue.enqueue([entry(a, 1), entry(b, 1)]);
+      expect(await backend.queue.hold(a)).toBe(true);
+      expect(await backend.queue.hold(a)).toBe(false);
+      expect(await backend.queue.claim(a, 10)).toEqual([]);
+      // Held entries stay queued: a release gives them to the next claimer.
+      await backend.queue.release(a);
+      expect(await events(a)).toEqual([{ n: 1 }]);
+      expect(await backend.queue.claim(b, 10)).toHaveLength(1);
+      expect(await backend.queue.hold(b)).toBe(false);
+      await backend.queue.release(b);
+      expect(await backend.queue.hold(b)).toBe(true);
+    });
+
     it('retries a failure after an exponential backoff, holding back its source only', async () => {
       const [a, b] = [uniqueId('dc'), uniqueId('dc')];
       const first = entry(a, 1);

@@ -134,6 +134,15 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       ]);
     });
 
+    it('stores a run its creator steps at once as running, with its entry queued (decision 0020)', async () => {
+      await backend.workflows.createRun({ ...run('wfr_1'), running: true });
+      await reopen();
+      // A crash before its first checkpoint: the entry is still there, and the run resumes at step 0.
+      const stored = await backend.workflows.getRun('wfr_1');
+      expect([stored?.status, stored?.nextStep]).toEqual(['running', 0]);
+      expect((await backend.queue.claim(KEY, 1)).map((entry) => entry.id)).toEqual(['wfr_1']);
+    });
+
     it('holds a delayed run until its time, and cancels only a delayed run', async () => {
       await backend.workflows.createRun(run('wfr_1'));
       await backend.queue.claim(KEY, 1);
