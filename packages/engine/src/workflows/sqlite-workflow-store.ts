@@ -2,6 +2,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { settle } from '../store/settle.js';
 import { GroupCommit } from '../store/group-commit.js';
 import { statementCache } from '../store/statement-cache.js';
+import { WorkflowReadCache } from './workflow-read-cache.js';
 import type {
   Checkpoint,
   NewRun,
@@ -35,6 +36,8 @@ export class SqliteWorkflowStore implements WorkflowStore {
   private readonly sql: (text: string) => SqliteDatabase.Statement;
   /** Its writes may run twice, the first rolled back (see GroupCommit): they touch only the database. */
   private readonly group: GroupCommit;
+  /** Every write to the `workflows` table below empties it (`written`). */
+  private readonly reads = new WorkflowReadCache();
 
   constructor(private readonly raw: SqliteDatabase.Database) {
     this.sql = statementCache(raw);
@@ -44,6 +47,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
   saveWorkflow(row: WorkflowRow, version: WorkflowVersion): Promise<void> {
     return settle(() =>
       this.raw.transaction(() => {
+        this.written();
         this.sql(
           `INSERT INTO workflows (id, name, active, version, trigger_type, endpoint_id, source_id, next_fire_at, runs_dropped, created_at, updated_at)
              VALUES (@id, @name, @active, @version, @triggerType, @endpointId, @sourceId, @nextFireAt, @runsDropped, @createdAt, @updatedAt)
@@ -65,7 +69,9 @@ export class SqliteWorkflowStore implements WorkflowStore {
   }
 
   getWorkflow(id: string): Promise<WorkflowRow | null> {
-    return settle(() => toWorkflow(this.sql('SELECT * FROM workflows WHERE id = ?').get(id) as RawWorkflow));
+    return settle(() =>
+      this.reads.row(id, () => toWorkflow(this.sql('SELECT * FROM workflows WHERE id = ?').get(id) as RawWorkflow)),
+    );
   }
 
   listWorkflows(): Promise<WorkflowRow[]> {
@@ -96,6 +102,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
   deleteWorkflow(id: string): Promise<boolean> {
     return settle(() =>
       this.raw.transaction(() => {
+        this.written();
         const runs = 'SELECT id FROM workflow_runs WHERE workflow_id = ?';
         this.sql(`DELETE FROM invocations WHERE id IN (${runs})`).run(id);
         this.sql(`DELETE FROM workflow_steps WHERE run_id IN (${runs})`).run(id);
@@ -108,14 +115,17 @@ export class SqliteWorkflowStore implements WorkflowStore {
 
   setActive(id: string, active: boolean, now: number): Promise<void> {
     return settle(() => {
+      this.written();
       this.sql('UPDATE workflows SET active = ?, updated_at = ? WHERE id = ?').run(active ? 1 : 0, now, id);
     });
   }
 
   findByEndpoint(endpointId: string): Promise<WorkflowRow | null> {
     return settle(() =>
-      toWorkflow(
-        this.sql('SELECT * FROM workflows WHERE endpoint_id = ? AND active = 1').get(endpointId) as RawWorkflow,
+      this.reads.endpoint(endpointId, () =>
+        toWorkflow(
+          this.sql('SELECT * FROM workflows WHERE endpoint_id = ? AND active = 1').get(endpointId) as RawWorkflow,
+        ),
       ),
     );
   }
@@ -164,6 +174,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
 
   setNextFire(id: string, at: number | null): Promise<void> {
     return settle(() => {
+      this.written();
       this.sql('UPDATE workflows SET next_fire_at = ? WHERE id = ?').run(at, id);
     });
   }
@@ -172,6 +183,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
     // Runs triggered in the same turn (concurrent HTTP requests) share a commit.
     return this.group.run(() => {
       if (nextFireAt !== undefined) {
+        this.written();
         const moved = this.sql('UPDATE workflows SET next_fire_at = ? WHERE id = ? AND next_fire_at <= ?').run(
           nextFireAt,
           run.workflowId,
@@ -188,6 +200,7 @@ export class SqliteWorkflowStore implements WorkflowStore {
     move: { readonly firedAt: number; readonly nextFireAt: number },
   ): Promise<TimerRunOutcome> {
     return this.group.run((): TimerRunOutcome => {
+      this.written();
       const moved = this.sql('UPDATE workflows SET next_fire_at = ? WHERE id = ? AND next_fire_at = ?').run(
         move.nextFireAt,
         run.workflowId,
@@ -357,10 +370,17 @@ export class SqliteWorkflowStore implements WorkflowStore {
           dropStep.run(id);
           dropRun.run(id);
         }
-        if (old.length > 0)
+        if (old.length > 0) {
+          this.written();
           this.sql('UPDATE workflows SET runs_dropped = runs_dropped + ? WHERE id = ?').run(old.length, workflowId);
+        }
         return old.length;
       })(),
     );
+  }
+
+  /** Rows read before a write to the `workflows` table are not served again. */
+  private written(): void {
+    this.reads.clear();
   }
 }

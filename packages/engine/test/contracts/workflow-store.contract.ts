@@ -114,6 +114,34 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       expect(await backend.workflows.getVersion('wf_1', 2)).toBeNull();
     });
 
+    it('finds a workflow by endpoint and by id as last written: saves, deactivation, trims and deletes show at once', async () => {
+      const http: WorkflowRow = { ...workflow, id: 'wf_http', triggerType: 'http', endpointId: 'ep_1' };
+      const at = (n: number) => ({ ...version, workflowId: 'wf_http', version: n });
+      expect(await backend.workflows.findByEndpoint('ep_1')).toBeNull();
+      expect(await backend.workflows.getWorkflow('wf_http')).toBeNull();
+      await backend.workflows.saveWorkflow(http, at(1));
+      expect((await backend.workflows.findByEndpoint('ep_1'))?.version).toBe(1);
+      await backend.workflows.saveWorkflow({ ...http, version: 2 }, at(2));
+      expect((await backend.workflows.findByEndpoint('ep_1'))?.version).toBe(2);
+      expect((await backend.workflows.getWorkflow('wf_http'))?.version).toBe(2);
+      await backend.workflows.setNextFire('wf_http', T0 + 5);
+      expect((await backend.workflows.getWorkflow('wf_http'))?.nextFireAt).toBe(T0 + 5);
+      for (const id of ['wfr_t1', 'wfr_t2']) {
+        await backend.workflows.createRun({ ...run(id), workflowId: 'wf_http', version: 2 });
+        await backend.workflows.checkpoint(step(id, 0, { kind: 'remove' }, 'succeeded'));
+      }
+      expect(await backend.workflows.trimRuns('wf_http', 1)).toBe(1);
+      expect((await backend.workflows.getWorkflow('wf_http'))?.runsDropped).toBe(1);
+      await backend.workflows.setActive('wf_http', false, T0 + 1);
+      expect(await backend.workflows.findByEndpoint('ep_1')).toBeNull();
+      expect((await backend.workflows.getWorkflow('wf_http'))?.active).toBe(false);
+      await backend.workflows.setActive('wf_http', true, T0 + 2);
+      expect((await backend.workflows.findByEndpoint('ep_1'))?.id).toBe('wf_http');
+      expect(await backend.workflows.deleteWorkflow('wf_http')).toBe(true);
+      expect(await backend.workflows.findByEndpoint('ep_1')).toBeNull();
+      expect(await backend.workflows.getWorkflow('wf_http')).toBeNull();
+    });
+
     it('queues a run with its record, and the entry stays queued until a checkpoint removes it', async () => {
       await backend.workflows.createRun(run('wfr_1'));
       await reopen();

@@ -44,9 +44,11 @@ export async function registerIngress(
     scope.addHook('onRequest', async (request, reply) => {
       const params = request.params as Record<string, string>;
       const endpointId = params['endpointId'] ?? '';
-      const source = await engine.findEndpoint(endpointId);
-      const workflow = source ? null : await engine.workflows.findEndpoint(endpointId);
-      const endpoint: Endpoint | null = source ?? (workflow ? { ...workflow, workflow: true } : null);
+      // Workflows first: on SQLite their lookups, misses included, are served from memory.
+      const workflow = await engine.workflows.findEndpoint(endpointId);
+      const endpoint: Endpoint | null = workflow
+        ? { ...workflow, workflow: true }
+        : await engine.findEndpoint(endpointId);
       if (!endpoint) throw new AppError('NOT_FOUND', 'no active source or workflow listens at this endpoint');
       endpoints.set(request, endpoint);
       // CORS preflights run nothing, so they take no token from the request that follows them.
