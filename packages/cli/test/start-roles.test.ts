@@ -4,7 +4,8 @@
  * schedulers. The api processes only queue and serve; the workers run, in order per source; each
  * timer tick fires once although two schedulers take its BullMQ jobs; an SSE client of one api
  * process sees the events a worker committed; a customResponse answers on the api process holding
- * the request; a delete answered by an api process stops the source's run on a worker.
+ * the request; a delete answered by an api process stops the source's run on a worker, and an
+ * update waits for it, stops it and runs its invocation again with the update applied.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -239,6 +240,50 @@ describe('tributary start --role: api, worker and scheduler processes on Postgre
       expect((await apis[0]!.api('GET', `/v1/sources/${source.id}`)).status).toBe(404);
       for (const table of ['events', 'logs', 'source_state', 'invocations', 'dead_letters'])
         expect(await count(table), table).toBe(0);
+    } finally {
+      await client.end();
+    }
+  }, 120_000);
+
+  it('makes an update answered by an api process wait for the run on a worker, stop it, and run it again updated', async () => {
+    // A customResponse source whose run hangs a minute; updated with `hangMs: 0`, it answers at once.
+    const source = await deploy('server/hang-until-updated.mjs');
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const endpoint = new URL(source.endpoint_url ?? '').pathname;
+      const answer = fetch(`${apis[0]!.base}${endpoint}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ seq: 1 }),
+      });
+      await until(async () => {
+        const claims = await client.query('SELECT 1 FROM queue_claims WHERE source_id = $1', [source.id]);
+        return claims.rowCount === 1 ? true : undefined;
+      }, 'a worker to claim the run');
+
+      // The update waits for the run (10 s, the default), then asks the worker to stop it.
+      const started = Date.now();
+      const updated = await apis[1]!.api('PUT', `/v1/sources/${source.id}`, { configured_props: { hangMs: 0 } });
+      expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+      expect(Date.now() - started).toBeLessThan(25_000);
+      const stopped = `the run of ${source.id} in flight was stopped: the source is being updated`;
+      await until(
+        async () =>
+          background.slice(0, 2).some(({ lines }) => lines.some((line) => line.includes(stopped))) ? true : undefined,
+        'a worker to say it stopped the run for the update',
+        10_000,
+      );
+
+      // The caller waited on; the invocation ran again on a worker, with the update's props, once.
+      const answered = await answer;
+      expect(answered.status).toBe(200);
+      expect(await answered.json()).toEqual({ hungMs: 0, seq: 1 });
+      const events = await until(async () => {
+        const listed = await summaries(source.id);
+        return listed.length > 0 ? listed : undefined;
+      }, 'the event of the run again');
+      expect(events.map((summary) => summary.event)).toEqual([{ hungMs: 0, seq: 1 }]);
     } finally {
       await client.end();
     }

@@ -215,6 +215,12 @@ export const ERROR_CODES = {
     category: 'user',
     description: 'A name or key is already taken, or a name matches several sources.',
   },
+  SOURCE_BUSY: {
+    status: 409,
+    category: 'user',
+    description:
+      'An update found the source running in another process, which did not stop its run within the wait (stop requests reach other processes through Redis); nothing changed: retry.',
+  },
   VALIDATION_FAILED: {
     status: 400,
     category: 'user',

@@ -447,7 +447,15 @@ export class Engine {
       onDeleted: (sourceId) => subscriptions.forget(sourceId),
       stopRuns: (sourceId, because) => runner.stopRuns(sourceId, because),
       ...(options.sourceUpdateWaitMs !== undefined ? { updateWaitMs: options.sourceUpdateWaitMs } : {}),
-      stopRunsEverywhere: (sourceId) => pubsub.publishStopRuns(sourceId),
+      stopRunsEverywhere: (sourceId, because) => pubsub.publishStopRuns({ sourceId, because }),
+      claims: {
+        take: async (sourceId) => {
+          if (runner.runsHere(sourceId)) return 'local';
+          if (await queue.hold(sourceId)) return 'held';
+          return runner.runsHere(sourceId) ? 'local' : 'busy';
+        },
+        release: (sourceId) => queue.release(sourceId),
+      },
       resumeRuns: (sourceId) => runner.notify([sourceId]),
     });
     // npm packages imported into the registry are unpacked and cached beside the installed ones.

@@ -28,6 +28,7 @@ export type {
   PubSubStats,
   SourceListener,
   SourceMessage,
+  StopRequest,
   StopRunsListener,
   Unsubscribe,
 } from './pubsub/pubsub.js';

@@ -92,6 +92,13 @@ export interface RunnerOptions<Held = never> {
 /** A run past this long moves to a long-run slot (RunnerOptions.longRunMs). */
 export const DEFAULT_LONG_RUN_MS = 500;
 
+/**
+ * How long a source whose run was stopped for a delete or update waits for its word to go on
+ * (InvocationRunner.notify) before the runner's re-reads of the queue give it turns again: longer
+ * than an update waits for a run elsewhere to stop (STOPPED_ELSEWHERE_MS).
+ */
+const HELD_OFF_MS = 30_000;
+
 /** The runner's safety-net re-read of the queue (RunnerOptions.rescanMs). */
 export const DEFAULT_RESCAN_MS = 5000;
 
@@ -122,6 +129,11 @@ export class InvocationRunner<Held = never> {
   private readonly inFlight = new Set<Promise<void>>();
   /** Sources whose next N invocations run one by one: the rest of a batch that failed part way. */
   private readonly solo = new Map<string, number>();
+  /**
+   * Sources whose run was stopped for a delete or update under way, until when they get no turn
+   * unless notified (HELD_OFF_MS, a safety net should that word be lost).
+   */
+  private readonly heldOff = new Map<string, number>();
   /** How to stop each source's run in flight (stopRuns): one at most per source. */
   private readonly stoppers = new Map<string, AbortController>();
   /** Ends listening for stop requests from other processes (set while started). */
@@ -178,9 +190,11 @@ export class InvocationRunner<Held = never> {
   async start(): Promise<void> {
     for (const sourceId of await this.options.queue.sourcesWithWork()) this.pending.add(sourceId);
     this.stopped = false;
-    await this.options.dispatch?.listen((sourceIds) => this.add(sourceIds));
+    await this.options.dispatch?.listen((sourceIds) => this.add(sourceIds, { resume: true }));
     // A delete answered by another process (an api one) stops this process's run of the source too.
-    this.stopListening = await this.options.pubsub.subscribeStopRuns((sourceId) => void this.stopRuns(sourceId));
+    this.stopListening = await this.options.pubsub.subscribeStopRuns(
+      (request) => void this.stopRuns(request.sourceId, request.because),
+    );
     this.lastProgressAt = this.options.now();
     // A safety net: re-read which sources have queued rows now and then, whatever queued them.
     this.timer = setInterval(() => void this.rescan(), this.options.rescanMs ?? DEFAULT_RESCAN_MS);
@@ -252,7 +266,17 @@ export class InvocationRunner<Held = never> {
       `the run of ${sourceId} in flight was stopped: ${stopWhy(because)}`,
     );
     stopper.abort(new RunStopped(sourceId, because));
+    // Its entries wait for the delete or update (maybe another process's, which the lock does not
+    // hold back) until it says so (`notify`), not for this runner's next turn, which would start
+    // them again on the old code before the update could take the source's claim.
+    this.heldOff.set(sourceId, Date.now() + HELD_OFF_MS);
+    this.pending.delete(sourceId);
     return true;
+  }
+
+  /** Whether a run of this source (or workflow queue key) is in flight in this process. */
+  runsHere(sourceId: string): boolean {
+    return this.stoppers.has(sourceId);
   }
 
   /** Resolves once no run is in flight (after `stop` left some and their workers were stopped). */
@@ -309,7 +333,7 @@ export class InvocationRunner<Held = never> {
   /** Work was queued durably for these sources (by the scheduler, a commit, a retry of a dead letter). */
   notify(sourceIds: readonly string[]): void {
     if (sourceIds.length === 0) return;
-    this.add(sourceIds);
+    this.add(sourceIds, { resume: true });
     this.options.dispatch?.announce(sourceIds);
   }
 
@@ -365,8 +389,12 @@ export class InvocationRunner<Held = never> {
   }
 
   /** Gives these sources a turn in this process. */
-  private add(sourceIds: readonly string[]): void {
-    for (const sourceId of sourceIds) this.pending.add(sourceId);
+  /** `resume`: work was queued or given back (not a re-read of the queue), which ends a hold-off. */
+  private add(sourceIds: readonly string[], options: { readonly resume?: boolean } = {}): void {
+    for (const sourceId of sourceIds) {
+      if (options.resume) this.heldOff.delete(sourceId);
+      this.pending.add(sourceId);
+    }
     this.wake();
   }
 
@@ -392,6 +420,14 @@ export class InvocationRunner<Held = never> {
         continue;
       }
       if (this.slots.has(sourceId) || this.runsApart.has(sourceId)) continue;
+      const heldOff = this.heldOff.get(sourceId);
+      if (heldOff !== undefined) {
+        if (heldOff > now) {
+          this.pending.delete(sourceId);
+          continue;
+        }
+        this.heldOff.delete(sourceId);
+      }
       const until = this.pausedUntil.get(sourceId);
       if (until !== undefined) {
         if (until > now) {

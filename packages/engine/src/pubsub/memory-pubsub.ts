@@ -1,6 +1,14 @@
 import { errorMessage } from '@tributary/contracts';
 import type { HttpResponse } from '@tributary/runtime';
-import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
+import type {
+  PubSub,
+  PubSubStats,
+  SourceListener,
+  SourceMessage,
+  StopRequest,
+  StopRunsListener,
+  Unsubscribe,
+} from './pubsub.js';
 import { ListenerSet } from './listener-set.js';
 import { ReplyWaiters } from './reply-waiters.js';
 import { SourceFanout } from './source-fanout.js';
@@ -20,7 +28,7 @@ export interface MemoryPubSubOptions {
 export class MemoryPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
-  private readonly stopListeners: ListenerSet<string>;
+  private readonly stopListeners: ListenerSet<StopRequest>;
   /** After `close` nothing is delivered, as with a networked implementation that let go of its connection. */
   private closed = false;
 
@@ -28,7 +36,7 @@ export class MemoryPubSub implements PubSub {
     const log = options.log;
     this.fanout = new SourceFanout((error) => log?.(`a live subscriber failed: ${errorMessage(error)}`));
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
-    this.stopListeners = new ListenerSet<string>((error) => log?.(`stopping runs failed: ${errorMessage(error)}`));
+    this.stopListeners = new ListenerSet<StopRequest>((error) => log?.(`stopping runs failed: ${errorMessage(error)}`));
   }
 
   publish(message: SourceMessage): void {
@@ -47,8 +55,8 @@ export class MemoryPubSub implements PubSub {
     if (!this.closed) this.replies.deliver(invocationId, response);
   }
 
-  publishStopRuns(sourceId: string): void {
-    this.stopListeners.deliver(sourceId);
+  publishStopRuns(request: StopRequest): void {
+    this.stopListeners.deliver(request);
   }
 
   subscribeStopRuns(listener: StopRunsListener): Promise<Unsubscribe> {

@@ -1,3 +1,4 @@
+import type { StopReason } from '../invocations/stop-reason.js';
 import type { HttpResponse } from '@tributary/runtime';
 
 /** What is published when an invocation commits: its events and log lines, per source. */
@@ -24,7 +25,13 @@ export interface LogRecord {
 export type SourceListener = (message: SourceMessage) => void;
 
 /** Told the id of a source whose runs every process should stop (its source is being deleted). */
-export type StopRunsListener = (sourceId: string) => void;
+/** A request to stop a source's runs in flight, and why (the runner does different things after each). */
+export interface StopRequest {
+  readonly sourceId: string;
+  readonly because: StopReason;
+}
+
+export type StopRunsListener = (request: StopRequest) => void;
 
 /** Ends a subscription; calling it again does nothing. */
 export type Unsubscribe = () => void;
@@ -63,7 +70,7 @@ export interface PubSubStats {
  *   a settled wait leaves no listener on the signal.
  *
  * Stop requests
- * - A stop-runs listener gets every source id published with `publishStopRuns` after its
+ * - A stop-runs listener gets every request published with `publishStopRuns` after its
  *   `subscribeStopRuns` resolved and before it unsubscribed (or its instance closed), from any
  *   process sharing the implementation, the publishing one included.
  * - Nothing is stored, and a request may be missed while the backend is unreachable: it only
@@ -85,8 +92,8 @@ export interface PubSub {
   subscribe(sourceId: string, listener: SourceListener): Promise<Unsubscribe>;
   awaitReply(invocationId: string, signal?: AbortSignal): Promise<HttpResponse | null>;
   publishReply(invocationId: string, response: HttpResponse | null): void;
-  /** Asks every process sharing the implementation to stop the runs in flight of `sourceId`. */
-  publishStopRuns(sourceId: string): void;
+  /** Asks every process sharing the implementation to stop the runs in flight of a source. */
+  publishStopRuns(request: StopRequest): void;
   /** Resolves once stop requests published from then on reach `listener`. */
   subscribeStopRuns(listener: StopRunsListener): Promise<Unsubscribe>;
   stats(): PubSubStats;

@@ -1,7 +1,15 @@
 import { errorMessage } from '@tributary/contracts';
 import type { HttpResponse } from '@tributary/runtime';
 import type { Redis } from 'ioredis';
-import type { PubSub, PubSubStats, SourceListener, SourceMessage, StopRunsListener, Unsubscribe } from './pubsub.js';
+import type {
+  PubSub,
+  PubSubStats,
+  SourceListener,
+  SourceMessage,
+  StopRequest,
+  StopRunsListener,
+  Unsubscribe,
+} from './pubsub.js';
 import {
   decodeReply,
   decodeSourceMessage,
@@ -65,7 +73,7 @@ interface Channel {
 export class RedisPubSub implements PubSub {
   private readonly fanout: SourceFanout;
   private readonly replies: ReplyWaiters;
-  private readonly stopListeners: ListenerSet<string>;
+  private readonly stopListeners: ListenerSet<StopRequest>;
   private readonly channels = new Map<string, Channel>();
   private readonly publisher: Redis;
   private readonly subscriber: Redis;
@@ -85,7 +93,9 @@ export class RedisPubSub implements PubSub {
     this.log = options.log ?? (() => undefined);
     this.fanout = new SourceFanout((error) => this.log(`a live subscriber failed: ${errorMessage(error)}`));
     this.replies = new ReplyWaiters(options.keepReplies !== undefined ? { keep: options.keepReplies } : {});
-    this.stopListeners = new ListenerSet<string>((error) => this.log(`stopping runs failed: ${errorMessage(error)}`));
+    this.stopListeners = new ListenerSet<StopRequest>((error) =>
+      this.log(`stopping runs failed: ${errorMessage(error)}`),
+    );
     this.subscriber.on('message', (channel: string, text: string) => this.receive(channel, text));
   }
 
@@ -156,10 +166,10 @@ export class RedisPubSub implements PubSub {
       .catch((error: unknown) => this.lost(`the reply of ${invocationId}`, error));
   }
 
-  publishStopRuns(sourceId: string): void {
+  publishStopRuns(request: StopRequest): void {
     this.publisher
-      .publish(this.stopChannel, encodeStopRuns(sourceId))
-      .catch((error: unknown) => this.lost(`the stop request of ${sourceId}`, error));
+      .publish(this.stopChannel, encodeStopRuns(request))
+      .catch((error: unknown) => this.lost(`the stop request of ${request.sourceId}`, error));
   }
 
   /** The stop channel is subscribed since `open`: a listener added now hears from the next request on. */

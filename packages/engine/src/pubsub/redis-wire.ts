@@ -1,5 +1,6 @@
 import type { HttpResponse } from '@tributary/runtime';
-import type { SourceMessage } from './pubsub.js';
+import type { StopReason } from '../invocations/stop-reason.js';
+import type { SourceMessage, StopRequest } from './pubsub.js';
 
 /**
  * What RedisPubSub puts on the wire, as JSON. Source messages are plain JSON already; a reply's
@@ -29,18 +30,20 @@ export function decodeSourceMessage(text: string): SourceMessage {
 
 interface WireStopRuns {
   readonly sourceId: string;
+  /** Absent from processes before updates stopped runs elsewhere: those only stopped for deletes. */
+  readonly because?: StopReason;
 }
 
 /** An object rather than the bare id, so a later field does not break processes of this version. */
-export function encodeStopRuns(sourceId: string): string {
-  const wire: WireStopRuns = { sourceId };
+export function encodeStopRuns(request: StopRequest): string {
+  const wire: WireStopRuns = { sourceId: request.sourceId, because: request.because };
   return JSON.stringify(wire);
 }
 
-export function decodeStopRuns(text: string): string {
+export function decodeStopRuns(text: string): StopRequest {
   const wire = JSON.parse(text) as Partial<WireStopRuns> | null;
   if (typeof wire?.sourceId !== 'string') throw new Error('a stop request without a source id');
-  return wire.sourceId;
+  return { sourceId: wire.sourceId, because: wire.because === 'updated' ? 'updated' : 'deleted' };
 }
 
 export function encodeReply(invocationId: string, response: HttpResponse | null): string {

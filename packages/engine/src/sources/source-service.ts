@@ -28,6 +28,7 @@ import { slugify } from './slug.js';
 import { isSlugTaken } from './slug-taken.js';
 import type { SourceExecutor, SourceRow } from './source-executor.js';
 import type { StopReason } from '../invocations/stop-reason.js';
+import { claimForUpdate, type SourceClaims } from './update-claim.js';
 
 /** Deploys of one name at once each take the next free slug; this many tries is far beyond any race. */
 const MAX_SLUG_ATTEMPTS = 50;
@@ -100,7 +101,13 @@ export interface SourceServiceOptions {
    * Asks every process to stop the source's runs (PubSub.publishStopRuns): with several processes
    * the run may be on another one, which this process's `stopRuns` and lock do not reach.
    */
-  readonly stopRunsEverywhere?: (sourceId: string) => void;
+  readonly stopRunsEverywhere?: (sourceId: string, because: StopReason) => void;
+  /**
+   * The source's claim in the invocation queue, which a run in another process holds: an update
+   * takes it (claimForUpdate), so no run of the old code commits after the update or starts while
+   * it applies, wherever it runs. Without it only this process's runs are kept out (by the lock).
+   */
+  readonly claims?: SourceClaims;
   /**
    * Called when the source stays after its run was stopped: an update is done (applied or not), or
    * a delete kept it after all (a `deactivate` refused it, the store failed). The stopped run's
@@ -202,7 +209,22 @@ export class SourceService {
     try {
       return await this.options.locks.run(current.id, async () => {
         clearTimeout(waited);
-        return this.updateLocked(current.id, request);
+        const claims = this.options.claims;
+        if (!claims) return this.updateLocked(current.id, request);
+        const claim = await claimForUpdate({
+          sourceId: current.id,
+          claims,
+          waitMs: this.options.updateWaitMs ?? DEFAULT_UPDATE_WAIT_MS,
+          stopEverywhere: this.options.stopRunsEverywhere,
+        });
+        // A run stopped elsewhere left its entries queued, and a runner that found the claim held
+        // meanwhile let the source go: either way they get a turn once the update is done.
+        if (claim.askedToStop || claim.held) stopped = true;
+        try {
+          return await this.updateLocked(current.id, request);
+        } finally {
+          if (claim.held) await claims.release(current.id);
+        }
       });
     } finally {
       clearTimeout(waited);
@@ -315,7 +337,7 @@ export class SourceService {
     // In the same turn as taking the lock: a run that starts after the stop queues behind the
     // delete, then finds the source gone.
     this.options.stopRuns?.(current.id, 'deleted');
-    this.options.stopRunsEverywhere?.(current.id);
+    this.options.stopRunsEverywhere?.(current.id, 'deleted');
     return this.options.locks.run(current.id, async () => {
       let removed = false;
       try {
@@ -356,7 +378,7 @@ export class SourceService {
     await this.options.store.deleteSource(source.id);
     // Again now that it is gone: another process's lock does not hold its runs back, so one may
     // have claimed the entries while the hook ran; from here on a claim finds none.
-    this.options.stopRunsEverywhere?.(source.id);
+    this.options.stopRunsEverywhere?.(source.id, 'deleted');
     this.options.onSchedulesChanged();
     await this.options.onDeleted?.(source.id);
     return source;

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { getEventListeners, setMaxListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { EventRecord, HttpResponse, LogRecord, PubSub, SourceMessage } from '../../src/index.js';
+import type { EventRecord, HttpResponse, LogRecord, PubSub, SourceMessage, StopRequest } from '../../src/index.js';
 
 export interface PubSubPeers {
   readonly a: PubSub;
@@ -159,18 +159,22 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
     });
 
     describe('stop requests', () => {
-      it('reaches the stop listeners of every peer, the publishing one included', async () => {
+      it('reaches the stop listeners of every peer, the publishing one included, with its reason', async () => {
         const { a, b } = await open();
         const [source, other] = [id('dc'), id('dc')];
-        const [onA, onB] = [[], []] as string[][];
+        const [onA, onB] = [[], []] as StopRequest[][];
         const unsubscribes = [
-          await a.subscribeStopRuns((sourceId) => onA.push(sourceId)),
-          await b.subscribeStopRuns((sourceId) => onB.push(sourceId)),
+          await a.subscribeStopRuns((request) => onA.push(request)),
+          await b.subscribeStopRuns((request) => onB.push(request)),
         ];
-        a.publishStopRuns(source);
-        b.publishStopRuns(other);
-        for (const inbox of [onA, onB])
-          await vi.waitFor(() => expect([...inbox].sort()).toEqual([source, other].sort()), DELIVERED);
+        a.publishStopRuns({ sourceId: source, because: 'deleted' });
+        b.publishStopRuns({ sourceId: other, because: 'updated' });
+        const expected = [
+          { sourceId: source, because: 'deleted' },
+          { sourceId: other, because: 'updated' },
+        ];
+        const sorted = (inbox: StopRequest[]) => [...inbox].sort((x, y) => x.because.localeCompare(y.because));
+        for (const inbox of [onA, onB]) await vi.waitFor(() => expect(sorted(inbox)).toEqual(expected), DELIVERED);
         for (const unsubscribe of unsubscribes) unsubscribe();
       });
 
@@ -181,8 +185,8 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         const broken = await b.subscribeStopRuns(() => {
           throw new Error('runner gone');
         });
-        const healthy = await b.subscribeStopRuns((sourceId) => received.push(sourceId));
-        expect(() => a.publishStopRuns(source)).not.toThrow();
+        const healthy = await b.subscribeStopRuns((request) => received.push(request.sourceId));
+        expect(() => a.publishStopRuns({ sourceId: source, because: 'deleted' })).not.toThrow();
         await vi.waitFor(() => expect(received).toEqual([source]), DELIVERED);
         broken();
         healthy();
@@ -192,19 +196,19 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         const { a, b } = await open();
         const [first, second] = [id('dc'), id('dc')];
         const [kept, dropped, closed] = [[], [], []] as string[][];
-        const keep = await a.subscribeStopRuns((sourceId) => kept.push(sourceId));
-        const drop = await b.subscribeStopRuns((sourceId) => dropped.push(sourceId));
-        await b.subscribeStopRuns((sourceId) => closed.push(sourceId));
+        const keep = await a.subscribeStopRuns((request) => kept.push(request.sourceId));
+        const drop = await b.subscribeStopRuns((request) => dropped.push(request.sourceId));
+        await b.subscribeStopRuns((request) => closed.push(request.sourceId));
         drop();
         drop(); // again: nothing more happens
-        a.publishStopRuns(first);
+        a.publishStopRuns({ sourceId: first, because: 'deleted' });
         // The listener that stayed getting it is proof it was delivered wherever it would go.
         await vi.waitFor(() => expect(kept).toEqual([first]), DELIVERED);
         expect(dropped).toEqual([]);
         expect(closed).toEqual([first]);
         await b.close();
         // With one instance `a` is `b`, closed too: publishing still must not throw.
-        expect(() => a.publishStopRuns(second)).not.toThrow();
+        expect(() => a.publishStopRuns({ sourceId: second, because: 'deleted' })).not.toThrow();
         if (a !== b) await vi.waitFor(() => expect(kept).toEqual([first, second]), DELIVERED);
         else await new Promise((resolve) => setTimeout(resolve, 50));
         expect(closed).toEqual([first]);
