@@ -269,7 +269,10 @@ export class InvocationRunner<Held = never> {
     // Its entries wait for the delete or update (maybe another process's, which the lock does not
     // hold back) until it says so (`notify`), not for this runner's next turn, which would start
     // them again on the old code before the update could take the source's claim.
-    this.heldOff.set(sourceId, Date.now() + HELD_OFF_MS);
+    const now = Date.now();
+    // Sources deleted meanwhile never come back to lift theirs: expired ones go here.
+    for (const [held, until] of this.heldOff) if (until <= now) this.heldOff.delete(held);
+    this.heldOff.set(sourceId, now + HELD_OFF_MS);
     this.pending.delete(sourceId);
     return true;
   }
