@@ -1,4 +1,5 @@
 import type { SendRecord } from '@tributary/runtime';
+import type { HeldSlot } from '../invocations/invocation-runner.js';
 import type { Logger } from '../ports/logger.js';
 import type { SecretBox } from '../secrets/secret-box.js';
 import type { AccountService } from '../accounts/account-service.js';
@@ -9,7 +10,6 @@ import type { SourceExecutor } from '../sources/source-executor.js';
 import { isSingleRunKey, isWorkflowKey } from './queue-keys.js';
 import { RunExecutor, type Deliver } from './run-executor.js';
 import type { RunRow, WorkflowStore } from './workflow-store.js';
-import type { HeldRunSlot } from './workflow-service.js';
 import { WorkflowService } from './workflow-service.js';
 import { WorkflowTimers } from './workflow-timers.js';
 
@@ -36,7 +36,7 @@ export interface WorkflowPartsOptions {
   /** The runner: a run was queued (or its delay ran out) under this key. */
   readonly notify: (queueKey: string) => void;
   /** The runner: a slot to step a run this process is creating at once, from memory (decision 0020). */
-  readonly reserve?: (queueKey: string) => HeldRunSlot | null;
+  readonly reserve?: (queueKey: string) => HeldSlot<RunRow> | null;
   /** A workflow was deleted (its subscriptions are removed). */
   readonly onDeleted?: (id: string) => Promise<void>;
   /** The delivery service's destination check, run on code steps' literal destinations at save time. */

@@ -11,6 +11,7 @@ import { nextTimerFire, timerEvent, type SendRecord, type TimerSchedule } from '
 import type { AccountService } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
 import { newId, newSecretToken } from '../ids.js';
+import type { HeldSlot } from '../invocations/invocation-runner.js';
 import type { NewInvocation, QueuedInvocation } from '../ports/invocation-queue.js';
 import type { Store } from '../ports/store.js';
 import type { SecretBox } from '../secrets/secret-box.js';
@@ -50,7 +51,7 @@ export interface WorkflowServiceOptions {
    * A runner slot to step a run from memory as soon as it is stored (decision 0020), or null (then
    * the run is queued and `notify` told). Without it every run goes through the queue.
    */
-  readonly reserve?: (queueKey: string) => HeldRunSlot | null;
+  readonly reserve?: (queueKey: string) => HeldSlot<RunRow> | null;
   /** Runs one step on its own (the run executor's `testStep`). */
   readonly testStep: (
     workflowId: string,
@@ -419,12 +420,6 @@ export class WorkflowService {
     if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
     return run;
   }
-}
-
-/** A runner slot for a run stepped from memory (InvocationRunner.reserve, decision 0020). */
-export interface HeldRunSlot {
-  start(entry: QueuedInvocation, held: RunRow): void;
-  cancel(): void;
 }
 
 /** The queue entry `createRun` stored for a run, as a claim would have read it. */
