@@ -11,28 +11,10 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { openDatabase } from '../src/store/open-database.js';
 import { SqliteWorkflowStore } from '../src/workflows/sqlite-workflow-store.js';
 import type { WorkflowRow } from '../src/workflows/workflow-store.js';
+import { version, workflow } from './contracts/workflow-store.contract.js';
 
 const T0 = Date.UTC(2026, 0, 1);
-const row: WorkflowRow = {
-  id: 'wf_1',
-  name: 'first',
-  active: true,
-  version: 1,
-  triggerType: 'http',
-  endpointId: 'ep_1',
-  sourceId: null,
-  nextFireAt: null,
-  runsDropped: 0,
-  createdAt: T0,
-  updatedAt: T0,
-};
-const version = {
-  workflowId: 'wf_1',
-  version: 1,
-  spec: { name: 'first', trigger: { type: 'http' as const }, steps: [{ name: 'a', action: 'k' }] },
-  steps: [{ name: 'a', componentId: 'sc_1', props: {}, secretProps: [] }],
-  createdAt: T0,
-};
+const row: WorkflowRow = { ...workflow, name: 'first', triggerType: 'http', endpointId: 'ep_1' };
 
 let dir: string;
 let close: () => Promise<void>;

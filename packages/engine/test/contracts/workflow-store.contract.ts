@@ -21,7 +21,8 @@ export interface WorkflowBackendFactory {
 const T0 = Date.UTC(2026, 0, 1);
 const KEY = 'wflane:wf_1:0';
 
-const workflow: WorkflowRow = {
+/** The workflow and version the contract saves first (other suites start from them too). */
+export const workflow: WorkflowRow = {
   id: 'wf_1',
   name: 'one',
   active: true,
@@ -35,7 +36,7 @@ const workflow: WorkflowRow = {
   updatedAt: T0,
 };
 
-const version = {
+export const version = {
   workflowId: 'wf_1',
   version: 1,
   spec: { name: 'one', trigger: { type: 'manual' as const }, steps: [{ name: 'a', action: 'k' }] },
