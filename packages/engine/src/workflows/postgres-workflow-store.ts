@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { invocationRow } from '../invocations/queue-queries.js';
 import type { Database } from '../store/schema.js';
-import { EMPTY_RESULT, FINISHED_STATUSES, queueTrigger, toRun, toWorkflow } from './workflow-rows.js';
+import { createdStatus, EMPTY_RESULT, FINISHED_STATUSES, runEntry, toRun, toWorkflow } from './workflow-rows.js';
 import type {
   Checkpoint,
   NewRun,
@@ -425,7 +425,7 @@ async function insertRunRecord(db: Db, run: Omit<NewRun, 'queueKey'>): Promise<v
       workflow_id: run.workflowId,
       version: run.version,
       trigger: run.trigger,
-      status: run.running === true ? 'running' : 'queued',
+      status: createdStatus(run),
       event: run.event,
       next_step: 0,
       created_at: run.createdAt,
@@ -439,14 +439,6 @@ async function insertRun(trx: Db, run: NewRun): Promise<void> {
   await insertRunRecord(trx, run);
   await trx
     .insertInto('invocations')
-    .values(
-      invocationRow({
-        id: run.id,
-        sourceId: run.queueKey,
-        trigger: queueTrigger(run.trigger),
-        event: 'null',
-        createdAt: run.createdAt,
-      }),
-    )
+    .values(invocationRow(runEntry(run)))
     .execute();
 }

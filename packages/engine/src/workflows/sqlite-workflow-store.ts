@@ -18,7 +18,8 @@ import type {
 import {
   EMPTY_RESULT,
   FINISHED_STATUSES,
-  queueTrigger,
+  createdStatus,
+  runEntry,
   toRun,
   toWorkflow,
   type RawRun,
@@ -226,23 +227,16 @@ export class SqliteWorkflowStore implements WorkflowStore {
   private insertRunRecord(run: Omit<NewRun, 'queueKey'>): void {
     this.sql(
       'INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
-    ).run(
-      run.id,
-      run.workflowId,
-      run.version,
-      run.trigger,
-      run.running === true ? 'running' : 'queued',
-      run.event,
-      run.createdAt,
-    );
+    ).run(run.id, run.workflowId, run.version, run.trigger, createdStatus(run), run.event, run.createdAt);
   }
 
   /** A run and its queue entry (inside the caller's transaction). */
   private insertRun(run: NewRun): void {
     this.insertRunRecord(run);
+    const entry = runEntry(run);
     this.sql(
-      "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, 'null', 'queued', 0, ?, NULL, 0)",
-    ).run(run.id, run.queueKey, queueTrigger(run.trigger), run.createdAt);
+      "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL, 0)",
+    ).run(entry.id, entry.sourceId, entry.trigger, entry.event, entry.createdAt);
   }
 
   getRun(id: string): Promise<RunRow | null> {

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { Trigger } from '../ports/invocation-queue.js';
+import type { NewInvocation, Trigger } from '../ports/invocation-queue.js';
 import type { NewRun, RunRow, StepResult, WorkflowRow } from './workflow-store.js';
 import type { WorkflowTables } from './workflow-tables.js';
 
@@ -37,6 +37,25 @@ export function queueTrigger(trigger: NewRun['trigger']): Trigger {
     default:
       return trigger satisfies never;
   }
+}
+
+/**
+ * A new run's entry in the invocation queue: the run's id under its queue key. Its event is the
+ * run's record, not the entry (`'null'`).
+ */
+export function runEntry(run: NewRun): NewInvocation {
+  return {
+    id: run.id,
+    sourceId: run.queueKey,
+    trigger: queueTrigger(run.trigger),
+    event: 'null',
+    createdAt: run.createdAt,
+  };
+}
+
+/** The status a run is stored with (decision 0020: `running` when its creator steps it at once). */
+export function createdStatus(run: Pick<NewRun, 'running'>): 'running' | 'queued' {
+  return run.running === true ? 'running' : 'queued';
 }
 
 export function toWorkflow(row: RawWorkflow | undefined): WorkflowRow | null {

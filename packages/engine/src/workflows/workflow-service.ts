@@ -23,7 +23,7 @@ import { describeRun, toStepRun } from './run-view.js';
 import { redactSpec, sealSteps } from './secret-steps.js';
 import { literalSends } from './static-sends.js';
 import { scheduleOf } from './timer-schedule.js';
-import { queueTrigger } from './workflow-rows.js';
+import { runEntry } from './workflow-rows.js';
 import type {
   NewRun,
   PlanStep,
@@ -424,16 +424,7 @@ export class WorkflowService {
 
 /** The queue entry `createRun` stored for a run, as a claim would have read it. */
 function heldEntry(run: NewRun): QueuedInvocation {
-  return {
-    id: run.id,
-    sourceId: run.queueKey,
-    trigger: queueTrigger(run.trigger),
-    event: 'null',
-    createdAt: run.createdAt,
-    attempts: 0,
-    notBefore: 0,
-    lastError: null,
-  };
+  return { ...runEntry(run), attempts: 0, notBefore: 0, lastError: null };
 }
 
 /** The record `createRun` stored for a run its creator steps at once. */
