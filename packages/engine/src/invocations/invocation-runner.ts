@@ -391,8 +391,10 @@ export class InvocationRunner<Held = never> {
     this.run(key, [entry], 1, held);
   }
 
-  /** Gives these sources a turn in this process. */
-  /** `resume`: work was queued or given back (not a re-read of the queue), which ends a hold-off. */
+  /**
+   * Gives these sources a turn in this process. `resume`: work was queued or given back (not a
+   * re-read of the queue), which ends a hold-off.
+   */
   private add(sourceIds: readonly string[], options: { readonly resume?: boolean } = {}): void {
     for (const sourceId of sourceIds) {
       if (options.resume) this.heldOff.delete(sourceId);
@@ -536,7 +538,7 @@ export class InvocationRunner<Held = never> {
       if (workflows?.owns(sourceId)) {
         for (const row of rows) {
           const started = performance.now();
-          await (held === undefined ? workflows.execute(row) : workflows.execute(row, held));
+          await workflows.execute(row, held);
           const seconds = (performance.now() - started) / 1000;
           this.finished('workflow', 'success', seconds);
           this.options.logger.debug({ run_id: row.id, ms: Math.round(seconds * 1000) }, 'workflow run stepped');

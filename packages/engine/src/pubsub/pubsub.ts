@@ -24,7 +24,6 @@ export interface LogRecord {
 
 export type SourceListener = (message: SourceMessage) => void;
 
-/** Told the id of a source whose runs every process should stop (its source is being deleted). */
 /** A request to stop a source's runs in flight, and why (the runner does different things after each). */
 export interface StopRequest {
   readonly sourceId: string;
