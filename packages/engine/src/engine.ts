@@ -36,6 +36,7 @@ import { KeyedMutex } from './sources/keyed-mutex.js';
 import { SourceExecutor } from './sources/source-executor.js';
 import { EventService } from './sources/event-service.js';
 import { OWNER_ID, SourceService } from './sources/source-service.js';
+import { queueClaims } from './sources/update-claim.js';
 import { ImportJobs } from './registry-import/import-jobs.js';
 import { PackageImporter } from './registry-import/package-importer.js';
 import { CURATED_PACKAGE_DIR } from './registry-import/curated.js';
@@ -448,14 +449,7 @@ export class Engine {
       stopRuns: (sourceId, because) => runner.stopRuns(sourceId, because),
       ...(options.sourceUpdateWaitMs !== undefined ? { updateWaitMs: options.sourceUpdateWaitMs } : {}),
       stopRunsEverywhere: (sourceId, because) => pubsub.publishStopRuns({ sourceId, because }),
-      claims: {
-        take: async (sourceId) => {
-          if (runner.runsHere(sourceId)) return 'local';
-          if (await queue.hold(sourceId)) return 'held';
-          return runner.runsHere(sourceId) ? 'local' : 'busy';
-        },
-        release: (sourceId) => queue.release(sourceId),
-      },
+      claims: queueClaims({ queue, runsHere: (sourceId) => runner.runsHere(sourceId) }),
       resumeRuns: (sourceId) => runner.notify([sourceId]),
     });
     // npm packages imported into the registry are unpacked and cached beside the installed ones.

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '@tributary/contracts';
 import type { StopReason } from '../invocations/stop-reason.js';
+import type { InvocationQueue } from '../ports/invocation-queue.js';
 
 /** What taking a source's queue claim for an update found (SourceClaims.take). */
 export type ClaimTaken =
@@ -15,6 +16,25 @@ export type ClaimTaken =
 export interface SourceClaims {
   take(sourceId: string): Promise<ClaimTaken>;
   release(sourceId: string): Promise<void>;
+}
+
+/**
+ * Source claims on the invocation queue. A run of this process may hold the claim while it waits
+ * for the update's lock, so the runner is asked first, and again when `hold` lost (the runner may
+ * have claimed in between): only a claim held by no run here is another process's.
+ */
+export function queueClaims(input: {
+  readonly queue: Pick<InvocationQueue, 'hold' | 'release'>;
+  readonly runsHere: (sourceId: string) => boolean;
+}): SourceClaims {
+  return {
+    take: async (sourceId) => {
+      if (input.runsHere(sourceId)) return 'local';
+      if (await input.queue.hold(sourceId)) return 'held';
+      return input.runsHere(sourceId) ? 'local' : 'busy';
+    },
+    release: (sourceId) => input.queue.release(sourceId),
+  };
 }
 
 /** How long an update waits for a run elsewhere to stop, once asked, before it gives up. */
