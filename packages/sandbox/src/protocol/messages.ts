@@ -265,8 +265,57 @@ export type WorkerMessage = z.infer<typeof WorkerMessage>;
 
 /** Parses a message from the other side; returns null (never throws) when it is not valid. */
 export function parseHostMessage(raw: unknown): HostMessage | null {
+  if (isInvocationRequest(raw)) return raw;
   const parsed = HostMessage.safeParse(raw);
   return parsed.success ? parsed.data : null;
+}
+
+type InvocationRequest = Extract<HostMessage, { type: 'invoke' | 'invoke_each' | 'invoke_batch' }>;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The invocation requests, taken on their frame alone. Unlike the worker's messages, which a
+ * component can forge, the host's come from the trusted side, built from this file's types: the
+ * version and the fields the worker reads first are what tell a stale or foreign sender. A full
+ * parse copies every record an invocation carries (the trigger's event in each workflow step's
+ * `steps`), which measured about a tenth of a busy workflow worker's CPU.
+ */
+function isInvocationRequest(raw: unknown): raw is InvocationRequest {
+  if (!isObject(raw) || raw['v'] !== PROTOCOL_VERSION) return false;
+  const frame =
+    typeof raw['id'] === 'string' &&
+    typeof raw['slot'] === 'string' &&
+    typeof raw['timeoutMs'] === 'number' &&
+    typeof raw['maxPayloadBytes'] === 'number';
+  if (!frame) return false;
+  const type = raw['type'] as string;
+  switch (type) {
+    case 'invoke':
+      return isInvocation(raw);
+    case 'invoke_each':
+      return Array.isArray(raw['items']) && raw['items'].length > 0 && raw['items'].every(isInvocation);
+    case 'invoke_batch':
+      return (
+        Array.isArray(raw['events']) &&
+        isObject(raw['configured']) &&
+        isObject(raw['accounts']) &&
+        isObject(raw['state'])
+      );
+    default:
+      return false;
+  }
+}
+
+function isInvocation(item: unknown): boolean {
+  return (
+    isObject(item) &&
+    typeof item['kind'] === 'string' &&
+    isObject(item['configured']) &&
+    isObject(item['accounts']) &&
+    isObject(item['state'])
+  );
 }
 
 export function parseWorkerMessage(raw: unknown): WorkerMessage | null {
