@@ -54,7 +54,7 @@ import { StatusService } from './health/status-service.js';
 import { readQueueDepths } from './metrics/queue-depths.js';
 import { NO_METRICS, type Metrics } from './ports/metrics.js';
 import { messageLogger, type Logger } from './ports/logger.js';
-import { composeWorkflows, workflowRunsAtOnce } from './workflows/compose-workflows.js';
+import { composeWorkflows, WORKFLOW_SLOT_WAIT_MS, workflowRunsAtOnce } from './workflows/compose-workflows.js';
 import type { Deliver } from './workflows/run-executor.js';
 import type { WorkflowService } from './workflows/workflow-service.js';
 import type { RunRow } from './workflows/workflow-store.js';
@@ -140,6 +140,11 @@ export interface EngineOptions {
   readonly delivery?: Omit<DeliverySettings, 'allowPrivateUrls'> & { readonly maxSleepMs?: number };
   /** Runs kept per workflow unless its settings say otherwise (default 1,000). */
   readonly workflowKeepRuns?: number;
+  /**
+   * How long a workflow's HTTP trigger waits for a run slot when every one is taken, so its run
+   * starts at once as it is acknowledged (default WORKFLOW_SLOT_WAIT_MS; 0: queue it at once).
+   */
+  readonly workflowSlotWaitMs?: number;
   /** Where a workflow step's `$.send.*` calls go after its checkpoint (the delivery service). */
   readonly deliver?: Deliver;
   /** npm registry URL for `registry add` (default: the npm CLI's default registry). */
@@ -374,7 +379,8 @@ export class Engine {
           });
         }),
       notify: (key) => runner.notify([key]),
-      reserve: (key) => runner.reserve(key),
+      reserve: (key, waitMs) => runner.reserveWaiting(key, waitMs, workflowRunsAtOnce(options.concurrency)),
+      httpSlotWaitMs: options.workflowSlotWaitMs ?? WORKFLOW_SLOT_WAIT_MS,
       onDeleted: (id) => subscriptions.forget(id),
       checkSends: (sends) => deliveries.check(sends),
       // `scheduler` is made below; schedules change only once the engine serves requests.

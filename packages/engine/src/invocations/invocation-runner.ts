@@ -142,6 +142,10 @@ export class InvocationRunner<Held = never> {
   private timer: NodeJS.Timeout | undefined;
   private loadTimer: NodeJS.Timeout | undefined;
   private saturated = false;
+  /** Creators waiting for a workflow run slot (`reserve` with a wait), first come, first served. */
+  private readonly slotWaiters: SlotWaiter[] = [];
+  /** The last slot freed while queued work was pending went to a waiter: the next goes to the queue. */
+  private lastToWaiter = false;
   /** Sources pausing between batches while the process is saturated, until the given time. */
   private readonly pausedUntil = new Map<string, number>();
   private pauseTimer: NodeJS.Timeout | undefined;
@@ -163,7 +167,10 @@ export class InvocationRunner<Held = never> {
       concurrency: options.concurrency,
       longRunMs: options.longRunMs ?? DEFAULT_LONG_RUN_MS,
       longRunSlots: options.longRunSlots ?? options.concurrency,
-      onFreed: () => this.wake(),
+      onFreed: () => {
+        if (this.slotWaiters.length > 0) this.handOff();
+        this.wake();
+      },
       now: options.now,
     });
   }
@@ -223,6 +230,11 @@ export class InvocationRunner<Held = never> {
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<number> {
     this.stopped = true;
+    // Their creators queue their runs instead; the next start claims them.
+    for (const waiter of this.slotWaiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.resolve(false);
+    }
     clearInterval(this.timer);
     clearInterval(this.loadTimer);
     clearTimeout(this.pauseTimer);
@@ -353,6 +365,54 @@ export class InvocationRunner<Held = never> {
     if (this.stopped || workflows?.single?.(key) !== true || this.full(true)) return null;
     if (this.slots.has(key) || this.runsApart.has(key)) return null;
     this.takeSlot(key, true);
+    return this.heldSlot(key);
+  }
+
+  /**
+   * `reserve`, waiting up to `waitMs` for a slot when none is free (decision 0021): a trigger that
+   * comes faster than runs finish is acknowledged as its run starts, instead of piling up a
+   * backlog that its own acknowledgements keep from draining. Null when the key is not such a key,
+   * the wait ran out, the runner stopped, or `maxWaiting` creators wait already: the creator then
+   * queues the run and answers at once, as before.
+   */
+  async reserveWaiting(key: string, waitMs: number, maxWaiting: number): Promise<HeldSlot<Held> | null> {
+    const now = this.reserve(key);
+    if (now || this.stopped || waitMs <= 0 || this.slotWaiters.length >= maxWaiting) return now;
+    if (this.options.workflows?.single?.(key) !== true || this.slots.has(key) || this.runsApart.has(key)) return null;
+    const given = await new Promise<boolean>((resolve) => {
+      const waiter: SlotWaiter = {
+        key,
+        resolve,
+        timer: setTimeout(() => {
+          const at = this.slotWaiters.indexOf(waiter);
+          if (at >= 0) this.slotWaiters.splice(at, 1);
+          resolve(false);
+        }, waitMs),
+      };
+      this.slotWaiters.push(waiter);
+    });
+    return given ? this.heldSlot(key) : null;
+  }
+
+  /**
+   * Gives freed workflow run slots to the creators waiting for one. While queued work is pending,
+   * every other slot is left to the pump, so waiting triggers cannot starve the queue.
+   */
+  private handOff(): void {
+    while (this.slotWaiters.length > 0 && !this.stopped && !this.full(true)) {
+      if (this.pending.size > 0 && this.lastToWaiter) {
+        this.lastToWaiter = false;
+        return;
+      }
+      const waiter = this.slotWaiters.shift() as SlotWaiter;
+      clearTimeout(waiter.timer);
+      this.takeSlot(waiter.key, true);
+      this.lastToWaiter = true;
+      waiter.resolve(true);
+    }
+  }
+
+  private heldSlot(key: string): HeldSlot<Held> {
     let settled = false;
     return {
       start: (entry, held) => {
@@ -511,6 +571,7 @@ export class InvocationRunner<Held = never> {
 
   private doneRunning(key: string): void {
     if (!this.runsApart.delete(key)) this.slots.release(key);
+    if (this.slotWaiters.length > 0) this.handOff();
   }
 
   /** Wakes the pump when the first paused source may run again. */
@@ -773,6 +834,14 @@ export class InvocationRunner<Held = never> {
   private respond(invocationId: string, response: HttpResponse | null): void {
     this.options.pubsub.publishReply(invocationId, response);
   }
+}
+
+/** A creator waiting for a workflow run slot (InvocationRunner.reserveWaiting). */
+interface SlotWaiter {
+  readonly key: string;
+  /** True: the slot is taken for `key`. False: the wait ran out or the runner stopped. */
+  readonly resolve: (given: boolean) => void;
+  readonly timer: NodeJS.Timeout;
 }
 
 /** A runner slot reserved for a workflow run its creator is storing (InvocationRunner.reserve). */

@@ -36,7 +36,9 @@ export interface WorkflowPartsOptions {
   /** The runner: a run was queued (or its delay ran out) under this key. */
   readonly notify: (queueKey: string) => void;
   /** The runner: a slot to step a run this process is creating at once, from memory (decision 0020). */
-  readonly reserve?: (queueKey: string) => HeldSlot<RunRow> | null;
+  readonly reserve?: (queueKey: string, waitMs: number) => Promise<HeldSlot<RunRow> | null>;
+  /** How long an HTTP trigger waits for a run slot when all are taken (decision 0021). */
+  readonly httpSlotWaitMs?: number;
   /** A workflow was deleted (its subscriptions are removed). */
   readonly onDeleted?: (id: string) => Promise<void>;
   /** The delivery service's destination check, run on code steps' literal destinations at save time. */
@@ -80,6 +82,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     now: options.now,
     notify: options.notify,
     ...(options.reserve ? { reserve: options.reserve } : {}),
+    ...(options.httpSlotWaitMs !== undefined ? { httpSlotWaitMs: options.httpSlotWaitMs } : {}),
     testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
     ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
     ...(options.checkSends ? { checkSends: options.checkSends } : {}),
@@ -112,3 +115,10 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
 export function workflowRunsAtOnce(concurrency: number): number {
   return concurrency * 16;
 }
+
+/**
+ * How long a workflow's HTTP trigger waits for a run slot when all are taken (decision 0021). Runs
+ * of quick steps free a slot every few milliseconds under load; a slow workflow's caller waits
+ * this long at most, then its run is queued and it is answered.
+ */
+export const WORKFLOW_SLOT_WAIT_MS = 250;

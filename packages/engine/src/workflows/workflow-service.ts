@@ -51,7 +51,12 @@ export interface WorkflowServiceOptions {
    * A runner slot to step a run from memory as soon as it is stored (decision 0020), or null (then
    * the run is queued and `notify` told). Without it every run goes through the queue.
    */
-  readonly reserve?: (queueKey: string) => HeldSlot<RunRow> | null;
+  readonly reserve?: (queueKey: string, waitMs: number) => Promise<HeldSlot<RunRow> | null>;
+  /**
+   * How long an HTTP trigger waits for a slot when every one is taken (decision 0021; default 0:
+   * its run is queued at once). Other triggers never wait: they come from this platform.
+   */
+  readonly httpSlotWaitMs?: number;
   /** Runs one step on its own (the run executor's `testStep`). */
   readonly testStep: (
     workflowId: string,
@@ -266,7 +271,8 @@ export class WorkflowService {
   ): Promise<string> {
     const queued = await this.newRun(row, version, trigger, event);
     // A timer's run may not be stored at all (another process took its tick): it goes the queue's way.
-    const slot = nextFireAt === undefined ? (this.options.reserve?.(queued.queueKey) ?? null) : null;
+    const waitMs = trigger === 'http' ? (this.options.httpSlotWaitMs ?? 0) : 0;
+    const slot = nextFireAt === undefined ? ((await this.options.reserve?.(queued.queueKey, waitMs)) ?? null) : null;
     const run = slot ? { ...queued, running: true } : queued;
     try {
       await this.options.store.createRun(run, nextFireAt);
