@@ -1,7 +1,8 @@
 /**
  * The host <-> worker protocol: every message either side may send, in one place. Messages are
  * JSON over Node's IPC channel; each carries the protocol version and is validated on receipt,
- * so a worker built from other code (or a component scribbling on the channel) is refused.
+ * so a worker built from other code (or a component scribbling on the channel) is refused. The
+ * host's invocation requests are checked on their frame only (see isInvocationRequest).
  * Errors cross as data ({ code, message, stack }) and are rebuilt as AppError on the host.
  */
 import { z } from 'zod';
