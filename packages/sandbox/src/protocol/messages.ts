@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { EventPacking } from './event-packing.js';
+import { isQuickWorkerMessage } from './quick-results.js';
 
 // 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
 // 3: `log` carries `entries` (one or more lines), so a flood of short lines is not one message each;
@@ -276,6 +277,8 @@ type InvocationRequest = Extract<HostMessage, { type: 'invoke' | 'invoke_each' |
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const isVersioned = (raw: unknown): raw is Record<string, unknown> => isObject(raw) && raw['v'] === PROTOCOL_VERSION;
+
 /**
  * The invocation requests, taken on their frame alone. Unlike the worker's messages, which a
  * component can forge, the host's come from the trusted side, built from this file's types: the
@@ -284,7 +287,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * `steps`), which measured about a tenth of a busy workflow worker's CPU.
  */
 function isInvocationRequest(raw: unknown): raw is InvocationRequest {
-  if (!isObject(raw) || raw['v'] !== PROTOCOL_VERSION) return false;
+  if (!isVersioned(raw)) return false;
   const frame =
     typeof raw['id'] === 'string' &&
     typeof raw['slot'] === 'string' &&
@@ -320,6 +323,7 @@ function isInvocation(item: unknown): boolean {
 }
 
 export function parseWorkerMessage(raw: unknown): WorkerMessage | null {
+  if (isVersioned(raw) && isQuickWorkerMessage(raw)) return raw as WorkerMessage;
   const parsed = WorkerMessage.safeParse(raw);
   return parsed.success ? parsed.data : null;
 }
