@@ -220,6 +220,53 @@ describe('concurrent calls gathered into one request', () => {
     expect(new Set(busy.map((result) => returned(result).worker)).size).toBe(1);
   });
 
+  it('calls made while the group has its cap of requests out wait, then go together in one request', async () => {
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 4, gatherQuickMs: 60_000, gatherRequests: 1 });
+    const handle = await openStep(sandbox, 'gathered-capped');
+    const responses = new Map<number, HttpResponse>();
+    const warm = await call(handle, 0, responses);
+    expect(warm.ok).toBe(true);
+    // The first call holds the group's one request for a second; the next five come in turns of
+    // their own meanwhile, each of which alone would have been a request of its own.
+    const busy = call(handle, 1, responses, { mode: 'busy' });
+    const later: Promise<InvocationResult>[] = [];
+    for (const n of [2, 3, 4, 5, 6]) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      later.push(call(handle, n, responses));
+    }
+    const first = await busy;
+    const results = await Promise.all(later);
+    expect(results.map((result) => returned(result).n)).toEqual([2, 3, 4, 5, 6]);
+    // One worker, the busy call's, ran all of them, one request after the other: no other started.
+    expect(new Set([first, ...results].map((result) => returned(result).worker))).toEqual(
+      new Set([returned(warm).worker]),
+    );
+    const orders = results.map((result) => returned(result).order);
+    expect(orders).toEqual(orders.map((_, index) => returned(first).order + 1 + index));
+  });
+
+  it('a request that runs past what its quick calls may take stops holding its place under the cap', async () => {
+    // Quick means at most 20 ms a call: a request of MAX_GATHERED of them may take 640 ms.
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 20, gatherRequests: 1 });
+    const handle = await openStep(sandbox, 'gathered-slow-request');
+    const responses = new Map<number, HttpResponse>();
+    expect((await call(handle, 0, responses)).ok).toBe(true);
+    const settled: number[] = [];
+    const busy = call(handle, 1, responses, { mode: 'busy' }).then((result) => {
+      settled.push(1);
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const quick = call(handle, 2, responses).then((result) => {
+      settled.push(2);
+      return result;
+    });
+    const [slow, other] = await Promise.all([busy, quick]);
+    // The quick call went out while the busy one still ran, to the group's other worker.
+    expect(settled).toEqual([2, 1]);
+    expect(returned(other).worker).not.toBe(returned(slow).worker);
+  });
+
   it('calls of a component whose last call was slower than the limit go one request each, side by side', async () => {
     const sandbox = sandboxWith({ maxWorkersPerGroup: 2 });
     const file = path.join(sourcesDir, 'gathered-slow.mjs');

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { keepLabels, relabelError, relabelLog, type Relabel } from './source-label.js';
 import { AppError, type SerializedError } from '@tributary/contracts';
 import {
@@ -126,13 +127,27 @@ interface Gathered {
 }
 
 /**
- * What the handles on one component in one group share about its concurrent calls: the calls of
- * this turn of the event loop, sent together at its end, and how long the last one ran in its
- * worker (ms; null before the first).
+ * The gathered requests of one worker group's components in flight now (counted against the cap),
+ * and the gatherings whose calls wait for one of them to end, first come first served, each with
+ * what sends them.
+ */
+export class GatheredRequests {
+  sending = 0;
+  readonly waiting = new Map<CallGathering, () => void>();
+}
+
+/**
+ * What the handles on one component in one group share about its concurrent calls: the calls
+ * waiting to go out (those of this turn of the event loop, and those held back while the group's
+ * requests are at the cap), whether a send is due, and how long the last call ran in its worker
+ * (ms; null before the first).
  */
 export class CallGathering {
   calls: Gathered[] = [];
+  scheduled = false;
   recentMs: number | null = null;
+
+  constructor(readonly requests: GatheredRequests = new GatheredRequests()) {}
 }
 
 /**
@@ -142,7 +157,14 @@ export class CallGathering {
  */
 export const QUICK_CALL_MS = 5;
 /** Most calls gathered into one request. */
-const MAX_GATHERED = 8;
+export const MAX_GATHERED = 32;
+/**
+ * Gathered requests of one worker group in flight at once, by default: one per core. Quick calls
+ * keep a core busy while they run, so more requests at once only spread the same work over more
+ * worker processes, each woken for a smaller request; the calls held back meanwhile go together in
+ * the next one.
+ */
+export const GATHERED_REQUESTS = Math.max(2, availableParallelism());
 
 /** Tries a request gets when the workers it was queued on die before sending it. */
 const MAX_UNSENT_RETRIES = 3;
@@ -171,6 +193,8 @@ export class ComponentHandle {
       readonly gathering?: CallGathering;
       /** Concurrent calls are gathered while the last one ran at most this long (ms; QUICK_CALL_MS). */
       readonly gatherQuickMs?: number;
+      /** Gathered requests of this component in flight at once (GATHERED_REQUESTS). */
+      readonly gatherRequests?: number;
     },
   ) {
     this.gathering = settings.gathering ?? new CallGathering();
@@ -294,33 +318,76 @@ export class ComponentHandle {
    * each: a worker woken once runs them one after the other, and the host writes one message.
    */
   private gather(call: Gathered): void {
+    this.gathering.calls.push(call);
+    this.scheduleGathered();
+  }
+
+  /** Sends the waiting calls at the end of this turn of the event loop (once, however many wait). */
+  private scheduleGathered(): void {
     const gathering = this.gathering;
-    gathering.calls.push(call);
-    if (gathering.calls.length === 1) setImmediate(() => this.sendGathered());
+    if (gathering.scheduled) return;
+    gathering.scheduled = true;
+    setImmediate(() => {
+      gathering.scheduled = false;
+      this.sendGathered();
+    });
   }
 
+  /**
+   * Sends waiting calls, oldest first, in requests of up to MAX_GATHERED while fewer than the cap
+   * of gathered requests are in flight; the rest wait for one of those to end.
+   */
   private sendGathered(): void {
-    const calls = this.gathering.calls;
-    this.gathering.calls = [];
-    // One request carries one deadline per item: calls with different deadlines go apart.
-    const byDeadline = new Map<number, Gathered[]>();
-    for (const call of calls) {
-      const same = byDeadline.get(call.request.timeoutMs);
-      if (same) same.push(call);
-      else byDeadline.set(call.request.timeoutMs, [call]);
+    const gathering = this.gathering;
+    const { requests } = gathering;
+    const cap = this.settings.gatherRequests ?? GATHERED_REQUESTS;
+    requests.waiting.delete(gathering);
+    while (gathering.calls.length > 0 && requests.sending < cap) {
+      // One request carries one deadline for its items: it takes the calls of the first one's.
+      const timeoutMs = gathering.calls[0]?.request.timeoutMs;
+      const batch: Gathered[] = [];
+      const rest: Gathered[] = [];
+      for (const call of gathering.calls) {
+        if (batch.length < MAX_GATHERED && call.request.timeoutMs === timeoutMs) batch.push(call);
+        else rest.push(call);
+      }
+      gathering.calls = rest;
+      this.send(batch);
     }
-    for (const same of byDeadline.values())
-      for (let start = 0; start < same.length; start += MAX_GATHERED)
-        this.dispatch(same.slice(start, start + MAX_GATHERED));
+    if (gathering.calls.length > 0) requests.waiting.set(gathering, () => this.scheduleGathered());
   }
 
-  private dispatch(calls: readonly Gathered[]): void {
+  /**
+   * Sends gathered calls as one request, counted against the cap until it ends or has run as long
+   * as a full request of quick calls may (a call that turned slow must not hold the others back).
+   */
+  private send(calls: readonly Gathered[]): void {
+    const { requests } = this.gathering;
+    requests.sending += 1;
+    let counted = true;
+    const uncount = (): void => {
+      if (!counted) return;
+      counted = false;
+      requests.sending -= 1;
+      // The request's place goes to the gathering that has waited longest.
+      const [next] = requests.waiting;
+      if (!next) return;
+      requests.waiting.delete(next[0]);
+      next[1]();
+    };
+    const slow = setTimeout(uncount, MAX_GATHERED * (this.settings.gatherQuickMs ?? QUICK_CALL_MS)).unref();
+    void this.dispatch(calls).finally(() => {
+      clearTimeout(slow);
+      uncount();
+    });
+  }
+
+  /** Runs the calls (one alone, several in one request); settles when every one has its result. */
+  private dispatch(calls: readonly Gathered[]): Promise<void> {
     const [only] = calls;
-    if (calls.length === 1 && only) {
-      this.invokeAlone(only.request, only.callbacks).then(only.resolve, only.reject);
-      return;
-    }
-    void this.invokeEach(calls);
+    if (calls.length === 1 && only)
+      return this.invokeAlone(only.request, only.callbacks).then(only.resolve, only.reject);
+    return this.invokeEach(calls);
   }
 
   /**
@@ -374,7 +441,7 @@ export class ComponentHandle {
     const failed = calls[done];
     if (failed) failed.resolve(this.noted(failed.request, this.rebuild(failed.request.kind, streamed, failure)));
     const unstarted = calls.slice(done + 1);
-    if (unstarted.length > 0) this.dispatch(unstarted);
+    if (unstarted.length > 0) this.send(unstarted);
   }
 
   /**

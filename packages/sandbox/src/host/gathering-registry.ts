@@ -1,4 +1,4 @@
-import { CallGathering } from './component-handle.js';
+import { CallGathering, GatheredRequests } from './component-handle.js';
 
 /**
  * Most gatherings kept: one per component version and worker group that was called. Past it, the
@@ -15,6 +15,8 @@ export const MAX_GATHERINGS = 2048;
 export class GatheringRegistry {
   /** In order of last use, least recent first (a Map keeps insertion order). */
   private readonly byKey = new Map<string, CallGathering>();
+  /** The requests in flight of each group, which its components' gatherings share. */
+  private readonly groups = new Map<string, GatheredRequests>();
 
   constructor(private readonly max = MAX_GATHERINGS) {}
 
@@ -22,21 +24,37 @@ export class GatheringRegistry {
     return this.byKey.size;
   }
 
-  /** The gathering of `key`, made when there is none, now the most recently used. */
-  of(key: string): CallGathering {
+  /** The gathering of a component (`slot`) in `group`, made when there is none, now the most recently used. */
+  of(group: string, slot: string): CallGathering {
+    const key = `${group}\n${slot}`;
     let gathering = this.byKey.get(key);
     if (gathering) this.byKey.delete(key);
-    else gathering = new CallGathering();
+    else gathering = new CallGathering(this.requestsOf(group));
     this.byKey.set(key, gathering);
     if (this.byKey.size > this.max) this.dropIdle();
     return gathering;
   }
 
-  /** Drops least recently used gatherings down to the limit, skipping any with calls waiting to go out. */
+  private requestsOf(group: string): GatheredRequests {
+    let requests = this.groups.get(group);
+    if (!requests) {
+      requests = new GatheredRequests();
+      this.groups.set(group, requests);
+    }
+    return requests;
+  }
+
+  /**
+   * Drops least recently used gatherings down to the limit, skipping any with calls waiting to go
+   * out; then the groups none of the kept gatherings belongs to, unless requests of theirs are out.
+   */
   private dropIdle(): void {
     for (const [key, gathering] of this.byKey) {
-      if (this.byKey.size <= this.max) return;
+      if (this.byKey.size <= this.max) break;
       if (gathering.calls.length === 0) this.byKey.delete(key);
     }
+    const kept = new Set([...this.byKey.values()].map((gathering) => gathering.requests));
+    for (const [group, requests] of this.groups)
+      if (!kept.has(requests) && requests.sending === 0) this.groups.delete(group);
   }
 }

@@ -23,7 +23,7 @@ import {
 } from '../packages/package-installer.js';
 import { addressChecker, DEFAULT_EGRESS, type EgressPolicy } from '../egress/address-policy.js';
 import { EgressProxy } from '../egress/egress-proxy.js';
-import { ComponentHandle, QUICK_CALL_MS, type LoadedComponent } from './component-handle.js';
+import { ComponentHandle, GATHERED_REQUESTS, QUICK_CALL_MS, type LoadedComponent } from './component-handle.js';
 import { GatheringRegistry } from './gathering-registry.js';
 import { assertReachableByOthers, installHarness } from './harness-paths.js';
 import { detectIsolation, type IsolationOptions, type IsolationReport } from './isolation.js';
@@ -60,6 +60,11 @@ export interface SandboxOptions {
    * gathered, per turn of the event loop, into one request (ComponentHandle.invoke).
    */
   readonly gatherQuickMs?: number;
+  /**
+   * Gathered requests of one component in flight at once (default: one per core, at least 2); the
+   * calls made meanwhile wait and go together in the next request.
+   */
+  readonly gatherRequests?: number;
   /** Size of a worker's private /tmp when bubblewrap provides one (default 64 MB). */
   readonly tmpSizeMb?: number;
   readonly isolation?: IsolationOptions;
@@ -233,8 +238,9 @@ export class Sandbox {
       relabel: prepared.relabel,
       // One per component and group, however many handles are opened on it (the engine opens one
       // per call): concurrent calls made in the same turn are gathered across them.
-      gathering: this.gatherings.of(`${group}\n${slot}`),
+      gathering: this.gatherings.of(group, slot),
       gatherQuickMs: this.options.gatherQuickMs ?? QUICK_CALL_MS,
+      gatherRequests: this.options.gatherRequests ?? GATHERED_REQUESTS,
       discard: () => {
         // A shared worker serves other components: it stays, and forgets nothing it may need again.
         if (this.placement === 'dedicated') this.pool.dropGroup(group);
