@@ -83,6 +83,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     notify: options.notify,
     ...(options.reserve ? { reserve: options.reserve } : {}),
     ...(options.httpSlotWaitMs !== undefined ? { httpSlotWaitMs: options.httpSlotWaitMs } : {}),
+    expectRun: (workflowId, version) => executor.expect(workflowId, version),
     testStep: (workflowId, step, steps) => executor.testStep(workflowId, step, steps),
     ...(options.onDeleted ? { onDeleted: options.onDeleted } : {}),
     ...(options.checkSends ? { checkSends: options.checkSends } : {}),

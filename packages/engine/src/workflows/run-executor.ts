@@ -12,6 +12,7 @@ import { sealedAt } from '../secrets/sealed-places.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
 import { splitExpressions, withEvaluated } from './step-expressions.js';
 import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
+import { StepHandles } from './step-handles.js';
 import { stepsData } from './steps-data.js';
 import { TrimPacer } from './trim-pacer.js';
 import { VersionCache } from './version-cache.js';
@@ -67,9 +68,30 @@ export const DEAD = 'INTERNAL';
 export class RunExecutor {
   private readonly versions: VersionCache;
   private readonly trimming = new TrimPacer();
+  private readonly handles: StepHandles;
 
   constructor(private readonly options: RunExecutorOptions) {
     this.versions = new VersionCache((workflowId, version) => options.store.getVersion(workflowId, version));
+    this.handles = new StepHandles(async (componentId) =>
+      options.executor.handle(await options.components.get(componentId), OWNER_ID),
+    );
+  }
+
+  /**
+   * A run of `version` is being stored and will step at once in this turn of the event loop: its
+   * first step's call goes out at the end of the turn (ComponentHandle.expectCall). Never throws.
+   */
+  async expect(workflowId: string, version: number): Promise<void> {
+    const first = (await this.versions.get(workflowId, version).catch(() => null))?.steps[0];
+    if (first) await this.expectStep(first);
+  }
+
+  private async expectStep(step: PlanStep): Promise<void> {
+    try {
+      (await this.handles.get(step.componentId)).expectCall();
+    } catch {
+      // Only a hint: the step's own call reports what failed.
+    }
   }
 
   /**
@@ -185,7 +207,13 @@ export class RunExecutor {
       ...stepOutcome({ run, step, index, later, isLast, result, record, now: this.options.now() }),
       startRuns,
     };
-    await this.commit(checkpoint);
+    const next = version.steps[index + 1];
+    if (next && checkpoint.run.status === 'running' && checkpoint.queue.kind === 'keep') {
+      // The next step's call is made as the commit resolves, in the same turn: say so before.
+      await Promise.all([this.commit(checkpoint), this.expectStep(next)]);
+    } else {
+      await this.commit(checkpoint);
+    }
     for (const started of startRuns) this.options.notify(started.queueKey);
     if (record.sends.length > 0 && this.options.deliver) {
       await this.options
@@ -245,8 +273,7 @@ export class RunExecutor {
     let props = openProps(step.props, this.options.box, (prop) =>
       sealedAt.workflowStepProp(workflowId, step.name, prop),
     );
-    const component = await this.options.components.get(step.componentId);
-    const handle = await this.options.executor.handle(component, OWNER_ID);
+    const handle = await this.handles.get(step.componentId);
     const describedProps = handle.info.props as unknown as AppPropDescription[];
     const appProps = new Set(describedProps.filter((prop) => prop.type === 'app').map((prop) => prop.name));
     let { fixed, expressions } = splitExpressions(props);

@@ -52,6 +52,8 @@ export interface WorkflowServiceOptions {
    * the run is queued and `notify` told). Without it every run goes through the queue.
    */
   readonly reserve?: (queueKey: string, waitMs: number) => Promise<HeldSlot<RunRow> | null>;
+  /** A run of this version is being stored to step at once from memory (RunExecutor.expect; never rejects). */
+  readonly expectRun?: (workflowId: string, version: number) => Promise<void>;
   /**
    * How long an HTTP trigger waits for a slot when every one is taken (decision 0021; default 0:
    * its run is queued at once). Other triggers never wait: they come from this platform.
@@ -275,7 +277,10 @@ export class WorkflowService {
     const slot = nextFireAt === undefined ? ((await this.options.reserve?.(queued.queueKey, waitMs)) ?? null) : null;
     const run = slot ? { ...queued, running: true } : queued;
     try {
-      await this.options.store.createRun(run, nextFireAt);
+      const created = this.options.store.createRun(run, nextFireAt);
+      // Stepped at once: its first step's call is made as the commit resolves, in the same turn.
+      if (slot) await Promise.all([created, this.options.expectRun?.(row.id, version)]);
+      else await created;
     } catch (error) {
       slot?.cancel();
       throw error;

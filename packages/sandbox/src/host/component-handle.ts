@@ -274,6 +274,17 @@ export class ComponentHandle {
     return new Promise((resolve, reject) => this.gather({ request, callbacks, resolve, reject }));
   }
 
+  /**
+   * Says a concurrent call of this component will be made later in this turn of the event loop,
+   * after work already scheduled for its end (the engine knows a run's next step while the
+   * previous one's checkpoint waits for its commit): when the call is gathered, its request then
+   * goes out at the end of this turn, not of the next one.
+   */
+  expectCall(): void {
+    const recentMs = this.gathering.recentMs;
+    if (recentMs !== null && recentMs <= (this.settings.gatherQuickMs ?? QUICK_CALL_MS)) this.scheduleGathered();
+  }
+
   private async invokeAlone(request: InvokeRequest, callbacks: InvokeCallbacks): Promise<CallResult> {
     const streamed = new Streamed(request.state, callbacks, this.relabel);
     try {
