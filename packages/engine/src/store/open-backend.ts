@@ -16,6 +16,7 @@ import { SqliteScheduler } from '../scheduler/sqlite-scheduler.js';
 import { EVENT_BIN_SIZE, LOG_SIZE } from '../sources/event-store.js';
 import { describeDatabaseUrl } from './database-url.js';
 import { openDatabase } from './open-database.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 import { openPostgres } from './open-postgres.js';
 import { PostgresStore } from './postgres-store.js';
 import type { Database } from './schema.js';
@@ -73,6 +74,7 @@ export async function openBackend(options: OpenBackendOptions): Promise<StorageB
 async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBackend> {
   const file = path.join(options.dataDir, 'tributary.db');
   const { db, raw } = await openDatabase({ file, log: options.log });
+  const checkpointer = new WalCheckpointer({ file, raw, log: options.log });
   const writes = new SqliteWrites(raw, EVENT_BIN_SIZE, LOG_SIZE);
   return {
     kind: 'sqlite',
@@ -91,6 +93,7 @@ async function openSqliteBackend(options: OpenBackendOptions): Promise<StorageBa
     scheduler: (wiring) => new SqliteScheduler({ db, writes, now: options.now, ...wiring }),
     queueTicks: (ticks) => settle(() => writes.queueTicks(ticks)),
     async close() {
+      await checkpointer.stop();
       await db.destroy();
       if (raw.open) raw.close();
     },
