@@ -96,6 +96,8 @@ export class WalCheckpointer {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // Waited for: unreferenced, a process with nothing else left would end while it stops.
+    this.thread.ref();
     this.thread.postMessage('stop');
     await this.exited;
   }
