@@ -8,7 +8,7 @@ import type { RunRow, StepRow } from './workflow-store.js';
 export function stepsData(run: RunRow, done: readonly StepRow[]): Record<string, unknown> {
   const steps: Record<string, unknown> = {
     trigger: {
-      event: JSON.parse(run.event) as unknown,
+      event: run.eventValue !== undefined ? run.eventValue : (JSON.parse(run.event) as unknown),
       context: {
         id: run.id,
         ts: new Date(run.createdAt).toISOString(),

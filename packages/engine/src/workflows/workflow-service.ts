@@ -285,7 +285,7 @@ export class WorkflowService {
       slot?.cancel();
       throw error;
     }
-    if (slot) slot.start(heldEntry(run), heldRun(run));
+    if (slot) slot.start(heldEntry(run), heldRun(run, event));
     else this.options.notify(run.queueKey);
     return run.id;
   }
@@ -438,8 +438,8 @@ function heldEntry(run: NewRun): QueuedInvocation {
   return { ...runEntry(run), attempts: 0, notBefore: 0, lastError: null };
 }
 
-/** The record `createRun` stored for a run its creator steps at once. */
-function heldRun(run: NewRun): RunRow {
+/** The record `createRun` stored for a run its creator steps at once, with its event as given. */
+function heldRun(run: NewRun, event: unknown): RunRow {
   return {
     id: run.id,
     workflowId: run.workflowId,
@@ -447,6 +447,7 @@ function heldRun(run: NewRun): RunRow {
     trigger: run.trigger,
     status: 'running',
     event: run.event,
+    eventValue: event ?? null,
     nextStep: 0,
     exit: null,
     error: null,

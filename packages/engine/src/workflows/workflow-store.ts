@@ -50,6 +50,12 @@ export interface RunRow {
   readonly status: RunStatusT;
   /** JSON text of the trigger event. */
   readonly event: string;
+  /**
+   * The trigger event as its trigger gave it, on a run its creator steps from memory (decision
+   * 0020): `event` need not be parsed back. Steps see the event only through JSON (the worker
+   * channel), so they see the same either way.
+   */
+  readonly eventValue?: unknown;
   /** Index of the first step not checkpointed yet. */
   readonly nextStep: number;
   readonly exit: { reason: string | null } | null;

@@ -196,6 +196,26 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       const page = await backend.workflows.listRuns('wf_1', { limit: 10 });
       expect(page.data.map((row) => row.id)).toEqual(['wfr_3', 'wfr_2']);
       expect((await backend.workflows.getWorkflow('wf_1'))?.runsDropped).toBe(2);
+      // A dropped run's steps go with it; a kept run keeps its own.
+      expect(await backend.workflows.stepsOf('wfr_0')).toEqual([]);
+      expect((await backend.workflows.stepsOf('wfr_3')).map((row) => row.index)).toEqual([1]);
+      // Nothing past the limit: nothing dropped, nothing counted.
+      expect(await backend.workflows.trimRuns('wf_1', 2)).toBe(0);
+      expect((await backend.workflows.getWorkflow('wf_1'))?.runsDropped).toBe(2);
+    });
+
+    it('never drops a run past the limit that has work left', async () => {
+      await backend.workflows.createRun(run('wfr_open', T0));
+      await backend.workflows.checkpoint(step('wfr_open', 0, { kind: 'keep' }, 'running'));
+      for (let i = 1; i < 4; i += 1) {
+        await backend.workflows.createRun(run(`wfr_${i}`, T0 + i));
+        await backend.workflows.checkpoint(step(`wfr_${i}`, 1, { kind: 'remove' }, 'succeeded'));
+      }
+      // Keeping 1: the two older finished runs go; the oldest, still running, stays with its step.
+      expect(await backend.workflows.trimRuns('wf_1', 1)).toBe(2);
+      const page = await backend.workflows.listRuns('wf_1', { limit: 10 });
+      expect(page.data.map((row) => row.id)).toEqual(['wfr_3', 'wfr_open']);
+      expect((await backend.workflows.stepsOf('wfr_open')).map((row) => row.index)).toEqual([0]);
     });
 
     it('fires a due timer tick once, however many checkers saw it due', async () => {

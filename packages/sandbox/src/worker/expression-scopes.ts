@@ -22,12 +22,25 @@ const EVALUATOR_SOURCE = String.raw`(() => {
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const compile = Function;
+  // Compiled expressions by source: every run of a workflow evaluates the same few, and compiling
+  // one costs far more than calling it. Each is a pure function of 'steps'.
+  const compiled = new Map();
+  const MAX_COMPILED = 256;
+  const compiledOf = (source) => {
+    let fn = compiled.get(source);
+    if (fn === undefined) {
+      fn = compile('steps', '"use strict"; return (' + source + '\n);');
+      if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value);
+      compiled.set(source, fn);
+    }
+    return fn;
+  };
   return (input) => {
     const { props, steps } = parse(input);
     const failure = { prop: null, message: null };
     const evaluate = (source, prop) => {
       try {
-        return compile('steps', '"use strict"; return (' + source + '\n);')(steps);
+        return compiledOf(source)(steps);
       } catch (error) {
         failure.prop = prop;
         failure.message = '{{ ' + source.trim() + ' }} threw: ' + (error && error.message ? error.message : String(error));
