@@ -107,6 +107,33 @@ describe('prop expressions evaluated in the step worker', () => {
     expect((await run(handle, 'wf_a', 'plain')).returnValue).toMatchObject({ runs: 1 });
   });
 
+  it('gives every expression the values it reads, however it reads steps (only the fields named cross when it names them)', async () => {
+    const handle = await openStep();
+    const cases: [string, unknown][] = [
+      // Member chains: only these fields are copied into the realm, with the same values.
+      ['{{ steps.trigger.event.who.toUpperCase() }}', 'ADA'],
+      ['{{ steps.trigger.event.list.length + steps.trigger.event.list[1] }}', 4],
+      ['{{ typeof steps.trigger.event.nothing }}', 'undefined'],
+      // Anything else sees all of steps.
+      ['{{ Object.keys(steps.trigger.event).join() }}', 'who,list'],
+      ['{{ Object.keys(steps).join() + steps.trigger.event.who }}', 'triggerAda'],
+      ['{{ steps["trigger"].event.who }}', 'Ada'],
+      ['{{ Object.keys(arguments[0].trigger.event).join() }}', 'who,list'],
+      ['{{ Object.keys(eval("steps").trigger.event).join() }}', 'who,list'],
+      ['{{ Object.keys(st\\u0065ps.trigger.event).join() }}', 'who,list'],
+      ['{{ JSON.stringify({ ...steps }) }}', '{"trigger":{"event":{"who":"Ada","list":[1,2]}}}'],
+    ];
+    for (const [expression, value] of cases) {
+      const result = await run(handle, 'wf_a', {
+        both: [expression, `${expression} and {{ steps.trigger.event.who }}`],
+      });
+      expect(result.expressions, expression).toEqual({
+        ok: true,
+        props: { value: { both: [value, `${String(value)} and Ada`] } },
+      });
+    }
+  });
+
   it('stops a runaway expression at the deadline as it stops runaway code: the worker is replaced', async () => {
     const handle = await openStep();
     const before = await run(handle, 'wf_a', '{{ 1 }}');

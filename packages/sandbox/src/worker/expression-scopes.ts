@@ -11,6 +11,7 @@
 import { errorMessage } from '@tributary/contracts/errors';
 import vm from 'node:vm';
 import type { ExpressionsOutcome } from '../protocol/messages.js';
+import { pickSteps, stepsPathsOf, type StepsPath } from './steps-read.js';
 
 /**
  * Runs inside a scope's context. A string that is one whole expression becomes the expression's
@@ -92,9 +93,14 @@ interface Scope {
 
 /** Contexts kept per worker; the least recently used one goes past this (its globals with it). */
 const MAX_SCOPES = 32;
+/** Expressions whose reading of `steps` is kept (a workflow's runs evaluate the same few). */
+const MAX_READINGS = 256;
+const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
+const ANY = /\{\{([\s\S]*?)\}\}/g;
 
 export class ExpressionScopes {
   private readonly scopes = new Map<string, Scope>();
+  private readonly readings = new Map<string, StepsPath[] | null>();
 
   /**
    * Evaluates `props` against `steps` in `scope`'s context. No `vm` timeout: it starts a watchdog
@@ -104,7 +110,7 @@ export class ExpressionScopes {
    */
   evaluate(scope: string, props: Record<string, unknown>, steps: unknown): ExpressionsOutcome {
     const { context } = this.scopeOf(scope);
-    const input = JSON.stringify({ props, steps: steps ?? {} });
+    const input = JSON.stringify({ props, steps: this.readBy(props, steps ?? {}) });
     Object.defineProperty(context, '__tributaryInput', { value: input, configurable: true, writable: true });
     let output: unknown;
     try {
@@ -118,6 +124,22 @@ export class ExpressionScopes {
     }
     // A value that is not JSON (undefined) leaves its key out, as JSON.stringify does.
     return JSON.parse(String(output)) as ExpressionsOutcome;
+  }
+
+  /** The part of `steps` the expressions of `props` read (steps-read.ts), or all of it. */
+  private readBy(props: Record<string, unknown>, steps: unknown): unknown {
+    const paths: StepsPath[] = [];
+    for (const source of expressionSources(props)) {
+      let reading = this.readings.get(source);
+      if (reading === undefined) {
+        reading = stepsPathsOf(source);
+        if (this.readings.size >= MAX_READINGS) this.readings.clear();
+        this.readings.set(source, reading);
+      }
+      if (reading === null) return steps;
+      paths.push(...reading);
+    }
+    return pickSteps(steps, paths) ?? steps;
   }
 
   private scopeOf(name: string): Scope {
@@ -145,4 +167,18 @@ export class ExpressionScopes {
     }
     return scope;
   }
+}
+
+/** The source of every `{{ }}` expression in the prop values, as the evaluator finds them. */
+function expressionSources(value: unknown, into: string[] = []): string[] {
+  if (typeof value === 'string') {
+    const whole = WHOLE.exec(value);
+    if (whole?.[1] !== undefined && !whole[1].includes('}}')) into.push(whole[1]);
+    else for (const match of value.matchAll(ANY)) into.push(match[1] ?? '');
+  } else if (Array.isArray(value)) {
+    for (const item of value) expressionSources(item, into);
+  } else if (value !== null && typeof value === 'object') {
+    for (const item of Object.values(value)) expressionSources(item, into);
+  }
+  return into;
 }
