@@ -51,6 +51,10 @@ export class MemoryPubSub implements PubSub {
     return this.replies.wait(invocationId, signal);
   }
 
+  cancelReplyWait(invocationId: string, reason: unknown): void {
+    this.replies.cancel(invocationId, reason);
+  }
+
   publishReply(invocationId: string, response: HttpResponse | null): void {
     if (!this.closed) this.replies.deliver(invocationId, response);
   }

@@ -153,6 +153,10 @@ export class RedisPubSub implements PubSub {
     return waiting;
   }
 
+  cancelReplyWait(invocationId: string, reason: unknown): void {
+    this.replies.cancel(invocationId, reason);
+  }
+
   publishReply(invocationId: string, response: HttpResponse | null): void {
     this.publisher
       .eval(

@@ -60,6 +60,15 @@ export class ReplyWaiters {
     });
   }
 
+  /** Rejects the wait for `invocationId` with `reason` and forgets it; nothing when there is none. */
+  cancel(invocationId: string, reason: unknown): void {
+    const waiter = this.waiters.get(invocationId);
+    if (!waiter) return;
+    this.waiters.delete(invocationId);
+    waiter.detach();
+    waiter.reject(reason);
+  }
+
   /** Hands the reply to its waiter, or keeps it for one that comes late; only the first counts. */
   deliver(invocationId: string, reply: Reply): void {
     const waiter = this.waiters.get(invocationId);

@@ -272,6 +272,26 @@ export function pubSubContract(name: string, factory: PubSubFactory): void {
         expect(() => a.publishReply(invocation, response('too late'))).not.toThrow();
       });
 
+      it('rejects a wait cancelled by its id with the reason, and forgets the waiter', async () => {
+        const { a, b } = await open();
+        const invocation = id('inv');
+        const neighbour = id('inv');
+        const waiting = b.awaitReply(invocation);
+        const other = b.awaitReply(neighbour);
+        expect(b.stats().replyWaiters).toBe(2);
+        const reason = new Error('deadline');
+        b.cancelReplyWait(invocation, reason);
+        await expect(waiting).rejects.toBe(reason);
+        expect(b.stats().replyWaiters).toBe(1);
+        // Only the wait for that id: another id's wait is untouched, an id nobody waits for is nothing.
+        b.cancelReplyWait(id('inv'), reason);
+        b.cancelReplyWait(invocation, new Error('twice'));
+        a.publishReply(neighbour, response('kept'));
+        await expect(other).resolves.toEqual(response('kept'));
+        expect(b.stats().replyWaiters).toBe(0);
+        expect(() => a.publishReply(invocation, response('too late'))).not.toThrow();
+      });
+
       it('refuses to wait on a signal that is already aborted', async () => {
         const { b } = await open();
         const reason = new Error('client gone');
