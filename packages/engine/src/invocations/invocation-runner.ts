@@ -14,6 +14,7 @@ import { outcomeOf } from '../metrics/invocation-outcome.js';
 import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
 import type { RecentFailure } from '../health/recent-failures.js';
 import type { LogFields, Logger } from '../ports/logger.js';
+import { Stopper } from './stopper.js';
 import { RunSlots, type SlotsSnapshot } from './run-slots.js';
 import { RunStopped, stopWhy, type StopReason } from './stop-reason.js';
 
@@ -135,7 +136,7 @@ export class InvocationRunner<Held = never> {
    */
   private readonly heldOff = new Map<string, number>();
   /** How to stop each source's run in flight (stopRuns): one at most per source. */
-  private readonly stoppers = new Map<string, AbortController>();
+  private readonly stoppers = new Map<string, Stopper>();
   /** Ends listening for stop requests from other processes (set while started). */
   private stopListening: Unsubscribe | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -272,7 +273,7 @@ export class InvocationRunner<Held = never> {
    */
   stopRuns(sourceId: string, because: StopReason = 'deleted'): boolean {
     const stopper = this.stoppers.get(sourceId);
-    if (!stopper || stopper.signal.aborted) return false;
+    if (!stopper || stopper.aborted) return false;
     this.options.logger.info(
       { source_id: sourceId },
       `the run of ${sourceId} in flight was stopped: ${stopWhy(because)}`,
@@ -529,14 +530,13 @@ export class InvocationRunner<Held = never> {
 
   private run(sourceId: string, rows: readonly QueuedInvocation[], limit: number, held?: Held): void {
     // Registered before the lock is awaited: a delete that comes meanwhile stops this run before it starts.
-    const stopper = new AbortController();
+    const stopper = new Stopper();
     this.stoppers.set(sourceId, stopper);
-    const work = this.execute(sourceId, rows, stopper.signal, held).finally(async () => {
+    const work = this.execute(sourceId, rows, stopper, held).finally(async () => {
       if (this.stoppers.get(sourceId) === stopper) this.stoppers.delete(sourceId);
       // A customResponse caller of a run stopped by a delete gets its answer now, not at its own
       // timeout; one stopped by an update waits on for the answer of the invocation's run again.
-      if (stopper.signal.aborted && !stoppedByUpdate(stopper.signal))
-        for (const row of rows) this.respond(row.id, null);
+      if (stopper.aborted && !stoppedByUpdate(stopper.reason)) for (const row of rows) this.respond(row.id, null);
       await this.options.queue.release(sourceId).catch(() => undefined);
       this.doneRunning(sourceId);
       // Only a source with a backlog (its claim came back full) waits: one that keeps up with its
@@ -547,7 +547,7 @@ export class InvocationRunner<Held = never> {
       // whose lock does not hold this one back, and a turn now would run the entries it is about
       // to remove or to run with the new code; the update, or a refused delete, gives the source
       // its turn back (`notify`, SourceService's `resumeRuns`).
-      if (this.options.workflows?.single?.(sourceId) !== true && !stopper.signal.aborted) this.pending.add(sourceId);
+      if (this.options.workflows?.single?.(sourceId) !== true && !stopper.aborted) this.pending.add(sourceId);
       this.inFlight.delete(work);
       this.wake();
     });
@@ -589,7 +589,7 @@ export class InvocationRunner<Held = never> {
   private async execute(
     sourceId: string,
     queued: readonly QueuedInvocation[],
-    signal: AbortSignal,
+    stopper: Stopper,
     held?: Held,
   ): Promise<void> {
     const { executor, components, locks, store, queue } = this.options;
@@ -606,6 +606,7 @@ export class InvocationRunner<Held = never> {
         }
         return;
       }
+      const signal = stopper.signal;
       await locks.run(sourceId, async () => {
         if (signal.aborted) return;
         const source = await store.getSource(sourceId);
@@ -656,7 +657,7 @@ export class InvocationRunner<Held = never> {
       });
     } catch (error) {
       // Stopped by the shutdown or a delete, not failed: the entries stay queued as they were.
-      if (this.abandoned || signal.aborted) return;
+      if (this.abandoned || stopper.aborted) return;
       if (await this.deletedMeanwhile(sourceId)) {
         // Deleted by another process whose stop request this one missed: its results were refused
         // (the source is gone), as they would have been discarded had the stop arrived; nothing
@@ -852,6 +853,6 @@ export interface HeldSlot<Held> {
   cancel(): void;
 }
 
-function stoppedByUpdate(signal: AbortSignal): boolean {
-  return signal.reason instanceof RunStopped && signal.reason.because === 'updated';
+function stoppedByUpdate(reason: unknown): boolean {
+  return reason instanceof RunStopped && reason.because === 'updated';
 }
