@@ -24,6 +24,8 @@ export type { Dependency } from './packages/dependency-plan.js';
 export { PackageInstaller } from './packages/package-installer.js';
 export type { InstallProgress, InstalledPackages, PackageLock } from './packages/package-installer.js';
 export { MAX_BATCH_ITEMS, PROTOCOL_VERSION } from './protocol/messages.js';
+export { EventPacking, packEvent, unpackEvent } from './protocol/event-packing.js';
+export type { PackedEvent } from './protocol/event-packing.js';
 export type { ComponentInfo, ExpressionsOutcome, PropsInfo } from './protocol/messages.js';
 export { addressChecker, DEFAULT_EGRESS, egressFromEnv, isPrivateAddress } from './egress/address-policy.js';
 export type { EgressPolicy } from './egress/address-policy.js';

@@ -214,6 +214,15 @@ describe('/v1/workflows', () => {
       trigger: 'http',
       steps: [{ name: 'answer' }, { name: 'greet', exports: { greeting: 'Hello, ada@example.com!' } }],
     });
+    // Stored with its body once, shown whole: parsed, and as sent in `bodyRaw` and `rawBody`; a
+    // replay reads it back from the store and runs with the same event.
+    const sent = JSON.stringify({ email: 'ada@example.com' });
+    const whole = { method: 'POST', body: { email: 'ada@example.com' }, bodyRaw: sent, rawBody: sent };
+    expect(runs[0].event).toMatchObject(whole);
+    const replay = await harness.request('POST', `/v1/workflow-runs/${runs[0].id}/replay`);
+    const replayed = await finishedRun(replay.body.data.run_id);
+    expect(replayed).toMatchObject({ trigger: 'replay', status: 'succeeded', event: whole });
+    expect(replayed.event).toEqual(runs[0].event);
   });
 
   it('answers 200 at once at an endpoint without custom_response, and 404 once deactivated', async () => {

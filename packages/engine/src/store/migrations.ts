@@ -434,6 +434,13 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // A run's trigger event is stored packed when an HTTP event holds its body three times
+    // (`bodyRaw`, `rawBody`, `body`): the column names how to rebuild it (event-packing.ts).
+    '0012-run-event-packing': {
+      async up(db: Kysely<unknown>): Promise<void> {
+        await db.schema.alterTable('workflow_runs').addColumn('event_packing', types.text).execute();
+      },
+    },
   };
 }
 

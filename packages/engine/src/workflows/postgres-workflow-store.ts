@@ -427,6 +427,7 @@ async function insertRunRecord(db: Db, run: Omit<NewRun, 'queueKey'>): Promise<v
       trigger: run.trigger,
       status: createdStatus(run),
       event: run.event,
+      event_packing: run.eventPacking ?? null,
       next_step: 0,
       created_at: run.createdAt,
     })

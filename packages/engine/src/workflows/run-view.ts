@@ -1,3 +1,4 @@
+import { runEvent } from './run-event.js';
 import type { StepRunT, WorkflowRunT } from '@tributary/contracts';
 import type { RunRow, StepRow } from './workflow-store.js';
 
@@ -9,7 +10,7 @@ export function describeRun(run: RunRow, steps: readonly StepRow[]): WorkflowRun
     version: run.version,
     trigger: run.trigger,
     status: run.status,
-    event: JSON.parse(run.event) as unknown,
+    event: runEvent(run),
     steps: steps.map(toStepRun),
     exit: run.exit,
     error: run.error,

@@ -226,8 +226,17 @@ export class SqliteWorkflowStore implements WorkflowStore {
 
   private insertRunRecord(run: Omit<NewRun, 'queueKey'>): void {
     this.sql(
-      'INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, next_step, created_at) VALUES (?, ?, ?, ?, ?, ?, 0, ?)',
-    ).run(run.id, run.workflowId, run.version, run.trigger, createdStatus(run), run.event, run.createdAt);
+      'INSERT OR IGNORE INTO workflow_runs (id, workflow_id, version, trigger, status, event, event_packing, next_step, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)',
+    ).run(
+      run.id,
+      run.workflowId,
+      run.version,
+      run.trigger,
+      createdStatus(run),
+      run.event,
+      run.eventPacking ?? null,
+      run.createdAt,
+    );
   }
 
   /** A run and its queue entry (inside the caller's transaction). */

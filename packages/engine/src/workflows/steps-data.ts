@@ -1,3 +1,4 @@
+import { runEvent } from './run-event.js';
 import type { RunRow, StepRow } from './workflow-store.js';
 
 /**
@@ -8,7 +9,7 @@ import type { RunRow, StepRow } from './workflow-store.js';
 export function stepsData(run: RunRow, done: readonly StepRow[]): Record<string, unknown> {
   const steps: Record<string, unknown> = {
     trigger: {
-      event: run.eventValue !== undefined ? run.eventValue : (JSON.parse(run.event) as unknown),
+      event: runEvent(run),
       context: {
         id: run.id,
         ts: new Date(run.createdAt).toISOString(),

@@ -84,6 +84,7 @@ export function toRun(row: RawRun | undefined): RunRow | null {
     trigger: row.trigger,
     status: row.status,
     event: row.event,
+    eventPacking: row.event_packing,
     nextStep: row.next_step,
     exit: row.exit ? (JSON.parse(row.exit) as RunRow['exit']) : null,
     error: row.error ? (JSON.parse(row.error) as RunRow['error']) : null,

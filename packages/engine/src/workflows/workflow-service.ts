@@ -1,3 +1,4 @@
+import { runEvent } from './run-event.js';
 import {
   AppError,
   isAppError,
@@ -152,7 +153,7 @@ export class WorkflowService {
   async replay(runId: string): Promise<string> {
     const run = await this.runRow(runId);
     const row = await this.row(run.workflowId);
-    return this.startRun(row, row.version, 'replay', JSON.parse(run.event) as unknown);
+    return this.startRun(row, row.version, 'replay', runEvent(run));
   }
 
   async cancel(runId: string): Promise<WorkflowRunT> {
@@ -447,6 +448,7 @@ function heldRun(run: NewRun, event: unknown): RunRow {
     trigger: run.trigger,
     status: 'running',
     event: run.event,
+    eventPacking: run.eventPacking ?? null,
     eventValue: event ?? null,
     nextStep: 0,
     exit: null,

@@ -1,4 +1,5 @@
 import type { SendRecord } from '@tributary/runtime';
+import type { EventPacking } from '@tributary/sandbox';
 import type { RunStatusT, StepStatusT, WorkflowSpecT } from '@tributary/contracts';
 
 export type WorkflowTriggerKind = 'http' | 'timer' | 'source' | 'manual' | 'emit' | 'replay';
@@ -48,8 +49,9 @@ export interface RunRow {
   readonly version: number;
   readonly trigger: WorkflowTriggerKind;
   readonly status: RunStatusT;
-  /** JSON text of the trigger event. */
+  /** JSON text of the trigger event, packed when `eventPacking` says so (read it with `runEvent`). */
   readonly event: string;
+  readonly eventPacking: EventPacking | null;
   /**
    * The trigger event as its trigger gave it, on a run its creator steps from memory (decision
    * 0020): `event` need not be parsed back. Steps see the event only through JSON (the worker
@@ -120,6 +122,8 @@ export interface NewRun {
   readonly version: number;
   readonly trigger: WorkflowTriggerKind;
   readonly event: string;
+  /** How `event` was packed (event-packing.ts); absent or null: stored whole. */
+  readonly eventPacking?: EventPacking | null;
   readonly createdAt: number;
   /** The queue key the run's entry goes under (the workflow's lane, or the run alone). */
   readonly queueKey: string;

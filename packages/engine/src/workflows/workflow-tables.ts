@@ -1,3 +1,4 @@
+import type { EventPacking } from '@tributary/sandbox';
 import type { Generated } from 'kysely';
 import type { RunRow, StepRow, WorkflowRow } from './workflow-store.js';
 
@@ -35,6 +36,8 @@ export type WorkflowTables = {
     trigger: RunRow['trigger'];
     status: RunRow['status'];
     event: string;
+    /** How to rebuild the event from its packed text (event-packing.ts); null: stored whole. */
+    event_packing: EventPacking | null;
     next_step: number;
     exit: string | null;
     error: string | null;

@@ -4,6 +4,8 @@
  * closed and opened again (a restart).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { packEvent } from '@tributary/sandbox';
+import { runEvent } from '../../src/workflows/run-event.js';
 import type { InvocationQueue } from '../../src/ports/invocation-queue.js';
 import type { Checkpoint, NewRun, WorkflowRow, WorkflowStore } from '../../src/workflows/workflow-store.js';
 
@@ -170,6 +172,27 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       const stored = await backend.workflows.getRun('wfr_1');
       expect([stored?.status, stored?.nextStep]).toEqual(['running', 0]);
       expect((await backend.queue.claim(KEY, 1)).map((entry) => entry.id)).toEqual(['wfr_1']);
+    });
+
+    it("keeps how a run's event was packed, and gives it back whole (an HTTP event keeps its body once)", async () => {
+      const body = { email: 'ada@example.com' };
+      const text = JSON.stringify(body);
+      const event = { method: 'POST', path: '/', bodyRaw: text, rawBody: text, body };
+      const packed = packEvent(event);
+      expect(packed.packing).toBe('json');
+      await backend.workflows.createRun({
+        ...run('wfr_packed'),
+        event: JSON.stringify(packed.event),
+        eventPacking: packed.packing,
+      });
+      await backend.workflows.createRun({ ...run('wfr_whole'), event: JSON.stringify(event) });
+      await reopen();
+      const stored = await backend.workflows.getRun('wfr_packed');
+      expect(stored?.eventPacking).toBe('json');
+      expect(stored?.event.length).toBeLessThan(JSON.stringify(event).length);
+      expect(stored && runEvent(stored)).toEqual(event);
+      const whole = await backend.workflows.getRun('wfr_whole');
+      expect([whole?.eventPacking, whole && runEvent(whole)]).toEqual([null, event]);
     });
 
     it('holds a delayed run until its time, and cancels only a delayed run', async () => {
