@@ -211,7 +211,8 @@ describe('sealed values', () => {
     const account = await engine.accounts.create({ app: 'acme', fields: { api_key: 'old-key' } });
     const { key: apiKey } = await engine.apiKeys.create('ci');
     await engine.stop();
-    // The database as the version before left it: v1 values, SHA-256 API keys, no migration 0011.
+    // The database as the version before left it: v1 values, SHA-256 API keys, no migration 0011
+    // (nor any later one).
     const key = parseKeys(readFileSync(path.join(dataDir, 'master.key'), 'utf8'), 'test')[0]!.key;
     const db = sqlite(dataDir);
     db.prepare('UPDATE accounts SET fields_sealed = ? WHERE id = ?').run(
@@ -224,7 +225,10 @@ describe('sealed values', () => {
     );
     const legacyHash = createHash('sha256').update(apiKey).digest('hex');
     db.prepare("UPDATE api_keys SET key_hash = ? WHERE name = 'ci'").run(legacyHash);
-    db.exec("DROP TABLE instance_secrets; DELETE FROM kysely_migration WHERE name = '0011-instance-secrets'");
+    db.exec(
+      `DROP TABLE instance_secrets; ALTER TABLE workflow_runs DROP COLUMN event_packing;
+       DELETE FROM kysely_migration WHERE name IN ('0011-instance-secrets', '0012-run-event-packing')`,
+    );
     db.close();
 
     const again = await open(dataDir);
