@@ -14,12 +14,19 @@ import type { ExpressionsOutcome } from '../protocol/messages.js';
 import { pickSteps, stepsPathsOf, type StepsPath } from './steps-read.js';
 
 /**
+ * A prop string that is one whole expression, and an expression inside other text. The evaluator
+ * (in the realm) and `expressionSources` (what the expressions read of `steps`) find them alike.
+ */
+const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
+const ANY = /\{\{([\s\S]*?)\}\}/g;
+
+/**
  * Runs inside a scope's context. A string that is one whole expression becomes the expression's
  * value (any JSON type); an expression inside other text is interpolated (objects as JSON).
  */
 const EVALUATOR_SOURCE = String.raw`(() => {
-  const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
-  const ANY = /\{\{([\s\S]*?)\}\}/g;
+  const WHOLE = ${WHOLE};
+  const ANY = ${ANY};
   const parse = JSON.parse;
   const stringify = JSON.stringify;
   const compile = Function;
@@ -95,8 +102,6 @@ interface Scope {
 const MAX_SCOPES = 32;
 /** Expressions whose reading of `steps` is kept (a workflow's runs evaluate the same few). */
 const MAX_READINGS = 256;
-const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
-const ANY = /\{\{([\s\S]*?)\}\}/g;
 
 export class ExpressionScopes {
   private readonly scopes = new Map<string, Scope>();
