@@ -59,6 +59,47 @@ describe('invokeComponent: this', () => {
     expect(result.logs.some((line) => line.level === 'error' && line.message.includes('TypeError'))).toBe(true);
   });
 
+  it('gives each invocation of one component its own prop values, as enumerable read-only own properties', async () => {
+    // The getters are shared by every `this` of a component (build-this.ts): each must read its own values.
+    const validated = validateComponent({
+      name: 'Test',
+      version: '0.0.1',
+      props: { x: { type: 'integer', label: 'X' }, label: { type: 'string', label: 'Label' } },
+      async run(this: Self) {
+        const own = Object.keys(this).filter((key) => key === 'x' || key === 'label');
+        const descriptor = Object.getOwnPropertyDescriptor(this, 'x');
+        let refused = '';
+        try {
+          this['label'] = 'changed';
+        } catch (error) {
+          refused = String(error);
+        }
+        this.$emit({ x: this['x'], label: this['label'], own, enumerable: descriptor?.enumerable, refused });
+      },
+    });
+    const component = validated.component;
+    if (!component) throw new Error(JSON.stringify(validated.issues));
+    const runWith = (configured: Record<string, unknown>) =>
+      invokeComponent({
+        component,
+        props: resolveProps({ specs: component.props, configured }),
+        kind: 'run',
+        timeoutMs: 1000,
+      });
+    const [first, second] = await Promise.all([runWith({ x: 1, label: 'one' }), runWith({ x: 2, label: 'two' })]);
+    const third = await runWith({ x: 3, label: 'three' });
+    const refused = 'TypeError: prop "label" is read-only; props change only on deploy or update';
+    for (const [result, x, label] of [
+      [first, 1, 'one'],
+      [second, 2, 'two'],
+      [third, 3, 'three'],
+    ] as const) {
+      expect(result.emits.map((emit) => emit.event)).toEqual([
+        { x, label, own: ['x', 'label'], enumerable: true, refused },
+      ]);
+    }
+  });
+
   it('passes prop values after coercion and defaults, and undefined for optional props without value', async () => {
     const result = await invoke(
       {
@@ -335,6 +376,40 @@ describe('invokeComponent: actions and $', () => {
     expect(result.returnValue).toEqual({ total: 6, steps: {}, read: 'Added 3 numbers' });
     expect(result.exports).toEqual({ count: 3, $summary: 'Added 3 numbers' });
     expect(result.summary).toBe('Added 3 numbers');
+  });
+
+  it('gives $.context the invocation id and its start time, and a $ of its own to each invocation', async () => {
+    const run = async (startedAt: number) =>
+      invoke(
+        {
+          type: 'action',
+          async run({ $ }: { $: Dollar & { context: Record<string, unknown> } }) {
+            $.summary = `at ${startedAt}`;
+            return { context: { ...$.context }, summary: $.summary };
+          },
+        },
+        { now: () => startedAt, invocationId: `inv_${startedAt}` },
+      );
+    // Two invocations in one millisecond share the formatted time; the next millisecond does not.
+    const times = [
+      Date.UTC(2026, 10, 28, 9, 0, 0, 1),
+      Date.UTC(2026, 10, 28, 9, 0, 0, 1),
+      Date.UTC(2026, 10, 28, 9, 0, 0, 2),
+    ];
+    const results = await Promise.all(times.map(run));
+    results.forEach((result, index) => {
+      const startedAt = times[index] as number;
+      expect(result.returnValue).toEqual({
+        context: {
+          id: `inv_${startedAt}`,
+          ts: new Date(startedAt).toISOString(),
+          deadline: startedAt + 1000,
+          JIT: false,
+        },
+        summary: `at ${startedAt}`,
+      });
+      expect(result.exports).toEqual({ $summary: `at ${startedAt}` });
+    });
   });
 
   it('refuses an action returning a function with COMPONENT_ERROR', async () => {
