@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-/** Ticks between two walks of the process tree; in between, the pids of the last walk are read. */
+/** Reads between two walks of the process tree; in between, the leaves the last walk found are read. */
 const WALK_EVERY = 10;
 
 /**
@@ -8,13 +8,17 @@ const WALK_EVERY = 10;
  * bubblewrap is a grandchild of the process the host spawned, so the tree is summed.
  *
  * The host reads this for every worker ten times a second on its main thread, so it reads as
- * little as it can: the short `statm` file rather than `status`, and the tree's pids from the
- * last walk, walking the tree again every `WALK_EVERY` reads (and whenever a pid went away).
- * A worker cannot start processes of its own (the permission model refuses child processes), so
- * the tree changes only while bubblewrap starts the worker.
+ * little as it can: the short `statm` file rather than `status`, and only the tree's leaves (the
+ * worker itself), the processes above them (bubblewrap's, a megabyte or two each that does not
+ * change) being counted as the last walk of the tree found them. The tree is walked again every
+ * `WALK_EVERY` reads and whenever a pid went away. A worker cannot start processes of its own (the
+ * permission model refuses child processes), so the tree changes only while bubblewrap starts the
+ * worker.
  */
 export class ProcessTreeMemory {
-  private pids: number[] = [];
+  private leaves: number[] = [];
+  /** Resident pages of the tree's inner processes at the last walk. */
+  private innerPages = 0;
   private reads = 0;
 
   constructor(private readonly root: number) {}
@@ -23,13 +27,13 @@ export class ProcessTreeMemory {
   rssBytes(): number | null {
     const pageSize = pageBytes();
     if (pageSize === null) return null;
-    if (this.reads % WALK_EVERY === 0 || this.pids.length === 0) this.pids = walk(this.root);
+    if (this.reads % WALK_EVERY === 0 || this.leaves.length === 0) return this.walk() * pageSize;
     this.reads += 1;
-    let pages = 0;
-    for (const pid of this.pids) {
+    let pages = this.innerPages;
+    for (const pid of this.leaves) {
       const resident = residentPages(pid);
       if (resident === null) {
-        // A process of the tree ended (or the root has not started its children yet): walk again next time.
+        // A process of the tree ended: walk again next time.
         this.reads = 0;
         continue;
       }
@@ -37,20 +41,42 @@ export class ProcessTreeMemory {
     }
     return pages * pageSize;
   }
+
+  /** Walks the tree from the root, reading every process; returns the tree's resident pages. */
+  private walk(): number {
+    const tree = walk(this.root);
+    this.leaves = [];
+    this.innerPages = 0;
+    this.reads = 1;
+    let pages = 0;
+    for (const { pid, inner } of tree) {
+      const resident = residentPages(pid);
+      if (resident === null) {
+        // A process ended (or the root has not started its children yet): walk again next time.
+        this.reads = 0;
+        continue;
+      }
+      pages += resident;
+      if (inner) this.innerPages += resident;
+      else this.leaves.push(pid);
+    }
+    return pages;
+  }
 }
 
-function walk(root: number): number[] {
-  const pids: number[] = [];
+function walk(root: number): { pid: number; inner: boolean }[] {
+  const tree: { pid: number; inner: boolean }[] = [];
   const stack = [root];
   const seen = new Set<number>();
   while (stack.length > 0) {
     const current = stack.pop() as number;
     if (seen.has(current)) continue;
     seen.add(current);
-    pids.push(current);
-    for (const child of childrenOf(current)) stack.push(child);
+    const children = childrenOf(current);
+    tree.push({ pid: current, inner: children.length > 0 });
+    for (const child of children) stack.push(child);
   }
-  return pids;
+  return tree;
 }
 
 /** The second field of /proc/<pid>/statm: resident pages (what VmRSS of /proc/<pid>/status counts). */
