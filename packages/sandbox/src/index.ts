@@ -25,6 +25,7 @@ export { PackageInstaller } from './packages/package-installer.js';
 export type { InstallProgress, InstalledPackages, PackageLock } from './packages/package-installer.js';
 export { MAX_BATCH_ITEMS, PROTOCOL_VERSION } from './protocol/messages.js';
 export { EventPacking, packEvent, unpackEvent } from './protocol/event-packing.js';
+export { ANY_EXPRESSION, WHOLE_EXPRESSION } from './protocol/expression-patterns.js';
 export type { PackedEvent } from './protocol/event-packing.js';
 export type { ComponentInfo, ExpressionsOutcome, PropsInfo } from './protocol/messages.js';
 export { addressChecker, DEFAULT_EGRESS, egressFromEnv, isPrivateAddress } from './egress/address-policy.js';

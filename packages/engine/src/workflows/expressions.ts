@@ -4,6 +4,7 @@
  * errors and the steps it refers to at save time. Evaluation happens in the sandbox.
  */
 import { errorMessage } from '@tributary/contracts';
+import { ANY_EXPRESSION } from '@tributary/sandbox';
 import { parseExpressionAt, type Node } from 'acorn';
 
 /** One `{{ ... }}` found in a prop value, with where it is in the value (`path`, for messages). */
@@ -12,12 +13,10 @@ export interface FoundExpression {
   readonly source: string;
 }
 
-const TEMPLATE = /\{\{([\s\S]*?)\}\}/g;
-
 /** Every expression in a prop value (strings anywhere inside arrays and objects). */
 export function findExpressions(value: unknown, path: string): FoundExpression[] {
   if (typeof value === 'string') {
-    return [...value.matchAll(TEMPLATE)].map((match) => ({ path, source: (match[1] ?? '').trim() }));
+    return [...value.matchAll(ANY_EXPRESSION)].map((match) => ({ path, source: (match[1] ?? '').trim() }));
   }
   if (Array.isArray(value)) return value.flatMap((item, index) => findExpressions(item, `${path}[${index}]`));
   if (value !== null && typeof value === 'object')

@@ -10,15 +10,9 @@
  */
 import { errorMessage } from '@tributary/contracts/errors';
 import vm from 'node:vm';
+import { ANY_EXPRESSION as ANY, WHOLE_EXPRESSION as WHOLE } from '../protocol/expression-patterns.js';
 import type { ExpressionsOutcome } from '../protocol/messages.js';
 import { pickSteps, stepsPathsOf, type StepsPath } from './steps-read.js';
-
-/**
- * A prop string that is one whole expression, and an expression inside other text. The evaluator
- * (in the realm) and `expressionSources` (what the expressions read of `steps`) find them alike.
- */
-const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
-const ANY = /\{\{([\s\S]*?)\}\}/g;
 
 /**
  * Runs inside a scope's context. A string that is one whole expression becomes the expression's
