@@ -30,6 +30,9 @@ const UNSUPPORTED_FLOW = ['rerun', 'suspend', 'trigger', 'refreshTimeout'];
 /** The longest `$.flow.delay` (one year, as Pipedream). */
 export const MAX_DELAY_MS = 365 * 24 * 3600 * 1000;
 
+/** Where a `$` keeps what its invocation collected, read by the shared `summary` accessor below. */
+const DOLLAR_RECORD = Symbol('tributary.dollar');
+
 /**
  * `$.summary` on every `$`: an alias of `$.export("$summary", text)` (contract §6). It lives on one
  * prototype because an accessor defined on each `$` gives each its own hidden class, built and
@@ -39,21 +42,19 @@ export const MAX_DELAY_MS = 365 * 24 * 3600 * 1000;
 const DOLLAR_PROTOTYPE = Object.create(Object.prototype, {
   summary: {
     enumerable: false,
-    get(this: Record<string, unknown>) {
-      return (this['export'] as ExportFunction).read('$summary');
+    get(this: Record<PropertyKey, unknown>) {
+      return (this[DOLLAR_RECORD] as ActionRecord).exports['$summary'];
     },
-    set(this: Record<string, unknown>, text: unknown) {
-      (this['export'] as ExportFunction)('$summary', text);
+    set(this: Record<PropertyKey, unknown>, text: unknown) {
+      (this['export'] as (name: string, value: unknown) => void)('$summary', text);
     },
   },
 }) as object;
 
-type ExportFunction = ((name: unknown, value: unknown) => void) & { read(name: string): Json | undefined };
-
 /** Builds the `$` helper an action's `run({ $, steps })` receives (contract §6). */
 export function createDollar(options: DollarOptions): { $: Record<string, unknown>; record: ActionRecord } {
   const record: ActionRecord = { exports: {}, response: null, exit: null, delay: null, sends: [] };
-  const exportValue = ((name: unknown, value: unknown): void => {
+  const exportValue = (name: unknown, value: unknown): void => {
     if (typeof name !== 'string' || name === '')
       throw new AppError('COMPONENT_ERROR', '$.export: the name must be a non-empty string');
     const problem = findNonJson(value, `export "${name}"`);
@@ -63,8 +64,7 @@ export function createDollar(options: DollarOptions): { $: Record<string, unknow
     const stored = JSON.parse(text) as Json;
     options.charge?.(Buffer.byteLength(text), `$.export("${name}")`);
     record.exports[name] = stored;
-  }) as ExportFunction;
-  exportValue.read = (name) => record.exports[name];
+  };
   const flow: Record<string, unknown> = {
     exit(reason?: unknown) {
       record.exit = { reason: reason === undefined || reason === null ? null : String(reason) };
@@ -83,7 +83,8 @@ export function createDollar(options: DollarOptions): { $: Record<string, unknow
       throw new AppError('NOT_SUPPORTED', `$.flow.${name} is not supported by Tributary`);
     };
   }
-  const $ = Object.create(DOLLAR_PROTOTYPE) as Record<string, unknown>;
+  const $ = Object.create(DOLLAR_PROTOTYPE) as Record<PropertyKey, unknown>;
+  $[DOLLAR_RECORD] = record;
   $['export'] = exportValue;
   $['respond'] = (input: unknown) => {
     const response = normalizeResponse(input, '$.respond');

@@ -19,7 +19,9 @@ export class ProcessTreeMemory {
   private leaves: number[] = [];
   /** Resident pages of the tree's inner processes at the last walk. */
   private innerPages = 0;
-  private reads = 0;
+  private readsSinceWalk = 0;
+  /** A process of the tree ended since the last walk (or there was none yet): walk before reading. */
+  private stale = true;
 
   constructor(private readonly root: number) {}
 
@@ -27,14 +29,13 @@ export class ProcessTreeMemory {
   rssBytes(): number | null {
     const pageSize = pageBytes();
     if (pageSize === null) return null;
-    if (this.reads % WALK_EVERY === 0 || this.leaves.length === 0) return this.walk() * pageSize;
-    this.reads += 1;
+    if (this.stale || this.readsSinceWalk >= WALK_EVERY) this.walk();
+    this.readsSinceWalk += 1;
     let pages = this.innerPages;
     for (const pid of this.leaves) {
       const resident = residentPages(pid);
       if (resident === null) {
-        // A process of the tree ended: walk again next time.
-        this.reads = 0;
+        this.stale = true;
         continue;
       }
       pages += resident;
@@ -42,25 +43,21 @@ export class ProcessTreeMemory {
     return pages * pageSize;
   }
 
-  /** Walks the tree from the root, reading every process; returns the tree's resident pages. */
-  private walk(): number {
-    const tree = walk(this.root);
+  /** Finds the tree's leaves and reads its inner processes, which the reads until the next walk count as they are. */
+  private walk(): void {
     this.leaves = [];
     this.innerPages = 0;
-    this.reads = 1;
-    let pages = 0;
-    for (const { pid, inner } of tree) {
-      const resident = residentPages(pid);
-      if (resident === null) {
-        // A process ended (or the root has not started its children yet): walk again next time.
-        this.reads = 0;
+    this.readsSinceWalk = 0;
+    this.stale = false;
+    for (const { pid, inner } of walk(this.root)) {
+      if (!inner) {
+        this.leaves.push(pid);
         continue;
       }
-      pages += resident;
-      if (inner) this.innerPages += resident;
-      else this.leaves.push(pid);
+      const resident = residentPages(pid);
+      if (resident === null) this.stale = true;
+      else this.innerPages += resident;
     }
-    return pages;
   }
 }
 
