@@ -11,6 +11,7 @@
  * same order, as the one the host would have sent whole.
  */
 import { z } from 'zod';
+import { isFields } from './is-fields.js';
 
 export const EventPacking = z.enum(['raw', 'text', 'json']);
 export type EventPacking = z.infer<typeof EventPacking>;
@@ -21,10 +22,6 @@ export interface PackedEvent {
 }
 
 type Fields = Record<string, unknown>;
-
-function isFields(value: unknown): value is Fields {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /**
  * Packed forms by event object: a workflow run's steps share one trigger event, and each step (and

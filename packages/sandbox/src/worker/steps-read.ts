@@ -6,6 +6,7 @@
  * found by scanning the expressions' text, conservatively: unless every use of `steps` is a plain
  * member chain (`steps.trigger.event.body`, `?.` allowed), the whole of `steps` is copied.
  */
+import { isFields } from '../protocol/is-fields.js';
 
 /** A member chain read from `steps`, its keys in order. */
 export type StepsPath = readonly string[];
@@ -52,10 +53,6 @@ interface Leaf {
 }
 type Tree = Branch | Leaf;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * The part of `steps` that `paths` read: along each path, the value at its deepest key that is an
  * own property of a plain object (an array, a string or a number is kept whole, so its own
@@ -69,7 +66,7 @@ export function pickSteps(steps: unknown, paths: readonly StepsPath[]): Record<s
     let value = steps;
     let depth = 0;
     for (const key of path) {
-      if (!isRecord(value) || !Object.hasOwn(value, key)) break;
+      if (!isFields(value) || !Object.hasOwn(value, key)) break;
       value = value[key];
       depth += 1;
     }
