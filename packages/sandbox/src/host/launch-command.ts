@@ -47,10 +47,11 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     `--allow-fs-read=${path.join(tmp, '*')}`,
     `--allow-fs-write=${path.join(tmp, '*')}`,
     `--max-old-space-size=${options.memoryMb}`,
-    // V8's young generation grows to 16 MB semi-spaces and stays resident; a worker serving many
-    // small invocations gains nothing from it, and 2 MB halves what each loaded component costs
-    // (measured: ~65 KB → ~30 KB of RSS per component, same invocation time).
-    '--max-semi-space-size=2',
+    // V8's default young generation (16 MB semi-spaces) stayed resident after bursts (decision
+    // 0007); 2 MB made a busy worker spend about a quarter of its CPU in scavenges. 8 MB cut the
+    // workers' CPU per workflow run by a quarter to a third, with the same RSS for 400 loaded
+    // components (decision 0014, addendum 9).
+    '--max-semi-space-size=8',
     // No GC helper threads: a worker's heap is small, and the host runs many workers on few cores,
     // where each worker's parallel and concurrent GC threads only competed with the others and the
     // server (measured under the workflow benchmark: workers' CPU per run -10 %, runs/s +5-10 %).
