@@ -49,7 +49,7 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     `--max-old-space-size=${options.memoryMb}`,
     // V8's default young generation (16 MB semi-spaces) stayed resident after bursts (decision
     // 0007); 2 MB made a busy worker spend about a quarter of its CPU in scavenges. 8 MB cut the
-    // workers' CPU per workflow run by a quarter to a third, with the same RSS for 400 loaded
+    // workers' CPU per workflow run by 15–37 % in four A/Bs, with the same RSS for 400 loaded
     // components (decision 0014, addendum 9).
     '--max-semi-space-size=8',
     // No GC helper threads: a worker's heap is small, and the host runs many workers on few cores,

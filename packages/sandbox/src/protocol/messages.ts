@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { EventPacking } from './event-packing.js';
 import { isQuickWorkerMessage } from './quick-results.js';
+import { isFields } from './is-fields.js';
 
 // 2: `invoke_batch` (several `run`s of one source in one request) and its `item_result`.
 // 3: `log` carries `entries` (one or more lines), so a flood of short lines is not one message each;
@@ -274,10 +275,7 @@ export function parseHostMessage(raw: unknown): HostMessage | null {
 
 type InvocationRequest = Extract<HostMessage, { type: 'invoke' | 'invoke_each' | 'invoke_batch' }>;
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const isVersioned = (raw: unknown): raw is Record<string, unknown> => isObject(raw) && raw['v'] === PROTOCOL_VERSION;
+const isVersioned = (raw: unknown): raw is Record<string, unknown> => isFields(raw) && raw['v'] === PROTOCOL_VERSION;
 
 /**
  * The invocation requests, taken on their frame alone. Unlike the worker's messages, which a
@@ -303,9 +301,9 @@ function isInvocationRequest(raw: unknown): raw is InvocationRequest {
     case 'invoke_batch':
       return (
         Array.isArray(raw['events']) &&
-        isObject(raw['configured']) &&
-        isObject(raw['accounts']) &&
-        isObject(raw['state'])
+        isFields(raw['configured']) &&
+        isFields(raw['accounts']) &&
+        isFields(raw['state'])
       );
     default:
       return false;
@@ -314,11 +312,11 @@ function isInvocationRequest(raw: unknown): raw is InvocationRequest {
 
 function isInvocation(item: unknown): boolean {
   return (
-    isObject(item) &&
+    isFields(item) &&
     typeof item['kind'] === 'string' &&
-    isObject(item['configured']) &&
-    isObject(item['accounts']) &&
-    isObject(item['state'])
+    isFields(item['configured']) &&
+    isFields(item['accounts']) &&
+    isFields(item['state'])
   );
 }
 
