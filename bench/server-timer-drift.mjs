@@ -349,14 +349,21 @@ try {
     },
     // 30 s after deactivating, while the last warm worker still holds every component it loaded:
     // over the first sources (workers warm) and over the empty server.
-    perIdleWarmComponentBytes: perComponent(memoryIdleWarm, memoryWarm, marginalCount, both),
+    // Only with as many workers alive at both points: a spare worker alive at the first 10 and
+    // stopped by the idle point made this negative.
+    perIdleWarmComponentBytes:
+      memoryIdleWarm.workers === memoryWarm.workers
+        ? perComponent(memoryIdleWarm, memoryWarm, marginalCount, both)
+        : null,
     perIdleWarmFromEmptyBytes: perComponent(memoryIdleWarm, memoryEmpty, deployed.length, both),
     // While every timer fires (end of the window), over the first sources.
     perActiveComponentBytes: perComponent(memoryDeployed, memoryWarm, marginalCount, both),
   };
   memory.perComponentPass =
     memory.perComponentBytes.total !== null && memory.perComponentBytes.total <= TARGET_PER_COMPONENT_BYTES;
-  memory.serverRssPass = memoryIdle.serverRssBytes <= TARGET_SERVER_RSS_BYTES;
+  // Judged only after the full idle wait: V8 shrinks an idle server's heap after minutes, so in the
+  // short mode the server with nothing deployed is itself over the target.
+  memory.serverRssPass = IDLE_WAIT_MS > IDLE_SETTLE_MS ? memoryIdle.serverRssBytes <= TARGET_SERVER_RSS_BYTES : null;
   const kb = (bytes) => (bytes === null ? undefined : round(bytes / 1024, 1));
   const mb = (bytes) => round(bytes / MB, 1);
   const coldShare = window.drifts.length > 0 ? round((window.cold.length / window.drifts.length) * 100, 1) : null;
@@ -388,7 +395,7 @@ try {
       {
         metric: `(diag) 30 s idle, a warm worker holding them all (KB; over the first ${memoryWarm.deployed} / over none)`,
         unit: 'count',
-        ours: `${kb(memory.perIdleWarmComponentBytes)} / ${kb(memory.perIdleWarmFromEmptyBytes)}`,
+        ours: `${memory.perIdleWarmComponentBytes === null ? `— (workers ${memoryWarm.workers}, then ${memoryIdleWarm.workers})` : kb(memory.perIdleWarmComponentBytes)} / ${kb(memory.perIdleWarmFromEmptyBytes)}`,
       },
       {
         metric: `(diag) while every timer fires (KB; window end, over the first ${memoryWarm.deployed})`,
@@ -400,8 +407,11 @@ try {
         unit: 'count',
         ours: mb(memoryIdle.serverRssBytes),
         baseline: mb(memoryEmptyIdle.serverRssBytes),
-        target: `<= ${TARGET_SERVER_RSS_BYTES / MB} MB`,
-        pass: memory.serverRssPass,
+        target:
+          memory.serverRssPass === null
+            ? `<= ${TARGET_SERVER_RSS_BYTES / MB} MB (judged with --idle-wait 310)`
+            : `<= ${TARGET_SERVER_RSS_BYTES / MB} MB`,
+        pass: memory.serverRssPass ?? undefined,
       },
       {
         metric: '(diag) server RSS at window end; 2 s after start, nothing deployed (MB)',
