@@ -67,11 +67,9 @@ class Member<T> {
  * Warm workers by group (an owner, or one component in dedicated placement), each holding any
  * number of that group's components. A request goes to an idle worker of its group that already
  * holds its component, else to any idle one (which loads it: milliseconds, against ~80 ms for a
- * new process); when all are busy it waits up to `overflowWaitMs` for one, then starts a new
- * worker while the group is under its cap and no other is starting (else it waits again), and at
- * the cap it queues on the least loaded. A dead worker is forgotten; requests that were queued on
- * it and never sent run elsewhere (the caller retries them), so a crash costs only the invocation
- * that was running.
+ * new process); when all are busy it waits up to `overflowWaitMs` for one, then goes to a new
+ * worker while the group is under its cap, else it queues on the least loaded. A dead worker is forgotten; requests that were queued on it and never sent run
+ * elsewhere (the caller retries them), so a crash costs only the invocation that was running.
  */
 export class WorkerPool<T> {
   private readonly groups = new Map<string, Set<Member<T>>>();
@@ -110,17 +108,13 @@ export class WorkerPool<T> {
 
   async acquire(request: SlotRequest<T>): Promise<Lease<T>> {
     let member = this.pickIdle(request);
-    while (!member) {
-      // Closed while this request waited: starting a worker now would outlive the sandbox.
-      if (this.closed) throw new AppError('INTERNAL', 'the sandbox was closed');
-      if (this.usable(request.group).length === 0) {
-        member = this.spawn(request);
-        break;
-      }
+    if (!member && this.usable(request.group).some((candidate) => candidate.worker !== null)) {
       await this.nextRelease(request.group);
-      if (this.closed) throw new AppError('INTERNAL', 'the sandbox was closed');
-      member = this.pickIdle(request) ?? this.pickOverflow(request);
+      member = this.pickIdle(request);
     }
+    // Closed while this request waited: starting a worker now would outlive the sandbox.
+    if (this.closed) throw new AppError('INTERNAL', 'the sandbox was closed');
+    member ??= this.pickOverflow(request);
     member.leases += 1;
     try {
       const worker = await member.ready;
@@ -179,16 +173,12 @@ export class WorkerPool<T> {
     return idle.find((member) => member.slots.has(request.slot)) ?? idle.sort((a, b) => b.lastUsedAt - a.lastUsedAt)[0];
   }
 
-  /**
-   * Every worker of the group stayed busy through a wait: a new one under the cap, unless one is
-   * already starting (then undefined: wait again), else a queue on the least loaded. One start at a
-   * time per group: a burst of calls that each waited 20 ms would otherwise start a worker each, up
-   * to the cap, though the first new one (or a busy one coming free) is often all the burst needs.
-   */
-  private pickOverflow(request: SlotRequest<T>): Member<T> | undefined {
+  /** Every started worker is busy: one still starting, else a new one under the cap, else a queue. */
+  private pickOverflow(request: SlotRequest<T>): Member<T> {
     const members = this.usable(request.group);
-    if (members.length < this.options.maxWorkersPerGroup)
-      return members.some((member) => member.worker === null) ? undefined : this.spawn(request);
+    const starting = members.find((member) => member.leases === 0 && member.worker === null);
+    if (starting) return starting;
+    if (members.length < this.options.maxWorkersPerGroup) return this.spawn(request);
     const score = (member: Member<T>) => member.leases - (member.slots.has(request.slot) ? 0.5 : 0);
     return members.reduce((best, member) => (score(member) < score(best) ? member : best));
   }
