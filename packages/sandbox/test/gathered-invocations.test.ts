@@ -168,7 +168,15 @@ describe('concurrent calls gathered into one request', () => {
   });
 
   it('a host stalled past the deadline blames no call that finished in time, and keeps the worker', async () => {
-    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 60_000 });
+    // Which worker runs the calls may vary (the warm call's caller gets its answer before its
+    // request ends, so on a busy machine the next calls can start a second worker): what must not
+    // happen is a worker stopped, which the sandbox reports.
+    const exits: string[] = [];
+    const sandbox = sandboxWith({
+      maxWorkersPerGroup: 2,
+      gatherQuickMs: 60_000,
+      workerEvents: { started: () => undefined, exited: (reason) => exits.push(reason) },
+    });
     const handle = await openStep(sandbox, 'gathered-stall');
     const responses = new Map<number, HttpResponse>();
     const warm = await call(handle, 0, responses, { timeoutMs: 2000 });
@@ -190,10 +198,10 @@ describe('concurrent calls gathered into one request', () => {
     const results = await calls;
     expect(results.map((result) => result.error?.code ?? null)).toEqual([null, null, null]);
     expect(results.map((result) => returned(result).n)).toEqual([1, 2, 3]);
-    // Nothing was stopped: the same worker answers the next call.
+    // Nothing was stopped, and the group answers the next call.
     const after = await call(handle, 4, responses, { timeoutMs: 2000 });
     expect(after.error ?? null).toBeNull();
-    expect(returned(after).worker).toBe(returned(warm).worker);
+    expect(exits).toEqual([]);
   });
 
   it('each call has its own payload budget and its own deadline, not what is left of the request', async () => {
