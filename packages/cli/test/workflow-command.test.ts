@@ -14,6 +14,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const FILE = path.join(FIXTURES, 'workflows/signup.workflow.json');
 const EVENT = JSON.stringify({ body: { email: 'ada@example.com' } });
+const STEP = 'export default defineComponent({ async run() { return 1; } });';
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'tributary-workflow-cli-'));
 const cli = remoteCli(path.join(scratch, 'config'));
 let server: ServerProcess;
@@ -76,14 +77,17 @@ describe('tributary workflow', () => {
     expect(workflow.version).toBe(1);
     const again = await cli(['workflow', 'deploy', FILE]);
     expect(again.stdout).toMatch(new RegExp(`^Deployed signup \\(${workflow.id}\\) version 2\\nEndpoint: http`));
-    const [listed, described] = await Promise.all([
+    const [listed, described, byName] = await Promise.all([
       cli(['workflow', 'list']),
       cli(['workflow', 'describe', workflow.id]),
+      // The name deploy went by names the workflow everywhere else too.
+      cli(['workflow', 'describe', 'signup']),
     ]);
     expect(listed.stdout).toMatch(new RegExp(`${workflow.id}\\s+signup\\s+2\\s+yes\\s+http\\s+3`));
     expect(described.stdout).toContain('  greet: code step {"name":"{{ steps.trigger.event.body.email }}"}');
+    expect([byName.code, byName.stdout]).toEqual([0, described.stdout]);
 
-    const started = await cli(['workflow', 'run-now', workflow.id, '--event', EVENT, '--json']);
+    const started = await cli(['workflow', 'run-now', 'signup', '--event', EVENT, '--json']);
     const runId = (JSON.parse(started.stdout) as { run_id: string }).run_id;
     // The local run of the same file goes while the server's run is polled.
     const localRun = tributary(['workflow', 'run', FILE, '--event', EVENT, '--json']);
@@ -97,11 +101,46 @@ describe('tributary workflow', () => {
     const local = await localRun;
     expect(portable(JSON.parse(local.stdout) as Record<string, unknown>)).toEqual(portable(remote));
 
-    const runs = await cli(['workflow', 'runs', workflow.id]);
+    const [runs, runsByName] = await Promise.all([
+      cli(['workflow', 'runs', workflow.id]),
+      cli(['workflow', 'runs', 'signup']),
+    ]);
     expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+succeeded\\s+2\\s+manual`));
-    const deleted = await cli(['workflow', 'delete', workflow.id]);
+    expect(runsByName.stdout).toBe(runs.stdout);
+    const deleted = await cli(['workflow', 'delete', 'signup']);
     expect(deleted.stdout.trim()).toBe(`Deleted workflow ${workflow.id}`);
-    const gone = await cli(['workflow', 'describe', workflow.id]);
+    const [gone, goneByName] = await Promise.all([
+      cli(['workflow', 'describe', workflow.id]),
+      cli(['workflow', 'describe', 'signup']),
+    ]);
     expect([gone.code, gone.stderr.trim()]).toEqual([1, `error NOT_FOUND: no workflow "${workflow.id}"`]);
+    expect([goneByName.code, goneByName.stderr.trim()]).toEqual([
+      1,
+      'error NOT_FOUND: no workflow with id or name "signup"',
+    ]);
+  });
+
+  it('refuses a name that several workflows share, listing their ids, and changes nothing', async () => {
+    // Through the API two workflows may share a name (deploy would have saved a new version instead).
+    const twin = async (): Promise<string> => {
+      const answer = await fetch(`${server.base}/v1/workflows`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'twin', trigger: { type: 'http' }, steps: [{ name: 'one', code: STEP }] }),
+      });
+      expect(answer.status).toBe(201);
+      return ((await answer.json()) as { data: { id: string } }).data.id;
+    };
+    const ids = [await twin(), await twin()].sort();
+    const refused = await cli(['workflow', 'delete', 'twin']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe(`error NAME_CONFLICT: "twin" names 2 workflows: ${ids.join(', ')}; use the id`);
+    const json = await cli(['workflow', 'describe', 'twin', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'NAME_CONFLICT', details: { matches: ids } },
+    });
+    const listed = await cli(['workflow', 'list', '--json']);
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((item) => item.id)).toEqual(expect.arrayContaining(ids));
   });
 });

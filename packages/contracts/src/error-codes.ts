@@ -213,7 +213,7 @@ export const ERROR_CODES = {
   NAME_CONFLICT: {
     status: 409,
     category: 'user',
-    description: 'A name or key is already taken, or a name matches several sources.',
+    description: 'A name or key is already taken, or a name matches several sources or workflows.',
   },
   SOURCE_BUSY: {
     status: 409,

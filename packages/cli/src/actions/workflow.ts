@@ -7,6 +7,7 @@ import type { RemoteCommandFlags } from '../commands/remote-options.js';
 import { runRemote } from './remote-command.js';
 import { printRun } from './workflow-print.js';
 import { readWorkflowFile } from './workflow-file.js';
+import { workflowId } from '../remote/workflow-lookup.js';
 
 export async function runWorkflowDeploy(file: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
@@ -38,8 +39,9 @@ export async function runWorkflowList(flags: RemoteCommandFlags, output: Output)
   });
 }
 
-export async function runWorkflowDescribe(id: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+export async function runWorkflowDescribe(ref: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
+    const id = await workflowId(client, ref);
     const { data } = await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id } } }));
     if (flags.json) return output.json(data);
     output.out(`${data.name} (${data.id}) version ${data.version}, ${data.active ? 'active' : 'inactive'}`);
@@ -51,11 +53,12 @@ export async function runWorkflowDescribe(id: string, flags: RemoteCommandFlags,
 }
 
 export async function runWorkflowRuns(
-  id: string,
+  ref: string,
   flags: RemoteCommandFlags & { limit: string },
   output: Output,
 ): Promise<number> {
   return runRemote(flags, output, async (client) => {
+    const id = await workflowId(client, ref);
     const page = await client.call(
       client.api.GET('/v1/workflows/{id}/runs', {
         // Number() is the server's own coercion, so `-n abc` is still its VALIDATION_FAILED on limit.
@@ -86,8 +89,9 @@ export async function runWorkflowLogs(runId: string, flags: RemoteCommandFlags, 
   });
 }
 
-export async function runWorkflowDelete(id: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+export async function runWorkflowDelete(ref: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
+    const id = await workflowId(client, ref);
     await client.call(client.api.DELETE('/v1/workflows/{id}', { params: { path: { id } } }));
     if (flags.json) return output.json({ ok: true, id });
     output.out(`Deleted workflow ${id}`);
@@ -95,12 +99,13 @@ export async function runWorkflowDelete(id: string, flags: RemoteCommandFlags, o
 }
 
 export async function runWorkflowRunNow(
-  id: string,
+  ref: string,
   flags: RemoteCommandFlags & { event?: string },
   output: Output,
 ): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const event = flags.event === undefined ? null : parseJson(flags.event, '--event');
+    const id = await workflowId(client, ref);
     const started = await client.call(
       client.api.POST('/v1/workflows/{id}/run', { params: { path: { id } }, body: { event } }),
     );

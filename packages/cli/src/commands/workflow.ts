@@ -20,10 +20,13 @@ Examples:
   $ tributary workflow deploy signup.workflow.json
   $ tributary workflow deploy signup.workflow.yaml
   $ tributary workflow list
-  $ tributary workflow describe wf_AbC123xyz
-  $ tributary workflow runs wf_AbC123xyz
+  $ tributary workflow describe signup
+  $ tributary workflow runs signup
   $ tributary workflow logs wfr_AbC123xyz
-  $ tributary workflow delete wf_AbC123xyz`,
+  $ tributary workflow delete wf_AbC123xyz
+
+A workflow is named by its wf_ id or its name (deploy keeps one workflow per name); a name that
+several workflows share is refused with NAME_CONFLICT, listing their ids.`,
     );
 
   workflow
@@ -66,19 +69,21 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
       setExit(await runWorkflowList(flags, output));
     });
 
-  addRemoteOptions(workflow.command('describe').description('Show a workflow').argument('<id>', 'wf_ id'))
+  addRemoteOptions(workflow.command('describe').description('Show a workflow').argument('<workflow>', 'wf_ id or name'))
     .addHelpText('after', '\nExamples:\n  $ tributary workflow describe wf_AbC123xyz --json')
-    .action(async (id: string, flags: RemoteCommandFlags) => {
+    .action(async (ref: string, flags: RemoteCommandFlags) => {
       const { runWorkflowDescribe } = await import('../actions/workflow.js');
-      setExit(await runWorkflowDescribe(id, flags, output));
+      setExit(await runWorkflowDescribe(ref, flags, output));
     });
 
-  addRemoteOptions(workflow.command('runs').description('Runs of a workflow, newest first').argument('<id>', 'wf_ id'))
+  addRemoteOptions(
+    workflow.command('runs').description('Runs of a workflow, newest first').argument('<workflow>', 'wf_ id or name'),
+  )
     .option('-n, --limit <N>', 'how many (default 20, at most 100)', '20')
     .addHelpText('after', '\nExamples:\n  $ tributary workflow runs wf_AbC123xyz -n 5 --json')
-    .action(async (id: string, flags: RemoteCommandFlags & { limit: string }) => {
+    .action(async (ref: string, flags: RemoteCommandFlags & { limit: string }) => {
       const { runWorkflowRuns } = await import('../actions/workflow.js');
-      setExit(await runWorkflowRuns(id, flags, output));
+      setExit(await runWorkflowRuns(ref, flags, output));
     });
 
   addRemoteOptions(workflow.command('logs').description("A run's steps with their logs").argument('<run>', 'wfr_ id'))
@@ -88,18 +93,22 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
       setExit(await runWorkflowLogs(runId, flags, output));
     });
 
-  addRemoteOptions(workflow.command('delete').description('Delete a workflow with its runs').argument('<id>', 'wf_ id'))
+  addRemoteOptions(
+    workflow.command('delete').description('Delete a workflow with its runs').argument('<workflow>', 'wf_ id or name'),
+  )
     .addHelpText('after', '\nExamples:\n  $ tributary workflow delete wf_AbC123xyz')
-    .action(async (id: string, flags: RemoteCommandFlags) => {
+    .action(async (ref: string, flags: RemoteCommandFlags) => {
       const { runWorkflowDelete } = await import('../actions/workflow.js');
-      setExit(await runWorkflowDelete(id, flags, output));
+      setExit(await runWorkflowDelete(ref, flags, output));
     });
 
-  addRemoteOptions(workflow.command('run-now').description('Start a run on the server').argument('<id>', 'wf_ id'))
+  addRemoteOptions(
+    workflow.command('run-now').description('Start a run on the server').argument('<workflow>', 'wf_ id or name'),
+  )
     .option('--event <JSON>', 'the trigger event (default null)')
     .addHelpText('after', `\nExamples:\n  $ tributary workflow run-now wf_AbC123xyz --event '{"n":1}'`)
-    .action(async (id: string, flags: RemoteCommandFlags & { event?: string }) => {
+    .action(async (ref: string, flags: RemoteCommandFlags & { event?: string }) => {
       const { runWorkflowRunNow } = await import('../actions/workflow.js');
-      setExit(await runWorkflowRunNow(id, flags, output));
+      setExit(await runWorkflowRunNow(ref, flags, output));
     });
 }
