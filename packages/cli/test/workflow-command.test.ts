@@ -140,7 +140,18 @@ describe('tributary workflow', () => {
       ok: false,
       error: { code: 'NAME_CONFLICT', details: { matches: ids } },
     });
+    // Deploying a file of that name cannot tell which one to update either.
+    const file = path.join(scratch, 'twin.workflow.yaml');
+    writeFileSync(file, `name: twin\ntrigger: { type: http }\nsteps:\n  - name: one\n    code: "${STEP}"\n`);
+    const deploy = await cli(['workflow', 'deploy', file]);
+    expect([deploy.code, deploy.stderr.trim()]).toEqual([
+      1,
+      `error NAME_CONFLICT: "twin" names 2 workflows: ${ids.join(', ')}; delete all but one (tributary workflow delete <id>) or rename this one`,
+    ]);
     const listed = await cli(['workflow', 'list', '--json']);
-    expect((JSON.parse(listed.stdout) as { id: string }[]).map((item) => item.id)).toEqual(expect.arrayContaining(ids));
+    const twins = (JSON.parse(listed.stdout) as { id: string; name: string; version: number }[]).filter(
+      (item) => item.name === 'twin',
+    );
+    expect(twins.map((item) => [item.id, item.version]).sort()).toEqual(ids.map((id) => [id, 1]));
   });
 });

@@ -7,14 +7,17 @@ import type { RemoteCommandFlags } from '../commands/remote-options.js';
 import { runRemote } from './remote-command.js';
 import { printRun } from './workflow-print.js';
 import { readWorkflowFile } from './workflow-file.js';
-import { workflowId } from '../remote/workflow-lookup.js';
+import { sharedName, workflowId, workflowsNamed } from '../remote/workflow-lookup.js';
 
 export async function runWorkflowDeploy(file: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const body = readWorkflowFile(file) as WorkflowBody;
-    const existing = (await client.call(client.api.GET('/v1/workflows'))).data.find((item) => item.name === body.name);
-    const saved = existing
-      ? await client.call(client.api.PUT('/v1/workflows/{id}', { params: { path: { id: existing.id } }, body }))
+    const existing = await workflowsNamed(client, body.name);
+    if (existing.length > 1)
+      throw sharedName(body.name, existing, 'delete all but one (tributary workflow delete <id>) or rename this one');
+    const [id] = existing;
+    const saved = id
+      ? await client.call(client.api.PUT('/v1/workflows/{id}', { params: { path: { id } }, body }))
       : await client.call(client.api.POST('/v1/workflows', { body }));
     if (flags.json) return output.json(saved.data);
     output.out(`Deployed ${saved.data.name} (${saved.data.id}) version ${saved.data.version}`);
