@@ -113,7 +113,10 @@ describe('tributary workflow', () => {
       cli(['workflow', 'describe', workflow.id]),
       cli(['workflow', 'describe', 'signup']),
     ]);
-    expect([gone.code, gone.stderr.trim()]).toEqual([1, `error NOT_FOUND: no workflow "${workflow.id}"`]);
+    expect([gone.code, gone.stderr.trim()]).toEqual([
+      1,
+      `error NOT_FOUND: no workflow with id or name "${workflow.id}"`,
+    ]);
     expect([goneByName.code, goneByName.stderr.trim()]).toEqual([
       1,
       'error NOT_FOUND: no workflow with id or name "signup"',
@@ -132,6 +135,12 @@ describe('tributary workflow', () => {
       return ((await answer.json()) as { data: { id: string } }).data.id;
     };
     const ids = [await twin(), await twin()].sort();
+    // The REST API resolves the name itself and refuses it the same way.
+    const byName = await fetch(`${server.base}/v1/workflows/twin`, {
+      headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    });
+    expect(byName.status).toBe(409);
+    expect(await byName.json()).toMatchObject({ error: { code: 'NAME_CONFLICT', details: { matches: ids } } });
     const refused = await cli(['workflow', 'delete', 'twin']);
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim()).toBe(`error NAME_CONFLICT: "twin" names 2 workflows: ${ids.join(', ')}; use the id`);

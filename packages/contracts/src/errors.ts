@@ -8,3 +8,4 @@ export type { ErrorCategory, ErrorCode } from './error-codes.js';
 export { AppError, isAppError } from './app-error.js';
 export type { AppErrorDetails, SerializedError } from './app-error.js';
 export { errorMessage } from './error-message.js';
+export { workflowNameConflict } from './workflow-name-conflict.js';

@@ -80,6 +80,58 @@ describe('/v1/workflows', () => {
     expect((await harness.request('GET', `/v1/workflows/${id}`)).status).toBe(404);
   });
 
+  it("takes a workflow's name wherever it takes its id, and refuses a name two workflows share", async () => {
+    const spec = (name: string, who: string) => ({
+      name,
+      trigger: { type: 'manual' },
+      steps: [{ name: 'greet', action: 'wf-greet', props: { name: who } }],
+    });
+    const created = await harness.request('POST', '/v1/workflows', { body: spec('by name', 'Ada') });
+    const id = created.body.data.id as string;
+    expect((await harness.request('GET', '/v1/workflows/by%20name')).body.data).toMatchObject({ id, version: 1 });
+    const started = await harness.request('POST', '/v1/workflows/by%20name/run', { body: { event: null } });
+    expect(started.status).toBe(202);
+    expect(await finishedRun(started.body.data.run_id)).toMatchObject({ workflow_id: id, status: 'succeeded' });
+    const runs = await harness.request('GET', '/v1/workflows/by%20name/runs');
+    expect(runs.body.data.map((run: AnyJson) => run.id)).toEqual([started.body.data.run_id]);
+    const tested = await harness.request('POST', '/v1/workflows/by%20name/steps/greet/test', { body: {} });
+    expect(tested.body.data).toMatchObject({ name: 'greet', status: 'succeeded' });
+    expect((await harness.request('POST', '/v1/workflows/by%20name/deactivate')).body.data).toMatchObject({
+      id,
+      active: false,
+    });
+    const saved = await harness.request('PUT', '/v1/workflows/by%20name', { body: spec('by name', 'Grace') });
+    expect(saved.body.data).toMatchObject({ id, version: 2 });
+
+    // A second workflow of the same name: the name no longer says which, so nothing changes.
+    const twin = (await harness.request('POST', '/v1/workflows', { body: spec('by name', 'Linus') })).body.data
+      .id as string;
+    const ids = [id, twin].sort();
+    for (const [method, path] of [
+      ['GET', '/v1/workflows/by%20name'],
+      ['PUT', '/v1/workflows/by%20name'],
+      ['DELETE', '/v1/workflows/by%20name'],
+      ['POST', '/v1/workflows/by%20name/run'],
+    ] as const) {
+      const refused = await harness.request(method, path, method === 'PUT' ? { body: spec('by name', 'x') } : {});
+      expect([method, refused.status, refused.body.error]).toEqual([
+        method,
+        409,
+        {
+          code: 'NAME_CONFLICT',
+          message: `"by name" names 2 workflows: ${ids.join(', ')}; use the id`,
+          details: { matches: ids },
+        },
+      ]);
+    }
+    expect((await harness.request('GET', `/v1/workflows/${id}`)).body.data.version).toBe(2);
+    expect((await harness.request('GET', `/v1/workflows/${id}/runs`)).body.data).toHaveLength(1);
+    expect((await harness.request('DELETE', `/v1/workflows/${twin}`)).status).toBe(204);
+    expect((await harness.request('DELETE', '/v1/workflows/by%20name')).status).toBe(204);
+    const gone = await harness.request('GET', '/v1/workflows/by%20name');
+    expect([gone.status, gone.body.error.message]).toEqual([404, 'no workflow with id or name "by name"']);
+  });
+
   it('refuses bad workflows with a stable code and the right status, changing nothing', async () => {
     const before = (await harness.request('GET', '/v1/workflows')).body.data.length;
     const cases: [unknown, number, string][] = [

@@ -7,14 +7,13 @@ import type { RemoteCommandFlags } from '../commands/remote-options.js';
 import { runRemote } from './remote-command.js';
 import { printRun } from './workflow-print.js';
 import { readWorkflowFile } from './workflow-file.js';
-import { sharedName, workflowId, workflowsNamed } from '../remote/workflow-lookup.js';
+import { deployNameConflict, workflowsNamed } from '../remote/workflow-lookup.js';
 
 export async function runWorkflowDeploy(file: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const body = readWorkflowFile(file) as WorkflowBody;
     const existing = await workflowsNamed(client, body.name);
-    if (existing.length > 1)
-      throw sharedName(body.name, existing, 'delete all but one (tributary workflow delete <id>) or rename this one');
+    if (existing.length > 1) throw deployNameConflict(body.name, existing);
     const [id] = existing;
     const saved = id
       ? await client.call(client.api.PUT('/v1/workflows/{id}', { params: { path: { id } }, body }))
@@ -44,8 +43,7 @@ export async function runWorkflowList(flags: RemoteCommandFlags, output: Output)
 
 export async function runWorkflowDescribe(ref: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
-    const id = await workflowId(client, ref);
-    const { data } = await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id } } }));
+    const { data } = await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id: ref } } }));
     if (flags.json) return output.json(data);
     output.out(`${data.name} (${data.id}) version ${data.version}, ${data.active ? 'active' : 'inactive'}`);
     output.out(`Trigger: ${compact(data.spec.trigger)}`);
@@ -61,11 +59,10 @@ export async function runWorkflowRuns(
   output: Output,
 ): Promise<number> {
   return runRemote(flags, output, async (client) => {
-    const id = await workflowId(client, ref);
     const page = await client.call(
       client.api.GET('/v1/workflows/{id}/runs', {
         // Number() is the server's own coercion, so `-n abc` is still its VALIDATION_FAILED on limit.
-        params: { path: { id }, query: { limit: Number(flags.limit) } },
+        params: { path: { id: ref }, query: { limit: Number(flags.limit) } },
       }),
     );
     if (flags.json) return output.json({ data: page.data, runs_dropped: page.runs_dropped });
@@ -94,7 +91,8 @@ export async function runWorkflowLogs(runId: string, flags: RemoteCommandFlags, 
 
 export async function runWorkflowDelete(ref: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
   return runRemote(flags, output, async (client) => {
-    const id = await workflowId(client, ref);
+    // The server takes the name too; it is resolved first so that the output names the id deleted.
+    const { id } = (await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id: ref } } }))).data;
     await client.call(client.api.DELETE('/v1/workflows/{id}', { params: { path: { id } } }));
     if (flags.json) return output.json({ ok: true, id });
     output.out(`Deleted workflow ${id}`);
@@ -108,9 +106,8 @@ export async function runWorkflowRunNow(
 ): Promise<number> {
   return runRemote(flags, output, async (client) => {
     const event = flags.event === undefined ? null : parseJson(flags.event, '--event');
-    const id = await workflowId(client, ref);
     const started = await client.call(
-      client.api.POST('/v1/workflows/{id}/run', { params: { path: { id } }, body: { event } }),
+      client.api.POST('/v1/workflows/{id}/run', { params: { path: { id: ref } }, body: { event } }),
     );
     if (flags.json) return output.json(started.data);
     output.out(`Started run ${started.data.run_id}`);

@@ -7,6 +7,7 @@ import {
   type WorkflowSpecT,
   type WorkflowStepT,
   type WorkflowT,
+  workflowNameConflict,
 } from '@tributary/contracts';
 import { nextTimerFire, timerEvent, type SendRecord, type TimerSchedule } from '@tributary/runtime';
 import type { AccountService } from '../accounts/account-service.js';
@@ -107,10 +108,12 @@ export class WorkflowService {
     return Promise.all(rows.map((row) => this.describe(row)));
   }
 
-  async delete(id: string): Promise<void> {
-    if (!(await this.options.store.deleteWorkflow(id))) throw notFound(id);
+  async delete(ref: string): Promise<string> {
+    const { id } = await this.row(ref);
+    if (!(await this.options.store.deleteWorkflow(id))) throw notFound(ref);
     this.options.onSchedulesChanged?.();
     await this.options.onDeleted?.(id);
+    return id;
   }
 
   /** Whether a workflow of this id exists (subscriptions check their emitters and listeners). */
@@ -127,9 +130,9 @@ export class WorkflowService {
     if (row?.active) await this.startRun(row, row.version, 'emit', event);
   }
 
-  async setActive(id: string, active: boolean): Promise<WorkflowT> {
-    const row = await this.row(id);
-    await this.options.store.setActive(id, active, this.options.now());
+  async setActive(ref: string, active: boolean): Promise<WorkflowT> {
+    const row = await this.row(ref);
+    await this.options.store.setActive(row.id, active, this.options.now());
     if (row.triggerType === 'timer') this.options.onSchedulesChanged?.();
     return this.describe({ ...row, active });
   }
@@ -206,7 +209,7 @@ export class WorkflowService {
     const row = await this.row(workflowId);
     if (page.before && !(await this.options.store.getRun(page.before)))
       throw new AppError('NOT_FOUND', `no run "${page.before}" to page from`, { field: 'before' });
-    const { data, total } = await this.options.store.listRuns(workflowId, page);
+    const { data, total } = await this.options.store.listRuns(row.id, page);
     const runs = await Promise.all(data.map(async (run) => describeRun(run, await this.options.store.stepsOf(run.id))));
     return { data: runs, total, dropped: row.runsDropped };
   }
@@ -421,10 +424,23 @@ export class WorkflowService {
     };
   }
 
-  private async row(id: string): Promise<WorkflowRow> {
-    const row = await this.options.store.getWorkflow(id);
-    if (!row) throw notFound(id);
-    return row;
+  /**
+   * A workflow by its `wf_` id or, failing that, its name (as `/v1/sources/{id}` takes a source's
+   * name): the REST paths and the CLI take either. A name several workflows share is NAME_CONFLICT.
+   */
+  private async row(ref: string): Promise<WorkflowRow> {
+    const row = await this.options.store.getWorkflow(ref);
+    if (row) return row;
+    const named = (await this.options.store.listWorkflows()).filter((candidate) => candidate.name === ref);
+    const [only] = named;
+    if (named.length === 1 && only) return only;
+    if (named.length > 1)
+      throw workflowNameConflict(
+        ref,
+        named.map((candidate) => candidate.id),
+        'use the id',
+      );
+    throw notFound(ref);
   }
 
   private async runRow(id: string): Promise<RunRow> {
@@ -459,8 +475,8 @@ function heldRun(run: NewRun, event: unknown): RunRow {
   };
 }
 
-function notFound(id: string): AppError {
-  return new AppError('NOT_FOUND', `no workflow "${id}"`);
+function notFound(ref: string): AppError {
+  return new AppError('NOT_FOUND', `no workflow with id or name "${ref}"`);
 }
 
 /**
