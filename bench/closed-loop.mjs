@@ -1,12 +1,19 @@
 // The closed-loop load of the workflow benchmarks (workflows-vs-node-red.mjs, workflow-floor.mjs):
-// loadgen.mjs with `concurrency` requests always in flight, ~1 KB JSON bodies, a warm-up, then a
-// measured window, optionally with a counter read at the window's edges (runs finished).
+// `concurrency` requests always in flight, ~1 KB JSON bodies, a warm-up, then a measured window,
+// optionally with a counter read at the window's edges (runs finished). The load generator is
+// autocannon (autocannon-load.mjs), as issue 10 specifies, or `node-http` (loadgen.mjs, the other
+// server benchmarks' generator, about four times its CPU per request).
 import { round, summarize } from './lib.mjs';
 import { logLine, runLoad } from './server-lib.mjs';
 
+export const LOAD_GENERATORS = ['autocannon', 'node-http'];
+
 /** The load of one case, from the scripts' string options. */
-export function closedLoop({ concurrency, warmup, duration }) {
+export function closedLoop({ concurrency, warmup, duration, 'load-generator': generator = 'autocannon' }) {
+  if (!LOAD_GENERATORS.includes(generator))
+    throw new Error(`--load-generator must be one of ${LOAD_GENERATORS.join(', ')}, got ${generator}`);
   return {
+    generator,
     rate: 0,
     concurrency: Number(concurrency),
     warmupMs: Number(warmup),

@@ -13,13 +13,11 @@
 // 'measure' | 'end' } when the measured window opens and closes, { type: 'report', … }.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import process from 'node:process';
 import { clearTimeout, setTimeout } from 'node:timers';
 import { Buffer } from 'node:buffer';
 import { URL } from 'node:url';
+import { sendToParent as send, serveLoad } from './load-child.mjs';
 import { setTimeout as delay } from 'node:timers/promises';
-
-const send = (message) => process.send?.(message);
 
 async function main(config) {
   const url = new URL(config.url);
@@ -163,18 +161,4 @@ async function main(config) {
   };
 }
 
-process.on('message', (message) => {
-  if (message?.type !== 'start') return;
-  main(message).then(
-    (report) => {
-      send(report);
-      setTimeout(() => process.exit(0), 100);
-    },
-    (error) => {
-      send({ type: 'error', message: error instanceof Error ? error.stack : String(error) });
-      process.exit(1);
-    },
-  );
-});
-process.on('disconnect', () => process.exit(0));
-send({ type: 'ready' });
+serveLoad(main);

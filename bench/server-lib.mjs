@@ -502,7 +502,8 @@ export function forkHelper(script) {
  * is called when its measured window opens and closes (for CPU snapshots).
  */
 export async function runLoad(config, onPhase = () => {}) {
-  const loadgen = forkHelper('loadgen.mjs');
+  // `generator: 'autocannon'`: the closed-loop load through autocannon (autocannon-load.mjs).
+  const loadgen = forkHelper(config.generator === 'autocannon' ? 'autocannon-load.mjs' : 'loadgen.mjs');
   try {
     await loadgen.next('ready');
     loadgen.send({ type: 'start', ...config });

@@ -1,5 +1,5 @@
 // How far issue 10's rate targets are from what its rules allow on this machine: the same load
-// (loadgen.mjs, closed loop, 50 in flight, 1 KB JSON) against, in the same run,
+// (closed-loop.mjs: autocannon, closed loop, 50 in flight, 1 KB JSON) against, in the same run,
 // - the floor design (workflow-floor-server.mjs): the least work per run that keeps the rules
 //   (every run and every step's result stored, each step in a worker process), with no sandbox,
 //   props, expressions, logs or validation;
@@ -8,7 +8,7 @@
 // Cases: synchronous (the second step answers) and answering at once (runs finished per second in
 // the window, read at its edges; the run's backlog is drained before the next load).
 // Run: node bench/workflow-floor.mjs [--duration 10000] [--warmup 2000] [--concurrency 50]
-//      [--workers 2] [--gather 32] [--node-red-dir DIR] [--no-tributary]
+//      [--load-generator autocannon|node-http] [--workers 2] [--gather 32] [--node-red-dir DIR] [--no-tributary]
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10000' },
     warmup: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '50' },
+    'load-generator': { type: 'string', default: 'autocannon' },
     workers: { type: 'string', default: '2' },
     gather: { type: 'string', default: '32' },
     'node-red-dir': { type: 'string', default: DEFAULT_NODE_RED_DIR },

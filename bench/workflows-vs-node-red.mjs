@@ -1,5 +1,6 @@
-// Workflows against Node-RED (issue 10): the same load generator (loadgen.mjs, closed loop, 50 in
-// flight, 1 KB JSON `{ seq, sentAt, pad }`) against, in the same run:
+// Workflows against Node-RED (issue 10): the same load generator (closed-loop.mjs: autocannon, as the
+// issue specifies, closed loop, 50 in flight, 1 KB JSON `{ seq, sentAt, pad }`; `--load-generator
+// node-http` for loadgen.mjs, node:http's client) against, in the same run:
 // - a Tributary source with customResponse (components/http-respond-picked.mjs);
 // - a workflow: HTTP trigger (custom_response) -> registry action `tributary-pick-fields` -> code
 //   step calling `$.respond` (components/workflow-respond-step.mjs);
@@ -11,7 +12,7 @@
 // of a single `tributary start` on SQLite with `--kills` (20) `kill -9` spread over the stream,
 // each followed by a restart; every acknowledged request must end as a succeeded run.
 // Run: node bench/workflows-vs-node-red.mjs [--duration 10000] [--warmup 2000] [--concurrency 50]
-//      [--kill-runs 5000] [--kills 20] [--node-red-dir DIR]   (--kill-runs 0 skips the kill run)
+//      [--load-generator autocannon|node-http] [--kill-runs 5000] [--kills 20] [--node-red-dir DIR]   (--kill-runs 0 skips the kill run)
 import os from 'node:os';
 import process from 'node:process';
 import { parseArgs } from 'node:util';
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '10000' },
     warmup: { type: 'string', default: '2000' },
     concurrency: { type: 'string', default: '50' },
+    'load-generator': { type: 'string', default: 'autocannon' },
     'kill-runs': { type: 'string', default: '5000' },
     kills: { type: 'string', default: '20' },
     'node-red-dir': { type: 'string', default: DEFAULT_NODE_RED_DIR },
@@ -279,7 +281,7 @@ try {
     ours: `${loadAverageAtStart[0]} / ${Object.values(loadAverages).join(', ')}`,
   });
   printTable(
-    `${NAME} (closed loop, ${load.concurrency} in flight, 1 KB JSON, ${load.durationMs / 1000} s measured per case; Node-RED ${install.version}; ${BENCH_RATE_LIMIT.note})`,
+    `${NAME} (${load.generator}, closed loop, ${load.concurrency} in flight, 1 KB JSON, ${load.durationMs / 1000} s measured per case; Node-RED ${install.version}; ${BENCH_RATE_LIMIT.note})`,
     rows,
   );
   writeResult(NAME, {
