@@ -29,12 +29,10 @@ function run(config) {
   const warmupMs = config.warmupMs ?? 2000;
   const durationMs = config.durationMs ?? 10_000;
   const bodyBytes = config.bodyBytes ?? 1024;
-  const probe = JSON.stringify({ seq: 1_000_000, sentAt: 1_700_000_000_000.123, pad: '' });
-  const body = JSON.stringify({
-    seq: 1_000_000,
-    sentAt: 1_700_000_000_000.123,
-    pad: 'x'.repeat(Math.max(0, bodyBytes - probe.length)),
-  });
+  // loadgen.mjs's body shape, with the values its probe sizes the padding by.
+  const fields = { seq: 1_000_000, sentAt: 1_700_000_000_000.123 };
+  const unpadded = JSON.stringify({ ...fields, pad: '' }).length;
+  const body = JSON.stringify({ ...fields, pad: 'x'.repeat(Math.max(0, bodyBytes - unpadded)) });
 
   const measured = { ...emptyBucket(), latenciesMs: [] };
   const warmup = emptyBucket();

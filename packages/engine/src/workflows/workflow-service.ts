@@ -108,12 +108,11 @@ export class WorkflowService {
     return Promise.all(rows.map((row) => this.describe(row)));
   }
 
-  async delete(ref: string): Promise<string> {
+  async delete(ref: string): Promise<void> {
     const { id } = await this.row(ref);
     if (!(await this.options.store.deleteWorkflow(id))) throw notFound(ref);
     this.options.onSchedulesChanged?.();
     await this.options.onDeleted?.(id);
-    return id;
   }
 
   /** Whether a workflow of this id exists (subscriptions check their emitters and listeners). */
