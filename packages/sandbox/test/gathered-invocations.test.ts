@@ -229,7 +229,13 @@ describe('concurrent calls gathered into one request', () => {
   });
 
   it('calls made while the group has its cap of requests out wait, then go together in one request', async () => {
-    const sandbox = sandboxWith({ maxWorkersPerGroup: 4, gatherQuickMs: 60_000, gatherRequests: 1 });
+    let started = 0;
+    const sandbox = sandboxWith({
+      maxWorkersPerGroup: 4,
+      gatherQuickMs: 60_000,
+      gatherRequests: 1,
+      workerEvents: { started: () => (started += 1), exited: () => undefined },
+    });
     const handle = await openStep(sandbox, 'gathered-capped');
     const responses = new Map<number, HttpResponse>();
     const warm = await call(handle, 0, responses);
@@ -245,10 +251,12 @@ describe('concurrent calls gathered into one request', () => {
     const first = await busy;
     const results = await Promise.all(later);
     expect(results.map((result) => returned(result).n)).toEqual([2, 3, 4, 5, 6]);
-    // One worker, the busy call's, ran all of them, one request after the other: no other started.
-    expect(new Set([first, ...results].map((result) => returned(result).worker))).toEqual(
-      new Set([returned(warm).worker]),
-    );
+    // The busy call's worker ran all of them, one after the other, right after it. The busy call
+    // itself may have started a second worker (the warm call's caller gets its answer before its
+    // request ends, so on a busy machine that request can still be out), but the five waiting
+    // calls started none: each going out alone would have started up to two more.
+    expect(new Set(results.map((result) => returned(result).worker))).toEqual(new Set([returned(first).worker]));
+    expect(started).toBeLessThanOrEqual(2);
     const orders = results.map((result) => returned(result).order);
     expect(orders).toEqual(orders.map((_, index) => returned(first).order + 1 + index));
   });
