@@ -130,6 +130,15 @@ describe('/v1/workflows', () => {
     expect((await harness.request('DELETE', '/v1/workflows/by%20name')).status).toBe(204);
     const gone = await harness.request('GET', '/v1/workflows/by%20name');
     expect([gone.status, gone.body.error.message]).toEqual([404, 'no workflow with id or name "by name"']);
+    // A run is named by its id only: a workflow's name there is answered with where its runs are.
+    const notRun = await harness.request('GET', '/v1/workflow-runs/by%20name');
+    expect([notRun.status, notRun.body.error.code, notRun.body.error.message]).toEqual([
+      404,
+      'NOT_FOUND',
+      'no workflow run "by name": a run\'s id starts with wfr_ (a workflow\'s runs: GET /v1/workflows/{id}/runs, `tributary workflow runs <workflow>`)',
+    ]);
+    const unknownRun = await harness.request('GET', '/v1/workflow-runs/wfr_missing');
+    expect(unknownRun.body.error.message).toBe('no workflow run "wfr_missing"');
   });
 
   it('refuses bad workflows with a stable code and the right status, changing nothing', async () => {

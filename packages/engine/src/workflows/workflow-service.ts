@@ -444,7 +444,13 @@ export class WorkflowService {
 
   private async runRow(id: string): Promise<RunRow> {
     const run = await this.options.store.getRun(id);
-    if (!run) throw new AppError('NOT_FOUND', `no workflow run "${id}"`);
+    if (!run) {
+      // A workflow's name or id given where a run's is expected is the likely slip: say where runs are listed.
+      const hint = id.startsWith('wfr_')
+        ? ''
+        : `: a run's id starts with wfr_ (a workflow's runs: GET /v1/workflows/{id}/runs, \`tributary workflow runs <workflow>\`)`;
+      throw new AppError('NOT_FOUND', `no workflow run "${id}"${hint}`);
+    }
     return run;
   }
 }
