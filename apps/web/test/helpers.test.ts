@@ -11,6 +11,7 @@ import { SavedComponent } from '@tributary/contracts';
 import { ApiError, createHttp } from '../src/api/client.js';
 import { createApi } from '../src/api/endpoints.js';
 import { installText, parseInstallEvent } from '../src/api/install-stream.js';
+import { countOf } from '../src/components/count.js';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
@@ -95,6 +96,13 @@ describe('docs Markdown', () => {
   });
 
   it('names repository files instead of linking to pages the app does not have', () => {
+    // A screenshot beside the docs is named like any other file of the repository, not loaded.
+    expect(renderDoc('![The builder](screenshots/workflow-builder.png)').html).toContain(
+      '<span class="repo-link" title="In the repository: docs/screenshots/workflow-builder.png">The builder <span class="muted small">(docs/screenshots/workflow-builder.png)</span></span>',
+    );
+    expect(renderDoc('![A chart](https://example.com/c.png)').html).toContain(
+      '<a href="https://example.com/c.png" rel="noreferrer" target="_blank">A chart</a>',
+    );
     expect(repoPath('../packages/cli/test/remote-commands.test.ts')).toBe('packages/cli/test/remote-commands.test.ts');
     expect(repoPath('decisions/')).toBe('docs/decisions/');
     expect(repoPath('decisions/0004-cli-exit-codes.md')).toBe('docs/decisions/0004-cli-exit-codes.md');
@@ -424,5 +432,13 @@ describe('install stream events', () => {
       { phase: 'exploded', packages: [] },
     ])
       expect(parseInstallEvent(bad)).toBeNull();
+  });
+});
+
+describe('counts in words', () => {
+  it('puts the noun in the singular for one only, and takes an irregular plural', () => {
+    expect([0, 1, 2, 1000].map((n) => countOf(n, 'run'))).toEqual(['0 runs', '1 run', '2 runs', '1000 runs']);
+    expect(countOf(1, 'older one', 'older ones')).toBe('1 older one');
+    expect(countOf(3, 'older one', 'older ones')).toBe('3 older ones');
   });
 });

@@ -78,6 +78,8 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
       '{{ steps.trigger.event }}',
       '{{ steps.greet.$return_value }}',
     ]);
+    // A full-page shot of a scrolled page draws the sticky top bar where the viewport was.
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: screenshotPath('workflow-builder'), fullPage: true });
 
     await page.getByRole('button', { name: 'Create workflow' }).click();

@@ -1,4 +1,6 @@
 /** A collapsible JSON tree: objects and arrays fold with native <details>, so it works by keyboard. */
+import { countOf } from './count.js';
+
 export function JsonViewer({
   value,
   label,
@@ -48,10 +50,7 @@ function JsonNode({
         <summary>
           {key}
           <span className="json-punct">{open}</span>
-          <span className="json-count">
-            {' '}
-            {entries.length} {Array.isArray(value) ? 'items' : 'keys'}{' '}
-          </span>
+          <span className="json-count"> {countOf(entries.length, Array.isArray(value) ? 'item' : 'key')} </span>
         </summary>
         <div className="json-children">
           {entries.map(([childName, child]) => (

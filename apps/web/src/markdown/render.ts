@@ -87,6 +87,13 @@ export function renderDoc(markdown: string): RenderedDoc {
         const external = /^https?:/i.test(href);
         return `<a href="${escapeHtml(href)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}${external ? ' rel="noreferrer" target="_blank"' : ''}>${inner}</a>`;
       },
+      image(token: Tokens.Image) {
+        // The screenshots beside the docs are the repository's, not the app's: name the file instead.
+        const file = repoPath(token.href);
+        if (file === null)
+          return `<a href="${escapeHtml(token.href)}" rel="noreferrer" target="_blank">${escapeHtml(token.text)}</a>`;
+        return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${escapeHtml(token.text)} <span class="muted small">(${escapeHtml(file)})</span></span>`;
+      },
       code(token: Tokens.Code) {
         const lang = (token.lang ?? '').split(/\s/)[0] ?? '';
         return `<div class="code-block"><div class="code-bar"><span class="code-lang">${escapeHtml(lang)}</span><button type="button" class="button button-small" data-copy-code>Copy</button></div><pre><code${lang ? ` class="language-${escapeHtml(lang)}"` : ''}>${escapeHtml(token.text)}</code></pre></div>\n`;

@@ -8,6 +8,7 @@ import { Link } from 'react-router';
 import type { DeadLetterT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { countOf } from '../components/count.js';
 import { JsonViewer } from '../components/json-viewer.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
@@ -69,7 +70,7 @@ export function DeadLetters() {
                       <td data-label="Invocation">
                         <span className="mono">{letter.id}</span>
                         <div className="muted small">
-                          {letter.trigger}, {letter.attempts} attempts
+                          {letter.trigger}, {countOf(letter.attempts, 'attempt')}
                         </div>
                         <details>
                           <summary className="small">Event</summary>

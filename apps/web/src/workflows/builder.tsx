@@ -94,7 +94,7 @@ export function WorkflowBuilder({ workflow }: { readonly workflow: WorkflowT | n
         save.mutate();
       }}
     >
-      <div className="card form">
+      <div className="card">
         <div className="field">
           <label className="field-label" htmlFor={`${id}-name`}>
             Workflow name

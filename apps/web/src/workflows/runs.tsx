@@ -8,6 +8,7 @@ import { useEffect } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { WorkflowRunDetailT, WorkflowRunT, WorkflowT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
+import { countOf } from '../components/count.js';
 import { JsonViewer } from '../components/json-viewer.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';
@@ -34,8 +35,8 @@ export function WorkflowRuns({ workflow, runId }: { readonly workflow: WorkflowT
             <div className="table-wrap">
               <table className="table" aria-label="Runs">
                 <caption className="muted small">
-                  {page.page_info.total_count} runs
-                  {page.runs_dropped > 0 ? `, ${page.runs_dropped} older ones dropped` : ''}
+                  {countOf(page.page_info.total_count, 'run')}
+                  {page.runs_dropped > 0 ? `, ${countOf(page.runs_dropped, 'older one', 'older ones')} dropped` : ''}
                 </caption>
                 <thead>
                   <tr>
