@@ -143,6 +143,26 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
       .toContain('Version 1 · replay');
     await expect.poll(() => inspector.getByTestId('run-status').textContent(), { timeout: 60_000 }).toBe('succeeded');
     await expect.poll(() => page.getByRole('table', { name: 'Runs' }).locator('tbody tr').count()).toBe(2);
+
+    // On a 390 px phone the runs and the deliveries are one card per row: nothing scrolls sideways,
+    // and each value keeps its column's name.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await expect
+        .poll(() =>
+          page.evaluate(() => ({
+            page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+            tables: [...document.querySelectorAll('table')].map((table) => table.getAttribute('aria-label')),
+            wider: [...document.querySelectorAll('.table-wrap')].filter((wrap) => wrap.scrollWidth > wrap.clientWidth)
+              .length,
+          })),
+        )
+        .toEqual({ page: true, tables: ['Runs', 'Deliveries'], wider: 0 });
+      const cell = page.getByRole('table', { name: 'Deliveries' }).locator('td[data-label="Target"]').first();
+      expect(await cell.evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Target"');
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   it('saves a new version and deactivates; a refused save changes nothing', async () => {

@@ -47,7 +47,7 @@ export function AppsScreen() {
       {apps.data && found.length === 0 ? <Empty title={`No app matches "${query}"`} /> : null}
       {found.length > 0 ? (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table stack-table">
             <thead>
               <tr>
                 <th scope="col">App</th>
@@ -59,14 +59,14 @@ export function AppsScreen() {
             <tbody>
               {found.slice(0, SHOWN).map((app) => (
                 <tr key={app.slug}>
-                  <td>
+                  <td data-label="App">
                     <Link to={`/apps/${encodeURIComponent(app.slug)}`}>{app.name}</Link>
                   </td>
-                  <td>
+                  <td data-label="Slug">
                     <code>{app.slug}</code>
                   </td>
-                  <td>{MODE_LABELS[app.auth_mode]}</td>
-                  <td>{app.oauth ? (app.oauth_client ?? 'not set') : '—'}</td>
+                  <td data-label="Auth">{MODE_LABELS[app.auth_mode]}</td>
+                  <td data-label="OAuth client">{app.oauth ? (app.oauth_client ?? 'not set') : '—'}</td>
                 </tr>
               ))}
             </tbody>
@@ -213,7 +213,7 @@ function AppAccounts({ app }: { readonly app: AppT }) {
       ) : null}
       {accounts.data && accounts.data.data.length > 0 ? (
         <div className="table-wrap">
-          <table className="table">
+          <table className="table stack-table">
             <thead>
               <tr>
                 <th scope="col">Account</th>
@@ -226,11 +226,11 @@ function AppAccounts({ app }: { readonly app: AppT }) {
             <tbody>
               {accounts.data.data.map((account) => (
                 <tr key={account.id} data-testid={`account-${account.id}`}>
-                  <td>
+                  <td data-label="Account">
                     {account.name} <code className="small">{account.id}</code>
                   </td>
-                  <td>{account.oauth?.uid ?? '—'}</td>
-                  <td>
+                  <td data-label="Signed in as">{account.oauth?.uid ?? '—'}</td>
+                  <td data-label="Status">
                     {account.status === 'needs_reconnect' ? (
                       <>
                         <strong className="field-error">Needs reconnect</strong>
@@ -241,10 +241,10 @@ function AppAccounts({ app }: { readonly app: AppT }) {
                       'OK'
                     )}
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <RelativeTime ms={account.created_at * 1000} />
                   </td>
-                  <td>
+                  <td data-label="Test">
                     <AccountTestButton account={account} />
                   </td>
                 </tr>

@@ -87,7 +87,7 @@ function ImportProgress({ job }: { readonly job: ImportJobT }) {
           </p>
           {report.skipped.length > 0 ? (
             <div className="table-wrap">
-              <table className="table" aria-label="Skipped components">
+              <table className="table stack-table" aria-label="Skipped components">
                 <thead>
                   <tr>
                     <th scope="col">File</th>
@@ -98,14 +98,14 @@ function ImportProgress({ job }: { readonly job: ImportJobT }) {
                 <tbody>
                   {report.skipped.map((entry) => (
                     <tr key={entry.file}>
-                      <td>
+                      <td data-label="File">
                         <code>{entry.file}</code>
                       </td>
-                      <td>
+                      <td data-label="Error">
                         <code>{entry.code}</code>
                         {entry.rule ? <span className="muted small"> rule {entry.rule}</span> : null}
                       </td>
-                      <td>{entry.message}</td>
+                      <td data-label="Message">{entry.message}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -107,7 +107,7 @@ export function RegistryItemScreen() {
               <p className="muted">No props.</p>
             ) : (
               <div className="table-wrap">
-                <table className="table">
+                <table className="table stack-table">
                   <thead>
                     <tr>
                       <th scope="col">Prop</th>
@@ -118,17 +118,17 @@ export function RegistryItemScreen() {
                   <tbody>
                     {toFormProps(c.configurable_props).map((prop) => (
                       <tr key={prop.name}>
-                        <td>
+                        <td data-label="Prop">
                           <code>{prop.name}</code>{' '}
                           {prop.label && prop.label !== prop.name ? (
                             <span className="muted">({labelOf(prop)})</span>
                           ) : null}
                           {prop.optional ? <span className="muted small"> optional</span> : null}
                         </td>
-                        <td>
+                        <td data-label="Type">
                           <code>{prop.type}</code>
                         </td>
-                        <td>
+                        <td data-label="Description">
                           {prop.description ? (
                             <Markdown text={prop.description} />
                           ) : prop.content ? (

@@ -33,7 +33,7 @@ export function WorkflowRuns({ workflow, runId }: { readonly workflow: WorkflowT
             </Empty>
           ) : (
             <div className="table-wrap">
-              <table className="table" aria-label="Runs">
+              <table className="table stack-table" aria-label="Runs">
                 <caption className="muted small">
                   {countOf(page.page_info.total_count, 'run')}
                   {page.runs_dropped > 0 ? `, ${countOf(page.runs_dropped, 'older one', 'older ones')} dropped` : ''}
@@ -73,17 +73,17 @@ function RunRow({
 }) {
   return (
     <tr aria-current={selected ? 'true' : undefined}>
-      <td>
+      <td data-label="Run">
         <Link to={`/workflows/${workflow.id}/runs/${run.id}`} className="mono">
           {run.id}
         </Link>
       </td>
-      <td>
+      <td data-label="Status">
         <span className={`badge status-${run.status}`}>{run.status}</span>
       </td>
-      <td>v{run.version}</td>
-      <td>{run.trigger}</td>
-      <td>
+      <td data-label="Version">v{run.version}</td>
+      <td data-label="Trigger">{run.trigger}</td>
+      <td data-label="Started">
         <RelativeTime ms={run.created_at} />
       </td>
     </tr>
@@ -172,7 +172,7 @@ function RunDetail({ workflow, run }: { readonly workflow: WorkflowT; readonly r
         <p className="muted">No deliveries: no step called $.send.</p>
       ) : (
         <div className="table-wrap">
-          <table className="table" aria-label="Deliveries">
+          <table className="table stack-table" aria-label="Deliveries">
             <thead>
               <tr>
                 <th scope="col">Step</th>
@@ -186,16 +186,18 @@ function RunDetail({ workflow, run }: { readonly workflow: WorkflowT; readonly r
             <tbody>
               {run.deliveries.map((delivery) => (
                 <tr key={delivery.id}>
-                  <td>{delivery.step_name ?? ''}</td>
-                  <td>{delivery.kind}</td>
-                  <td className="mono">{delivery.target}</td>
-                  <td>
+                  <td data-label="Step">{delivery.step_name ?? ''}</td>
+                  <td data-label="Kind">{delivery.kind}</td>
+                  <td data-label="Target" className="mono">
+                    {delivery.target}
+                  </td>
+                  <td data-label="Status">
                     <span className={`badge status-${delivery.status}`}>{delivery.status}</span>
                   </td>
-                  <td>
+                  <td data-label="Attempts">
                     {delivery.attempts} / {delivery.max_attempts}
                   </td>
-                  <td>{delivery.last_error ?? ''}</td>
+                  <td data-label="Error">{delivery.last_error ?? ''}</td>
                 </tr>
               ))}
             </tbody>
