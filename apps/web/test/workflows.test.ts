@@ -160,6 +160,15 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
         .toEqual({ page: true, tables: ['Runs', 'Deliveries'], wider: 0 });
       const cell = page.getByRole('table', { name: 'Deliveries' }).locator('td[data-label="Target"]').first();
       expect(await cell.evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Target"');
+      // The builder too: its code step's lines are longer than the screen is wide, and scroll inside
+      // the editor (a fieldset or grid item would otherwise grow to its content's width).
+      await page.goto(`${server.base}/workflows/${workflowId}/builder`);
+      await page.locator('.cm-content').first().waitFor();
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+      ).toBe(true);
+      const scroller = page.locator('.cm-scroller').first();
+      expect(await scroller.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }

@@ -71,7 +71,7 @@ export function TriggerEditor({
         }
       />
       {trigger.kind === 'http' && endpointUrl ? (
-        <p>
+        <p className="endpoint">
           Endpoint: <code data-testid="workflow-endpoint">{endpointUrl}</code>
         </p>
       ) : null}
@@ -100,8 +100,10 @@ function TriggerFields({
             type="checkbox"
             checked={trigger.customResponse}
             onChange={(event) => onChange({ ...trigger, customResponse: event.target.checked })}
-          />{' '}
-          A step answers the request with <code>$.respond()</code> (30 s, then 504)
+          />
+          <span>
+            A step answers the request with <code>$.respond()</code> (30 s, then 504)
+          </span>
         </label>
       );
     case 'timer':
