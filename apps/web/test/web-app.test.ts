@@ -1091,6 +1091,19 @@ describe('docs', { timeout: 60_000 }, () => {
     await expect.poll(() => inView('emit')).toBe(true);
     expect(await docs.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await shot('docs-phone', docs);
+    // Every page: a long path or URL in running text wraps, tables and code scroll in their boxes.
+    // The pages' list is folded away on a phone: read its links from the DOM.
+    const pages = await docs
+      .locator('nav[aria-label="Docs pages"] a')
+      .evaluateAll((links) => links.map((link) => link.getAttribute('href') ?? ''));
+    expect(pages.length).toBeGreaterThan(10);
+    const wide: string[] = [];
+    for (const href of pages) {
+      await docs.goto(`${server.base}${href}`);
+      await docs.locator('.doc h1').first().waitFor();
+      if (await docs.evaluate(() => document.documentElement.scrollWidth > 390)) wide.push(href);
+    }
+    expect(wide).toEqual([]);
     await docs.setViewportSize({ width: 1280, height: 800 });
   });
 
