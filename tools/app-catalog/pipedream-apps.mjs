@@ -293,7 +293,13 @@ export const PIPEDREAM_APPS = [
     doc: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_web_server_flow.htm',
   },
   // Slugs the sources already produce: only what a sign-in needs on top.
-  { slug: 'github', scopes: ['repo', 'read:user', 'user:email', 'read:org'] },
+  // Specs hosted on github.com share its slug; one of them (Eqivo) gave GitHub its name and an image as its API.
+  {
+    slug: 'github',
+    name: 'GitHub',
+    base_url: 'https://api.github.com',
+    scopes: ['repo', 'read:user', 'user:email', 'read:org'],
+  },
   {
     slug: 'gitlab',
     scopes: ['api', 'read_user'],

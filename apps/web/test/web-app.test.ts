@@ -461,6 +461,15 @@ describe('web app', { timeout: 90_000 }, () => {
       await page.locator('td', { hasText: /^a-phone-key-with-a-long-name-for-wrapping$/ }).waitFor();
       expect(await fits()).toEqual({ width: 390, cut: [] });
       await shot('settings-phone');
+      // The apps list: one card per app, no table scrolled sideways inside its box.
+      await page.goto(`${server.base}/apps`);
+      await page.locator('table code').first().waitFor();
+      expect(await fits()).toEqual({ width: 390, cut: [] });
+      expect(
+        await page
+          .locator('.table-wrap')
+          .evaluateAll((wraps) => wraps.map((wrap) => wrap.scrollWidth <= wrap.clientWidth)),
+      ).toEqual([true]);
     } finally {
       await page.setViewportSize({ width: 1280, height: 800 });
       await server.api('DELETE', `/v1/sources/${id}`);

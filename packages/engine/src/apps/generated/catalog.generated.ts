@@ -2687,7 +2687,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "github",
-  "name": "Eqivo",
+  "name": "GitHub",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://github.com/login/oauth/authorize",
@@ -2701,7 +2701,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    ],
    "scope_delimiter": " "
   },
-  "base_url": "https://raw.github.com/rtckit/media/master/eqivo/readme-splash.png",
+  "base_url": "https://api.github.com",
   "test_request": {
    "method": "GET",
    "url": "https://api.github.com/user"
