@@ -72,9 +72,21 @@ try {
  * copied from the entry named by `like`), or a patch of the entry of the same slug.
  */
 function applyOverride(apps, override) {
-  const { slug, like, doc, scopes, scope_delimiter, authorize_params, token_auth, userinfo, userinfo_url, ...rest } =
-    override;
-  const existing = apps.get(slug);
+  const {
+    slug,
+    like,
+    doc,
+    replaces,
+    scopes,
+    scope_delimiter,
+    authorize_params,
+    token_auth,
+    userinfo,
+    userinfo_url,
+    ...rest
+  } = override;
+  // `replaces`: the generated entry under this slug describes another provider's API; nothing of it is kept.
+  const existing = replaces ? undefined : apps.get(slug);
   const template = like ? apps.get(like) : undefined;
   if (like && !template?.oauth)
     throw new Error(`pipedream-apps.mjs: ${slug} is like "${like}", which has no OAuth endpoints`);

