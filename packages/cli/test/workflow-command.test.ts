@@ -68,6 +68,43 @@ describe('tributary workflow', () => {
     expect(bad.stderr).toMatch(/^error USAGE_ERROR: --event is not valid JSON: /);
   });
 
+  it('delivers nothing from a local run: each send is named as the delivery a server would make', async () => {
+    const file = path.join(scratch, 'sends.workflow.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'sends',
+        trigger: { type: 'manual' },
+        steps: [
+          {
+            name: 'ship',
+            file: path.join(FIXTURES, 'delivery/send-http.mjs'),
+            props: { url: 'https://example.com/hooks/shipped' },
+          },
+        ],
+      }),
+    );
+    const [human, json] = await Promise.all([
+      tributary(['workflow', 'run', file], { env: { NO_COLOR: '1' } }),
+      tributary(['workflow', 'run', file, '--json']),
+    ]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(
+      '  delivery http https://example.com/hooks/shipped from ship: not sent (a local run delivers nothing)\n',
+    );
+    const run = JSON.parse(json.stdout) as { deliveries: unknown[]; steps: { sends: { config: unknown }[] }[] };
+    // No delivery was queued, so none was attempted: a server would have tried the URL at once.
+    expect(run.deliveries).toEqual([]);
+    expect(run.steps[0]?.sends.map((send) => send.config)).toEqual([
+      {
+        method: 'POST',
+        url: 'https://example.com/hooks/shipped',
+        headers: { 'X-Api-Key': 'not-shown-in-the-report' },
+        data: { order: 42, status: 'shipped' },
+      },
+    ]);
+  });
+
   it('deploys, lists, describes, runs and deletes on a server, with the same run JSON as the local run', async () => {
     const login = await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY]);
     expect(login.code).toBe(0);

@@ -90,6 +90,7 @@ export type {
   DeliveryStatus,
 } from './delivery/delivery-types.js';
 export { DEFAULT_DELIVERY_RETRY, deliveryBackoffMs } from './delivery/retry-policy.js';
+export { sendTarget } from './delivery/send-jobs.js';
 export type { DeliveryRetryPolicy } from './delivery/retry-policy.js';
 export { CHANNEL_PATTERN } from './delivery/check-destination.js';
 export { channelKey, subscribeToChannel } from './delivery/sse-channels.js';

@@ -44,6 +44,7 @@ export {
 } from './interfaces/timer.js';
 export type { TimerSchedule } from './interfaces/timer.js';
 export type { SendKind, SendRecord } from './action/send.js';
+export { isSendKind, SEND_KINDS } from './action/send.js';
 export { invokeComponent } from './invoke/invoke-component.js';
 export type { InvocationKind, InvocationResult, InvocationState, InvokeInput } from './invoke/invoke-component.js';
 export { resolvePropSpecs } from './invoke/dynamic-props.js';

@@ -10,8 +10,9 @@ const FINISHED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
 /**
  * Runs a whole workflow on this machine, offline: a throwaway engine on a temporary SQLite file
  * steps it exactly as a server does (same queue, runner, sandbox and checkpoints), so the result
- * is the same JSON a server's GET /v1/workflow-runs/{id} answers. The trigger becomes a RUN NOW
- * with `event`: timers, endpoints and sources do not exist offline.
+ * is the same JSON a server's GET /v1/workflow-runs/{id} answers, but for its deliveries: nothing
+ * is sent. The trigger becomes a RUN NOW with `event`: timers, endpoints and sources do not exist
+ * offline.
  */
 export async function runWorkflowLocally(input: {
   readonly workflow: Record<string, unknown>;
@@ -28,6 +29,8 @@ export async function runWorkflowLocally(input: {
     sourceTimeoutMs: 30_000,
     throwawayDataDir: true,
     log: input.log,
+    // Offline means no side effects: each step's `sends` say what a server would deliver.
+    deliver: () => Promise.resolve(),
   });
   try {
     await engine.start();

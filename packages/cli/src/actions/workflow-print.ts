@@ -1,10 +1,12 @@
 import type { WorkflowRunDetailT } from '@tributary/contracts';
+import { sendTarget } from '@tributary/engine';
+import { isSendKind } from '@tributary/runtime';
 import { compact, type Output } from '../ui/output.js';
 
 /**
- * A run for people: its status, then each step with its result or error and its log lines, then a
- * server run's deliveries. A local run's ids and timings belong to a throwaway engine, so they are
- * left out (its output is stable).
+ * A run for people: its status, then each step with its result or error and its log lines, then its
+ * deliveries. A local run's ids and timings belong to a throwaway engine, so they are left out (its
+ * output is stable), and its sends are named but were never delivered.
  */
 export function printRun(output: Output, run: WorkflowRunDetailT, options: { readonly local?: string } = {}): void {
   output.out(
@@ -20,8 +22,15 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
     else if (step.status === 'succeeded') output.out(`    → ${compact(step.return_value)}`);
   }
   if (run.exit) output.out(`Exited: ${run.exit.reason ?? '(no reason)'}`);
-  // A local run's engine stops as the run ends: its deliveries were queued, not followed.
-  if (options.local !== undefined) return;
+  if (options.local !== undefined) {
+    // A local run sends nothing: its steps' sends say what a server would deliver.
+    for (const step of run.steps)
+      for (const send of step.sends) {
+        const target = isSendKind(send.kind) ? ` ${sendTarget(send.kind, send.config, run.workflow_id)}` : '';
+        output.out(`  delivery ${send.kind}${target} from ${step.name}: not sent (a local run delivers nothing)`);
+      }
+    return;
+  }
   for (const delivery of run.deliveries) {
     const error = delivery.last_error ? ` (${delivery.last_error})` : '';
     output.out(

@@ -31,7 +31,9 @@ several workflows share is refused with NAME_CONFLICT, listing their ids.`,
 
   workflow
     .command('run')
-    .description('Run a whole workflow once on this machine, offline (the trigger becomes RUN NOW with --event)')
+    .description(
+      'Run a whole workflow once on this machine, offline (the trigger becomes RUN NOW with --event; $.send.* calls are shown, not delivered)',
+    )
     .argument('<file>', 'workflow file (JSON, or YAML named .yaml/.yml; docs/workflows.md)')
     .option('--event <JSON>', 'the trigger event, steps.trigger.event (default null)')
     .option('--json', 'print the run as JSON, the shape of GET /v1/workflow-runs/{id}')

@@ -24,7 +24,7 @@ export function sendJobs(
       runId: context.runId,
       stepName: context.stepName ?? null,
       subscriptionId: null,
-      target: targetOf(send.kind, config, context),
+      target: sendTarget(send.kind, config, context.emitterId),
       config,
       shown: redactConfig(send.kind, config),
       maxAttempts: options.maxAttempts,
@@ -33,17 +33,20 @@ export function sendJobs(
   });
 }
 
-/** What a delivery's `target` names, per kind: where it goes, as lists and the SSE replay look it up. */
-function targetOf(kind: SendRecord['kind'], config: Record<string, unknown>, context: DeliveryContext): string {
+/**
+ * What a delivery's `target` names, per kind: where it goes, as lists and the SSE replay look it up.
+ * An S3 send whose key is not fixed yet (a local run, which delivers nothing) names its prefix.
+ */
+export function sendTarget(kind: SendRecord['kind'], config: Record<string, unknown>, emitterId?: string): string {
   switch (kind) {
     case 'http':
       return String(config['url']);
     case 'email':
       return 'owner';
     case 's3':
-      return `${String(config['bucket'])}/${String(config['key'])}`;
+      return `${String(config['bucket'])}/${String(config['key'] ?? `${String(config['prefix'])}…`)}`;
     case 'emit':
-      return context.emitterId ?? '';
+      return emitterId ?? '';
     case 'sse':
       return String(config['channel']);
     default: {

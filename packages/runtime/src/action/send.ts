@@ -1,7 +1,13 @@
 import { AppError } from '@tributary/contracts';
 import { findNonJson, isPlainObject } from '../util/json.js';
 
-export type SendKind = 'http' | 'email' | 's3' | 'emit' | 'sse';
+export const SEND_KINDS = ['http', 'email', 's3', 'emit', 'sse'] as const;
+export type SendKind = (typeof SEND_KINDS)[number];
+
+/** A kind read back from a run record (the API types it as a string). */
+export function isSendKind(kind: string): kind is SendKind {
+  return (SEND_KINDS as readonly string[]).includes(kind);
+}
 
 /** A `$.send.*` call, recorded during the run and delivered after it (contract §6.1). */
 export interface SendRecord {
