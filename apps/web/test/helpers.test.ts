@@ -12,6 +12,7 @@ import { ApiError, createHttp } from '../src/api/client.js';
 import { createApi } from '../src/api/endpoints.js';
 import { installText, parseInstallEvent } from '../src/api/install-stream.js';
 import { countOf } from '../src/components/count.js';
+import { errorEchoIndex } from '../src/workflows/error-echo.js';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
@@ -440,5 +441,18 @@ describe('counts in words', () => {
     expect([0, 1, 2, 1000].map((n) => countOf(n, 'run'))).toEqual(['0 runs', '1 run', '2 runs', '1000 runs']);
     expect(countOf(1, 'older one', 'older ones')).toBe('1 older one');
     expect(countOf(3, 'older one', 'older ones')).toBe('3 older ones');
+  });
+});
+
+describe("a step's error and its log lines", () => {
+  const error = { code: 'COMPONENT_ERROR', message: 'boom', stack: 'Error: boom\n    at run (component.mjs:2:9)' };
+  it('finds the last error line that only repeats the error: its stack, its message, or code and message', () => {
+    const line = (level: string, message: string) => ({ level, message });
+    expect(errorEchoIndex([line('info', 'start'), line('error', error.stack)], error)).toBe(1);
+    expect(errorEchoIndex([line('error', 'boom'), line('info', 'after')], error)).toBe(0);
+    expect(errorEchoIndex([line('error', 'COMPONENT_ERROR: boom\n    at x')], error)).toBe(0);
+    // The component's own lines stay, an info line that says the same included.
+    expect(errorEchoIndex([line('info', 'boom'), line('error', 'something else')], error)).toBe(-1);
+    expect(errorEchoIndex([line('error', 'boom')], null)).toBe(-1);
   });
 });

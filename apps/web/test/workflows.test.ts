@@ -218,6 +218,10 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     expect(await inspector.getByRole('alert').first().textContent()).toMatch(/Failed at step boom/);
     const boom = inspector.getByRole('region', { name: 'Step boom' });
     expect(await boom.getByRole('alert').textContent()).toContain('no more greetings');
+    // The error and its stack are in the box; the log line that repeats them is not shown twice.
+    expect(await boom.locator('pre.stack').textContent()).toMatch(/^Error: no more greetings\n\s+at /);
+    expect(await boom.locator('.log-line').count()).toBe(0);
+    expect(await boom.getByText('No logs.').count()).toBe(1);
     expect(await inspector.getByRole('region', { name: 'Step after' }).getByText('skipped').count()).toBe(1);
   });
 });

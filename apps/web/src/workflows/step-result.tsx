@@ -1,11 +1,15 @@
 /**
  * What one step of a run (or of a step test) left: status, duration, the props it ran with,
- * `$return_value`, exports, logs and its error, at the step where it happened.
+ * `$return_value`, exports, logs and its error, at the step where it happened (the log line that
+ * only repeats the error is left out: the error has its own box, stack included).
  */
 import type { StepRunT } from '../api/endpoints.js';
 import { JsonViewer } from '../components/json-viewer.js';
+import { errorEchoIndex } from './error-echo.js';
 
 export function StepResult({ step }: { readonly step: StepRunT }) {
+  const echo = errorEchoIndex(step.logs, step.error);
+  const logs = step.logs.filter((_, index) => index !== echo);
   return (
     <section className="card workflow-step-result" aria-label={`Step ${step.name}`} data-status={step.status}>
       <h3>
@@ -41,11 +45,11 @@ export function StepResult({ step }: { readonly step: StepRunT }) {
             </>
           ) : null}
           <h4>Logs</h4>
-          {step.logs.length === 0 ? (
+          {logs.length === 0 ? (
             <p className="muted">No logs.</p>
           ) : (
             <div className="log-view">
-              {step.logs.map((line, index) => (
+              {logs.map((line, index) => (
                 <pre key={index} className={`log-line log-${line.level}`}>
                   <span className="log-level">{line.level}</span> {line.message}
                 </pre>

@@ -1,0 +1,19 @@
+/**
+ * The runtime logs a step's thrown error as an error line too, so live logs (`tributary dev`, a
+ * source's logs) show it; a step's result shows the error in a box of its own. The index of the
+ * last log line that only repeats that error, or -1.
+ */
+export function errorEchoIndex(
+  logs: readonly { readonly level: string; readonly message: string }[],
+  error: { readonly code: string; readonly message: string; readonly stack?: string | undefined } | null,
+): number {
+  if (!error) return -1;
+  for (let index = logs.length - 1; index >= 0; index -= 1) {
+    const line = logs[index];
+    if (!line || line.level !== 'error') continue;
+    const { message } = line;
+    if (message === error.message || message === error.stack || message.startsWith(`${error.code}: ${error.message}`))
+      return index;
+  }
+  return -1;
+}
