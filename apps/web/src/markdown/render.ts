@@ -64,6 +64,11 @@ export function repoPath(href: string): string | null {
   return parts.join('/') + (href.endsWith('/') ? '/' : '');
 }
 
+/** A file of the repository named where a docs page links or shows it: the app has no page for it. */
+function repoLink(innerHtml: string, file: string): string {
+  return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${innerHtml} <span class="muted small">(${escapeHtml(file)})</span></span>`;
+}
+
 export function renderDoc(markdown: string): RenderedDoc {
   const slugger = new GithubSlugger();
   const headings: Heading[] = [];
@@ -81,8 +86,7 @@ export function renderDoc(markdown: string): RenderedDoc {
         const inner = this.parser.parseInline(token.tokens);
         const file = repoPath(token.href);
         // A file of the repository (code, a decision record) has no page in the app: name it instead.
-        if (file !== null)
-          return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${inner} <span class="muted small">(${escapeHtml(file)})</span></span>`;
+        if (file !== null) return repoLink(inner, file);
         const href = docHref(token.href);
         const external = /^https?:/i.test(href);
         return `<a href="${escapeHtml(href)}"${token.title ? ` title="${escapeHtml(token.title)}"` : ''}${external ? ' rel="noreferrer" target="_blank"' : ''}>${inner}</a>`;
@@ -92,7 +96,7 @@ export function renderDoc(markdown: string): RenderedDoc {
         const file = repoPath(token.href);
         if (file === null)
           return `<a href="${escapeHtml(token.href)}" rel="noreferrer" target="_blank">${escapeHtml(token.text)}</a>`;
-        return `<span class="repo-link" title="In the repository: ${escapeHtml(file)}">${escapeHtml(token.text)} <span class="muted small">(${escapeHtml(file)})</span></span>`;
+        return repoLink(escapeHtml(token.text), file);
       },
       code(token: Tokens.Code) {
         const lang = (token.lang ?? '').split(/\s/)[0] ?? '';

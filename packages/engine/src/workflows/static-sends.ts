@@ -1,7 +1,5 @@
-import type { SendRecord } from '@tributary/runtime';
+import { isSendKind, type SendRecord } from '@tributary/runtime';
 import { parse, type Node } from 'acorn';
-
-const KINDS = new Set<SendRecord['kind']>(['http', 'email', 's3', 'emit', 'sse']);
 
 /**
  * The `$.send.<kind>({...})` calls written in a code step whose destinations are literal, for the
@@ -77,7 +75,7 @@ function sendKind(callee: AnyNode): SendRecord['kind'] | null {
   if (dollar.type !== 'Identifier' || dollar['name'] !== '$') return null;
   if (keyName(send['property'] as AnyNode) !== 'send') return null;
   const kind = keyName(callee['property'] as AnyNode);
-  return kind !== null && KINDS.has(kind as SendRecord['kind']) ? (kind as SendRecord['kind']) : null;
+  return kind !== null && isSendKind(kind) ? kind : null;
 }
 
 function keyName(node: AnyNode): string | null {
