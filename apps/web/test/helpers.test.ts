@@ -12,7 +12,7 @@ import { ApiError, createHttp } from '../src/api/client.js';
 import { createApi } from '../src/api/endpoints.js';
 import { installText, parseInstallEvent } from '../src/api/install-stream.js';
 import { countOf } from '../src/components/count.js';
-import { errorEchoIndex } from '../src/workflows/error-echo.js';
+import { errorEchoIndex } from '@tributary/contracts/error-echo';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';

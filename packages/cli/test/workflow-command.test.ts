@@ -105,6 +105,30 @@ describe('tributary workflow', () => {
     ]);
   });
 
+  it("prints a failed step's error once, with its stack's frames, and exits non-zero", async () => {
+    const file = path.join(scratch, 'fails.workflow.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'fails',
+        trigger: { type: 'manual' },
+        steps: [{ name: 'broken', file: path.join(FIXTURES, 'workflows/throw-step.mjs') }],
+      }),
+    );
+    const run = await tributary(['workflow', 'run', file], { env: { NO_COLOR: '1' } });
+    expect(run.code).not.toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'Run of fails: failed',
+      '  broken: failed',
+      '    error COMPONENT_ERROR: the step broke',
+    ]);
+    // The runtime's error line for live logs is the same error: it is not printed again.
+    expect(run.stdout.match(/the step broke/g)).toHaveLength(1);
+    // The first frame is the step's own line 4, where it throws.
+    expect(lines[3]).toMatch(/^ {6}at .*component\.mjs:4:\d+\)$/);
+  });
+
   it('deploys, lists, describes, runs and deletes on a server, with the same run JSON as the local run', async () => {
     const login = await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY]);
     expect(login.code).toBe(0);

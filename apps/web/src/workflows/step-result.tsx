@@ -5,7 +5,7 @@
  */
 import type { StepRunT } from '../api/endpoints.js';
 import { JsonViewer } from '../components/json-viewer.js';
-import { errorEchoIndex } from './error-echo.js';
+import { errorEchoIndex } from '@tributary/contracts/error-echo';
 
 export function StepResult({ step }: { readonly step: StepRunT }) {
   const echo = errorEchoIndex(step.logs, step.error);

@@ -1,4 +1,4 @@
-import type { WorkflowRunDetailT } from '@tributary/contracts';
+import { errorEchoIndex, type WorkflowRunDetailT } from '@tributary/contracts';
 import { sendTarget } from '@tributary/engine';
 import { isSendKind } from '@tributary/runtime';
 import { compact, type Output } from '../ui/output.js';
@@ -17,9 +17,15 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
   for (const step of run.steps) {
     const took = step.duration_ms === null || options.local !== undefined ? '' : ` ${step.duration_ms} ms`;
     output.out(`  ${step.name}: ${step.status}${took}`);
-    for (const line of step.logs) output.out(`    ${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
-    if (step.error) output.out(`    ${output.style('red', 'error')} ${step.error.code}: ${step.error.message}`);
-    else if (step.status === 'succeeded') output.out(`    → ${compact(step.return_value)}`);
+    // The error's own log line (the runtime's echo for live logs) would print it twice.
+    const echo = errorEchoIndex(step.logs, step.error);
+    step.logs.forEach((line, index) => {
+      if (index !== echo) output.out(`    ${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
+    });
+    if (step.error) {
+      output.out(`    ${output.style('red', 'error')} ${step.error.code}: ${step.error.message}`);
+      for (const frame of stackFrames(step.error.stack)) output.out(`      ${output.style('dim', frame)}`);
+    } else if (step.status === 'succeeded') output.out(`    → ${compact(step.return_value)}`);
   }
   if (run.exit) output.out(`Exited: ${run.exit.reason ?? '(no reason)'}`);
   if (options.local !== undefined) {
@@ -37,4 +43,13 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
       `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${delivery.attempts} attempt(s)${error}`,
     );
   }
+}
+
+/** A stack's "at …" lines: its first line repeats the message already printed. */
+function stackFrames(stack: string | undefined): string[] {
+  if (!stack) return [];
+  return stack
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at '));
 }

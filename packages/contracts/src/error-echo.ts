@@ -1,7 +1,7 @@
 /**
  * The runtime logs a step's thrown error as an error line too, so live logs (`tributary dev`, a
- * source's logs) show it; a step's result shows the error in a box of its own. The index of the
- * last log line that only repeats that error, or -1.
+ * source's logs) show it; a step's result (the web app's run inspector, the CLI's run output) shows the
+ * error on its own, with its stack. The index of the last log line that only repeats that error, or -1.
  */
 export function errorEchoIndex(
   logs: readonly { readonly level: string; readonly message: string }[],
