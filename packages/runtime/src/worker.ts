@@ -4,6 +4,7 @@
  * bundle, validate it, resolve props, invoke, list options. It never loads the bundler.
  */
 export { importBundle } from './load/import-bundle.js';
+export { SEND_KINDS } from './action/send.js';
 export { validateComponent } from './validate/validate-component.js';
 export type { ValidationResult } from './validate/validate-component.js';
 export type { ValidationIssue, ValidationPurpose } from './validate/issues.js';

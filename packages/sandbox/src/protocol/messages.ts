@@ -5,6 +5,8 @@
  * host's invocation requests are checked on their frame only (see isInvocationRequest).
  * Errors cross as data ({ code, message, stack }) and are rebuilt as AppError on the host.
  */
+// The worker's bundle takes the runtime's worker entry only (its index pulls in CommonJS modules).
+import { SEND_KINDS } from '@tributary/runtime/worker';
 import { z } from 'zod';
 import { EventPacking } from './event-packing.js';
 import { isQuickWorkerMessage } from './quick-results.js';
@@ -75,7 +77,7 @@ export const InvocationResultMessage = z.object({
   exit: z.object({ reason: z.string().nullable() }).nullable(),
   delay: z.object({ ms: z.number() }).nullable().optional(),
   response: ResponseMessage.nullable(),
-  sends: z.array(z.object({ kind: z.enum(['http', 'email', 's3', 'emit', 'sse']), config: record })),
+  sends: z.array(z.object({ kind: z.enum(SEND_KINDS), config: record })),
   error: SerializedErrorMessage.nullable(),
   state: z.object({ db: record, dedupe: z.unknown().nullable() }),
   startedAtMs: z.number(),
