@@ -11,7 +11,7 @@ import { SavedComponent } from '@tributary/contracts';
 import { ApiError, createHttp } from '../src/api/client.js';
 import { createApi } from '../src/api/endpoints.js';
 import { installText, parseInstallEvent } from '../src/api/install-stream.js';
-import { countOf } from '../src/components/count.js';
+import { countOf } from '@tributary/contracts/count';
 import { errorEchoIndex } from '@tributary/contracts/error-echo';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';

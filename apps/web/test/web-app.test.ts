@@ -838,7 +838,7 @@ describe('web app', { timeout: 90_000 }, () => {
       const skipped = page.getByRole('table', { name: 'Skipped components' });
       expect(await skipped.textContent()).toContain('actions/broken/broken.mjs');
       expect(await skipped.textContent()).toContain('COMPONENT_INVALID rule C2');
-      expect(await page.getByRole('log', { name: 'Import progress' }).textContent()).toContain('found 4 component(s)');
+      expect(await page.getByRole('log', { name: 'Import progress' }).textContent()).toContain('found 4 components');
       // The registry below lists the new components without a reload.
       await page.getByRole('link', { name: 'Create Card' }).waitFor();
       await shot('registry-import');

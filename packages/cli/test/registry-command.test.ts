@@ -38,7 +38,7 @@ describe('tributary registry', () => {
     }
     const result = await cli('list');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('@tributary/curated@1.0.0 (5 component(s))');
+    expect(result.stdout).toContain('@tributary/curated@1.0.1 (5 components)');
     expect(result.stdout).toMatch(/tributary-http-webhook\s+1\.0\.0\s+source\s+HTTP Webhook/);
     const published = await server.api<{ data: { key: string }[] }>('GET', '/v1/components/registry');
     expect(published.body.data.map((row) => row.key)).toContain('tributary-schedule');
@@ -88,7 +88,7 @@ describe('tributary registry', () => {
   it('imports a package with progress on stderr and a report on stdout; a skipped component exits 1', async () => {
     const result = await cli('add', tarball);
     expect(result.stderr).toContain('fetched @fixtures/acme-components@1.0.0');
-    expect(result.stderr).toContain('found 4 component(s)');
+    expect(result.stderr).toContain('found 4 components');
     expect(result.stdout).toContain('@fixtures/acme-components@1.0.0');
     expect(result.stdout).toContain('3 published, 0 unchanged, 1 skipped');
     expect(result.stdout).toContain('published acme-create-card@0.1.0');
@@ -168,7 +168,7 @@ describe('tributary registry', () => {
 
     const removed = await cli('remove', '@fixtures/acme-components');
     expect(removed.code).toBe(0);
-    expect(removed.stdout).toContain('Removed @fixtures/acme-components: 3 component(s) left the registry');
+    expect(removed.stdout).toContain('Removed @fixtures/acme-components: 3 components left the registry');
     const again = await cli('remove', '@fixtures/acme-components');
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('error NOT_FOUND: no package "@fixtures/acme-components" in the registry');

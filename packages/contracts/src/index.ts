@@ -7,6 +7,7 @@ export type { ErrorCategory, ErrorCode } from './error-codes.js';
 export { AppError, isAppError } from './app-error.js';
 export { errorMessage } from './error-message.js';
 export { errorEchoIndex } from './error-echo.js';
+export { countOf } from './count.js';
 export { workflowNameConflict } from './workflow-name-conflict.js';
 export type { AppErrorDetails, SerializedError } from './app-error.js';
 export {

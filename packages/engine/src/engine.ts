@@ -1,7 +1,7 @@
 import { InstallProgressFeed } from './installs/install-progress-feed.js';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
-import type { WorkflowRunDetailT } from '@tributary/contracts';
+import { countOf, type WorkflowRunDetailT } from '@tributary/contracts';
 import { egressFromEnv, Sandbox } from '@tributary/sandbox';
 import { AccountCache } from './accounts/account-cache.js';
 import { AccountService } from './accounts/account-service.js';
@@ -275,7 +275,7 @@ export class Engine {
         await backend.close();
         throw error;
       });
-      logger.info({}, `apps file ${file}: ${count} app(s) stored in the catalog`);
+      logger.info({}, `apps file ${file}: ${countOf(count, 'app')} stored in the catalog`);
     }
     const refresher = new TokenRefresher({
       db,
@@ -592,7 +592,7 @@ export class Engine {
     const left = await this.stopWork();
     if (left > 0)
       this.options.log(
-        `${left} run(s) still in flight after the ${this.options.shutdownGraceMs ?? 30_000} ms shutdown grace: stopped; their invocations stay queued for the next start`,
+        `${countOf(left, 'run')} still in flight after the ${this.options.shutdownGraceMs ?? 30_000} ms shutdown grace: stopped; their invocations stay queued for the next start`,
       );
     await this.subscriptions.drain();
     await this.deliveries.stop();

@@ -92,8 +92,8 @@ describe('deliveries.deliver', () => {
       { waitMs: 20_000 },
     );
     expect(emit).toMatchObject({ status: 'delivered', target: WORKFLOW });
-    expect(emit?.log[0]?.detail).toBe(`handed to 1 subscriber(s) of ${WORKFLOW}`);
-    expect(other?.log[0]?.detail).toBe(`handed to 0 subscriber(s) of ${WORKFLOW}`);
+    expect(emit?.log[0]?.detail).toBe(`handed to 1 subscriber of ${WORKFLOW}`);
+    expect(other?.log[0]?.detail).toBe(`handed to 0 subscribers of ${WORKFLOW}`);
     // Both emits on the channel arrive, however close together: each is its own event.
     const posted = await waitFor(async () => {
       const found = receiver.requests.filter((request) => request.url === '/listener');

@@ -119,7 +119,7 @@ describe('tributary start --apps-file', () => {
     try {
       expect(server.base, server.stderr).not.toBeNull();
       const base = server.base as string;
-      expect(server.stderr).toContain(`apps file ${file}: 2 app(s) stored in the catalog`);
+      expect(server.stderr).toContain(`apps file ${file}: 2 apps stored in the catalog`);
       const apps = await api(base, 'GET', '/v1/apps');
       const slugs = apps.body.data.map((app: { slug: string }) => app.slug);
       expect(slugs).toEqual(expect.arrayContaining(['acme', 'intranet', 'github']));

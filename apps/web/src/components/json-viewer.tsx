@@ -1,5 +1,5 @@
 /** A collapsible JSON tree: objects and arrays fold with native <details>, so it works by keyboard. */
-import { countOf } from './count.js';
+import { countOf } from '@tributary/contracts/count';
 
 export function JsonViewer({
   value,

@@ -8,7 +8,7 @@ import { Link } from 'react-router';
 import type { DeadLetterT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
-import { countOf } from '../components/count.js';
+import { countOf } from '@tributary/contracts/count';
 import { JsonViewer } from '../components/json-viewer.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';

@@ -8,7 +8,7 @@ import { useEffect } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { WorkflowRunDetailT, WorkflowRunT, WorkflowT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
-import { countOf } from '../components/count.js';
+import { countOf } from '@tributary/contracts/count';
 import { JsonViewer } from '../components/json-viewer.js';
 import { Empty, ErrorState, QueryView } from '../components/states.js';
 import { RelativeTime } from '../components/time.js';

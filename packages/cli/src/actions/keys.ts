@@ -1,3 +1,4 @@
+import { countOf } from '@tributary/contracts';
 import { rotateKeys, type RotationReport } from '@tributary/engine';
 import type { KeysRotateFlags } from '../commands/keys.js';
 import { EXIT_OK } from '../exit-codes.js';
@@ -43,17 +44,18 @@ function toJson(report: RotationReport): Record<string, unknown> {
 function describe(report: RotationReport): string[] {
   const counts = Object.entries(report.resealed).map(([table, count]) => `${table} ${count}`);
   const lines = [
-    `every secret is sealed with master key ${report.activeKeyId}: ${report.total} value(s) re-sealed${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`,
+    `every secret is sealed with master key ${report.activeKeyId}: ${countOf(report.total, 'value')} re-sealed${counts.length > 0 ? ` (${counts.join(', ')})` : ''}`,
   ];
   if (report.retiredKeyIds.length === 0) return lines;
   const retired = report.retiredKeyIds.join(', ');
+  const retiredKeys = report.retiredKeyIds.length === 1 ? 'retired key' : 'retired keys';
   switch (report.source.kind) {
     case 'file':
-      lines.push(`retired key(s) ${retired}: removed from ${report.source.file}`);
+      lines.push(`${retiredKeys} ${retired}: removed from ${report.source.file}`);
       break;
     case 'env':
       lines.push(
-        `retired key(s) ${retired}: nothing is sealed with them now; keep only the first key in ${report.source.variable} from the next start`,
+        `${retiredKeys} ${retired}: nothing is sealed with them now; keep only the first key in ${report.source.variable} from the next start`,
       );
   }
   return lines;

@@ -1,3 +1,4 @@
+import { countOf } from '@tributary/contracts';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { followImport, printReports } from '../remote/follow-import.js';
@@ -23,7 +24,7 @@ export async function runRegistryList(flags: RemoteCommandFlags, output: Output)
       return output.out('No packages in the registry. Add one: tributary registry add <npm-spec>');
     for (const entry of packages) {
       const skipped = entry.skipped.length > 0 ? `, ${entry.skipped.length} skipped` : '';
-      output.out(`${entry.name}@${entry.version} (${entry.components.length} component(s)${skipped})`);
+      output.out(`${entry.name}@${entry.version} (${countOf(entry.components.length, 'component')}${skipped})`);
       const rows = entry.components.map((component) => [
         `  ${component.key}`,
         component.version,
@@ -41,7 +42,7 @@ export async function runRegistryRemove(name: string, flags: RemoteCommandFlags,
       client.api.DELETE('/v1/registry/packages/{name}', { params: { path: { name } } }),
     );
     if (flags.json) return output.json({ ok: true, ...removed.data });
-    output.out(`Removed ${name}: ${removed.data.removed.length} component(s) left the registry`);
+    output.out(`Removed ${name}: ${countOf(removed.data.removed.length, 'component')} left the registry`);
   });
 }
 

@@ -1,3 +1,4 @@
+import { countOf } from '@tributary/contracts';
 import { mkdirSync } from 'node:fs';
 import {
   Engine,
@@ -64,7 +65,7 @@ export async function runStart(flags: StartFlags, output: Output, signal?: Abort
       (report) => {
         if (report)
           log(
-            `registry: ${report.published.length} curated component(s) of ${report.package}@${report.version} published`,
+            `registry: ${countOf(report.published.length, 'curated component')} of ${report.package}@${report.version} published`,
           );
       },
       (error: unknown) => log(`registry: publishing the curated components failed: ${String(error)}`),

@@ -1,3 +1,4 @@
+import { countOf } from '@tributary/contracts';
 import type { Output } from '../ui/output.js';
 import { formatTable, relativeTime } from '../ui/table.js';
 import type { RemoteCommandFlags } from '../commands/remote-options.js';
@@ -18,7 +19,7 @@ export async function runStatus(flags: RemoteCommandFlags, output: Output): Prom
     );
     output.out(`Queue: ${queue.join(', ')}`);
     output.out(
-      `Pool: ${data.pool.workers} worker(s), ${data.pool.busy} busy, ${Math.round(data.pool.memory_bytes / 1048576)} MB`,
+      `Pool: ${countOf(data.pool.workers, 'worker')}, ${data.pool.busy} busy, ${Math.round(data.pool.memory_bytes / 1048576)} MB`,
     );
     if (data.recent_failures.length === 0) return output.out('Recent failures: none');
     output.out('Recent failures:');

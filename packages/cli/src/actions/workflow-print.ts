@@ -1,4 +1,4 @@
-import { errorEchoIndex, type WorkflowRunDetailT } from '@tributary/contracts';
+import { countOf, errorEchoIndex, type WorkflowRunDetailT } from '@tributary/contracts';
 import { sendTarget } from '@tributary/engine';
 import { isSendKind } from '@tributary/runtime';
 import { compact, type Output } from '../ui/output.js';
@@ -40,7 +40,7 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
   for (const delivery of run.deliveries) {
     const error = delivery.last_error ? ` (${delivery.last_error})` : '';
     output.out(
-      `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${delivery.attempts} attempt(s)${error}`,
+      `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${countOf(delivery.attempts, 'attempt')}${error}`,
     );
   }
 }

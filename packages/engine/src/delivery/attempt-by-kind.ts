@@ -1,3 +1,4 @@
+import { countOf } from '@tributary/contracts';
 import type { PubSub } from '../pubsub/pubsub.js';
 import type { AttemptOutcome, DeliveryJob } from './delivery-types.js';
 import type { DeliverySettings, EmitFanOut } from './delivery-settings.js';
@@ -62,7 +63,7 @@ export class KindDeliverers {
           runId: job.runId,
           sendId: job.id,
         });
-        return { ok: true, detail: `handed to ${reached} subscriber(s) of ${job.target}` };
+        return { ok: true, detail: `handed to ${countOf(reached, 'subscriber')} of ${job.target}` };
       }
       case 'sse':
         publishToChannel(

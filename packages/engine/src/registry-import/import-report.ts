@@ -1,3 +1,5 @@
+import { countOf } from '@tributary/contracts';
+
 /** One component of a package the import did not publish, and why. */
 export interface SkippedComponent {
   /** Its path inside the package. */
@@ -49,7 +51,7 @@ export function describeProgress(progress: ImportProgress): string {
     case 'fetched':
       return `fetched ${progress.package}@${progress.version}`;
     case 'found':
-      return `found ${progress.count} component(s)`;
+      return `found ${countOf(progress.count, 'component')}`;
     case 'installing':
       return `installing ${progress.packages.join(', ')}`;
     case 'component':
@@ -57,7 +59,7 @@ export function describeProgress(progress: ImportProgress): string {
     case 'skipped':
       return `skipped ${progress.file}: ${progress.code} ${progress.message}`;
     case 'committing':
-      return `publishing ${progress.count} component(s)`;
+      return `publishing ${countOf(progress.count, 'component')}`;
     case 'done':
       return `done: ${progress.published} published, ${progress.unchanged} unchanged, ${progress.skipped} skipped`;
   }

@@ -357,7 +357,7 @@ export class RunExecutor {
     if (dropped > 0)
       this.options.logger.info(
         { workflow_id: version.workflowId },
-        `workflow ${version.workflowId}: dropped its ${dropped} oldest run(s), keeping the last ${keep}`,
+        `workflow ${version.workflowId}: dropped its ${dropped === 1 ? 'oldest run' : `${dropped} oldest runs`}, keeping the last ${keep}`,
       );
   }
 }

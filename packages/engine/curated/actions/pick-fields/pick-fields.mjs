@@ -5,7 +5,7 @@ export default {
   name: 'Pick Fields',
   description:
     'Returns an object with only the fields named by dotted paths (`user.email`), from JSON text or a value.',
-  version: '1.0.0',
+  version: '1.0.1',
   type: 'action',
   props: {
     data: { type: 'string', label: 'JSON', description: 'JSON text of an object.' },
@@ -20,7 +20,8 @@ export default {
         .reduce((at, part) => (at === null || at === undefined ? undefined : at[part]), source);
       if (value !== undefined) picked[path] = value;
     }
-    $.export('$summary', `picked ${Object.keys(picked).length} of ${this.paths.length} field(s)`);
+    const count = Object.keys(picked).length;
+    $.export('$summary', `picked ${count} of ${this.paths.length} ${this.paths.length === 1 ? 'field' : 'fields'}`);
     return picked;
   },
 };
