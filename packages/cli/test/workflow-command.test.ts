@@ -184,6 +184,68 @@ describe('tributary workflow', () => {
     ]);
   });
 
+  it('deactivates and activates a workflow, cancels a delayed run and replays it', async () => {
+    expect((await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY])).code).toBe(0);
+    const file = path.join(scratch, 'waits.workflow.json');
+    const wait = 'export default defineComponent({ async run({ $ }) { $.flow.delay(600000); return 1; } });';
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'waits',
+        trigger: { type: 'http' },
+        steps: [
+          { name: 'wait', code: wait },
+          { name: 'after', code: STEP },
+        ],
+      }),
+    );
+    const deployed = JSON.parse((await cli(['workflow', 'deploy', file, '--json'])).stdout) as {
+      id: string;
+      endpoint_url: string;
+    };
+    const off = await cli(['workflow', 'deactivate', 'waits']);
+    expect([off.code, off.stdout]).toEqual([0, `waits (${deployed.id}) is inactive: its trigger starts no runs\n`]);
+    // An inactive workflow's endpoint starts nothing.
+    expect((await fetch(deployed.endpoint_url, { method: 'POST', body: '{}' })).status).toBe(404);
+    expect((await cli(['workflow', 'list'])).stdout).toMatch(new RegExp(`${deployed.id}\\s+waits\\s+1\\s+no\\s+http`));
+    const on = await cli(['workflow', 'activate', deployed.id]);
+    expect([on.code, on.stdout]).toEqual([0, `waits (${deployed.id}) is active\n`]);
+
+    const runId = (
+      JSON.parse((await cli(['workflow', 'run-now', 'waits', '--event', EVENT, '--json'])).stdout) as { run_id: string }
+    ).run_id;
+    // Polled over REST: a CLI process per poll would only slow the test down.
+    const runOf = async (id: string) => {
+      const answer = await fetch(`${server.base}/v1/workflow-runs/${id}`, {
+        headers: { authorization: `Bearer ${ADMIN_KEY}` },
+      });
+      return ((await answer.json()) as { data: { status: string; event: unknown } }).data;
+    };
+    const statusOf = async (id: string, wanted: string): Promise<string> => {
+      let status = '';
+      for (let i = 0; i < 300 && status !== wanted; i += 1) {
+        status = (await runOf(id)).status;
+        if (status !== wanted) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return status;
+    };
+    expect(await statusOf(runId, 'delayed')).toBe('delayed');
+    const cancelled = await cli(['workflow', 'cancel', runId]);
+    expect([cancelled.code, cancelled.stdout]).toEqual([0, `Run ${runId}: cancelled\n`]);
+    const again = await cli(['workflow', 'cancel', runId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/^error WORKFLOW_RUN_NOT_DELAYED: /);
+
+    const replayed = await cli(['workflow', 'replay', runId]);
+    const replay = /^Started run (wfr_\S+), a replay of (\S+) with its event\n$/.exec(replayed.stdout);
+    expect([replayed.code, replay?.[2]]).toEqual([0, runId]);
+    const replayId = replay?.[1] ?? '';
+    expect(await statusOf(replayId, 'delayed')).toBe('delayed');
+    const replayRun = await runOf(replayId);
+    expect(replayRun.event).toEqual(JSON.parse(EVENT));
+    expect((await cli(['workflow', 'cancel', replayId])).code).toBe(0);
+  });
+
   it('refuses a name that several workflows share, listing their ids, and changes nothing', async () => {
     // Through the API two workflows may share a name (deploy would have saved a new version instead).
     const twin = async (): Promise<string> => {

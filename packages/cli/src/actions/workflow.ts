@@ -1,4 +1,5 @@
 import type { ApiPaths } from '@tributary/api-client';
+import { countOf } from '@tributary/contracts';
 import { parseJson } from '../local/prop-flags.js';
 import type { Output } from '../ui/output.js';
 import { compact } from '../ui/output.js';
@@ -76,7 +77,8 @@ export async function runWorkflowRuns(
       run.error ? `${run.error.step ?? ''}: ${run.error.message}`.slice(0, 60) : '',
     ]);
     for (const line of formatTable(['RUN', 'STATUS', 'VERSION', 'TRIGGER', 'STARTED', 'ERROR'], rows)) output.out(line);
-    if (page.runs_dropped > 0) output.out(`(${page.runs_dropped} older runs were dropped)`);
+    const dropped = page.runs_dropped;
+    if (dropped > 0) output.out(`(${countOf(dropped, 'older run')} ${dropped === 1 ? 'was' : 'were'} dropped)`);
   });
 }
 
@@ -111,6 +113,40 @@ export async function runWorkflowRunNow(
     );
     if (flags.json) return output.json(started.data);
     output.out(`Started run ${started.data.run_id}`);
+  });
+}
+
+export async function runWorkflowActivation(
+  ref: string,
+  active: boolean,
+  flags: RemoteCommandFlags,
+  output: Output,
+): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const path = active ? '/v1/workflows/{id}/activate' : '/v1/workflows/{id}/deactivate';
+    const { data } = await client.call(client.api.POST(path, { params: { path: { id: ref } } }));
+    if (flags.json) return output.json(data);
+    output.out(`${data.name} (${data.id}) is ${data.active ? 'active' : 'inactive: its trigger starts no runs'}`);
+  });
+}
+
+export async function runWorkflowReplay(runId: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const started = await client.call(
+      client.api.POST('/v1/workflow-runs/{id}/replay', { params: { path: { id: runId } } }),
+    );
+    if (flags.json) return output.json(started.data);
+    output.out(`Started run ${started.data.run_id}, a replay of ${runId} with its event`);
+  });
+}
+
+export async function runWorkflowCancel(runId: string, flags: RemoteCommandFlags, output: Output): Promise<number> {
+  return runRemote(flags, output, async (client) => {
+    const { data } = await client.call(
+      client.api.POST('/v1/workflow-runs/{id}/cancel', { params: { path: { id: runId } } }),
+    );
+    if (flags.json) return output.json(data);
+    output.out(`Run ${data.id}: ${data.status}`);
   });
 }
 

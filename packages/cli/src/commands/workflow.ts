@@ -7,7 +7,10 @@ export interface WorkflowRunFlags {
   readonly json?: boolean;
 }
 
-/** `workflow deploy|list|describe|runs|logs|delete` on a server, and `workflow run` on this machine. */
+/**
+ * `workflow deploy|list|describe|activate|deactivate|runs|logs|replay|cancel|delete|run-now` on a server, and
+ * `workflow run` on this machine.
+ */
 export function registerWorkflowCommands(program: Command, output: Output, setExit: (code: number) => void): void {
   const workflow = program
     .command('workflow')
@@ -23,6 +26,8 @@ Examples:
   $ tributary workflow describe signup
   $ tributary workflow runs signup
   $ tributary workflow logs wfr_AbC123xyz
+  $ tributary workflow replay wfr_AbC123xyz
+  $ tributary workflow deactivate signup
   $ tributary workflow delete wf_AbC123xyz
 
 A workflow is named by its wf_ id or its name (deploy keeps one workflow per name); a name that
@@ -102,6 +107,46 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (ref: string, flags: RemoteCommandFlags) => {
       const { runWorkflowDelete } = await import('../actions/workflow.js');
       setExit(await runWorkflowDelete(ref, flags, output));
+    });
+
+  for (const [name, active] of [
+    ['activate', true],
+    ['deactivate', false],
+  ] as const) {
+    addRemoteOptions(
+      workflow
+        .command(name)
+        .description(
+          active ? 'Let its trigger start runs again' : 'Stop its trigger from starting runs (kept, with its runs)',
+        )
+        .argument('<workflow>', 'wf_ id or name'),
+    )
+      .addHelpText('after', `\nExamples:\n  $ tributary workflow ${name} signup`)
+      .action(async (ref: string, flags: RemoteCommandFlags) => {
+        const { runWorkflowActivation } = await import('../actions/workflow.js');
+        setExit(await runWorkflowActivation(ref, active, flags, output));
+      });
+  }
+
+  addRemoteOptions(
+    workflow
+      .command('replay')
+      .description("Run a run's event again, on the current version")
+      .argument('<run>', 'wfr_ id'),
+  )
+    .addHelpText('after', '\nExamples:\n  $ tributary workflow replay wfr_AbC123xyz')
+    .action(async (runId: string, flags: RemoteCommandFlags) => {
+      const { runWorkflowReplay } = await import('../actions/workflow.js');
+      setExit(await runWorkflowReplay(runId, flags, output));
+    });
+
+  addRemoteOptions(
+    workflow.command('cancel').description('Cancel a run waiting on $.flow.delay').argument('<run>', 'wfr_ id'),
+  )
+    .addHelpText('after', '\nExamples:\n  $ tributary workflow cancel wfr_AbC123xyz')
+    .action(async (runId: string, flags: RemoteCommandFlags) => {
+      const { runWorkflowCancel } = await import('../actions/workflow.js');
+      setExit(await runWorkflowCancel(runId, flags, output));
     });
 
   addRemoteOptions(
