@@ -1,5 +1,6 @@
+import { errorEchoIndex } from '@tributary/contracts';
 import type { RunReport } from '@tributary/engine';
-import { errorLines } from '../ui/error-lines.js';
+import { errorLines, stackFrames } from '../ui/error-lines.js';
 import { compact, payloadLine, type Output } from '../ui/output.js';
 
 /** A run report for people: what `run` prints locally and with --remote. */
@@ -11,9 +12,12 @@ export function printReport(output: Output, report: RunReport, name: string): vo
   if (report.hooks.length > 0) {
     output.out(`  hooks    ${report.hooks.map((hook) => `${hook.name} ${hook.ok ? 'ok' : 'failed'}`).join(', ')}`);
   }
-  if (report.logs.length > 0) {
+  // The error's own log line (the runtime's echo for live logs) would show it twice: it is printed last.
+  const echo = errorEchoIndex(report.logs, report.error);
+  const logs = report.logs.filter((_, index) => index !== echo);
+  if (logs.length > 0) {
     output.out('  logs');
-    for (const entry of report.logs) {
+    for (const entry of logs) {
       const level =
         entry.level === 'info' ? '' : `${output.style(entry.level === 'error' ? 'red' : 'yellow', entry.level)} `;
       output.out(`    ${level}${entry.message.split('\n').join('\n    ')}`);
@@ -43,6 +47,7 @@ export function printReport(output: Output, report: RunReport, name: string): vo
   if (report.type === 'action' && report.exit === null) output.out(`  return   ${compact(report.return_value)}`);
   if (report.error) {
     for (const line of errorLines(output, report.error)) output.err(line);
+    for (const frame of stackFrames(report.error.stack)) output.err(`  ${output.style('dim', frame)}`);
   }
 }
 

@@ -1,6 +1,7 @@
 import { countOf, errorEchoIndex, type WorkflowRunDetailT } from '@tributary/contracts';
 import { sendTarget } from '@tributary/engine';
 import { isSendKind } from '@tributary/runtime';
+import { stackFrames } from '../ui/error-lines.js';
 import { compact, type Output } from '../ui/output.js';
 
 /**
@@ -43,13 +44,4 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
       `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${countOf(delivery.attempts, 'attempt')}${error}`,
     );
   }
-}
-
-/** A stack's "at …" lines: its first line repeats the message already printed. */
-function stackFrames(stack: string | undefined): string[] {
-  if (!stack) return [];
-  return stack
-    .split('\n')
-    .map((line) => line.trim())
-    .filter((line) => line.startsWith('at '));
 }

@@ -27,3 +27,12 @@ export function errorLines(output: Output, error: ReportedError, suffix = ''): s
   if (props.length < 2) return [`${head} ${error.message}${suffix}`];
   return [`${head} ${props.length} props are not valid${suffix}`, ...props.map((message) => `  - ${message}`)];
 }
+
+/** A stack's "at …" lines, to print under its error: the stack's first line repeats the message. */
+export function stackFrames(stack: string | undefined): string[] {
+  if (!stack) return [];
+  return stack
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.startsWith('at '));
+}
