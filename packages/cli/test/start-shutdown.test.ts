@@ -106,7 +106,7 @@ describe('tributary start on SIGTERM', () => {
     expect(await first.exit).toBe(0);
     const log = first.lines.join('\n');
     expect(log).toContain('SIGTERM: stopping; taking no new work');
-    expect(log).toMatch(/1 run\(s\) still in flight after the 1500 ms shutdown grace: stopped/);
+    expect(log).toMatch(/1 run still in flight after the 1500 ms shutdown grace: stopped/);
 
     // Nothing ran to a result, and nothing counts as a failure: three entries queued as they were.
     const queued = rows<{ source_id: string; attempts: number }>(
