@@ -81,12 +81,12 @@ describe('WalCheckpointer', () => {
       restartFrames: 64,
     });
     cleanups.push(() => checkpointer.stop());
-    // Wait for the thread's first checkpoint, then commit for two seconds, back to back for 2 ms
-    // at a time between turns of the event loop: a server's commits, far faster than its own.
+    // Wait for the thread's first checkpoint, then commit 72 MB of rows (500 bytes each), back to
+    // back for 2 ms at a time between turns of the event loop: a server's commits, far faster than
+    // its own. An amount, not a time: a slow host writes less in a given time.
     await delay(200);
-    const until = Date.now() + 2000;
     let id = 0;
-    while (Date.now() < until) {
+    while (id * 500 < 72 * 1024 * 1024) {
       for (const turnEnds = Date.now() + 2; Date.now() < turnEnds; id += 20) insertMany(raw, id, 20);
       await new Promise((resolve) => setImmediate(resolve));
     }
