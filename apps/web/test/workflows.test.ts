@@ -56,7 +56,7 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     await page.getByText('No workflows yet').waitFor();
     await page.getByRole('link', { name: 'New workflow' }).click();
     await page.getByLabel('Workflow name').fill('web flow');
-    expect(await page.getByLabel('Trigger', { exact: true }).inputValue()).toBe('manual');
+    expect(await page.getByLabel('Starts on', { exact: true }).inputValue()).toBe('manual');
 
     // The first step is a code step; an action step goes after it, then moves up.
     await step('step_1').getByLabel('Step name').fill('shout');

@@ -45,7 +45,7 @@ export function TriggerEditor({
       <legend className="strong">Trigger</legend>
       <div className="field">
         <label className="field-label" htmlFor={`${id}-kind`}>
-          Trigger
+          Starts on
         </label>
         <select
           id={`${id}-kind`}
