@@ -28,6 +28,13 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+/** A workflow file in the scratch folder: its path. */
+function workflowFile(name: string, trigger: string, steps: Record<string, unknown>[]): string {
+  const file = path.join(scratch, `${name}.workflow.json`);
+  writeFileSync(file, JSON.stringify({ name, trigger: { type: trigger }, steps }));
+  return file;
+}
+
 /** The parts of a run that do not depend on where and when it ran. */
 function portable(run: Record<string, unknown>) {
   const steps = run['steps'] as Record<string, unknown>[];
@@ -69,21 +76,13 @@ describe('tributary workflow', () => {
   });
 
   it('delivers nothing from a local run: each send is named as the delivery a server would make', async () => {
-    const file = path.join(scratch, 'sends.workflow.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        name: 'sends',
-        trigger: { type: 'manual' },
-        steps: [
-          {
-            name: 'ship',
-            file: path.join(FIXTURES, 'delivery/send-http.mjs'),
-            props: { url: 'https://example.com/hooks/shipped' },
-          },
-        ],
-      }),
-    );
+    const file = workflowFile('sends', 'manual', [
+      {
+        name: 'ship',
+        file: path.join(FIXTURES, 'delivery/send-http.mjs'),
+        props: { url: 'https://example.com/hooks/shipped' },
+      },
+    ]);
     const [human, json] = await Promise.all([
       tributary(['workflow', 'run', file], { env: { NO_COLOR: '1' } }),
       tributary(['workflow', 'run', file, '--json']),
@@ -106,15 +105,9 @@ describe('tributary workflow', () => {
   });
 
   it("prints a failed step's error once, with its stack's frames, and exits non-zero", async () => {
-    const file = path.join(scratch, 'fails.workflow.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        name: 'fails',
-        trigger: { type: 'manual' },
-        steps: [{ name: 'broken', file: path.join(FIXTURES, 'workflows/throw-step.mjs') }],
-      }),
-    );
+    const file = workflowFile('fails', 'manual', [
+      { name: 'broken', file: path.join(FIXTURES, 'workflows/throw-step.mjs') },
+    ]);
     const run = await tributary(['workflow', 'run', file], { env: { NO_COLOR: '1' } });
     expect(run.code).not.toBe(0);
     const lines = run.stdout.split('\n');
@@ -186,19 +179,11 @@ describe('tributary workflow', () => {
 
   it('deactivates and activates a workflow, cancels a delayed run and replays it', async () => {
     expect((await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY])).code).toBe(0);
-    const file = path.join(scratch, 'waits.workflow.json');
     const wait = 'export default defineComponent({ async run({ $ }) { $.flow.delay(600000); return 1; } });';
-    writeFileSync(
-      file,
-      JSON.stringify({
-        name: 'waits',
-        trigger: { type: 'http' },
-        steps: [
-          { name: 'wait', code: wait },
-          { name: 'after', code: STEP },
-        ],
-      }),
-    );
+    const file = workflowFile('waits', 'http', [
+      { name: 'wait', code: wait },
+      { name: 'after', code: STEP },
+    ]);
     const deployed = JSON.parse((await cli(['workflow', 'deploy', file, '--json'])).stdout) as {
       id: string;
       endpoint_url: string;
