@@ -12,7 +12,7 @@ import { ApiError, createHttp } from '../src/api/client.js';
 import { createApi } from '../src/api/endpoints.js';
 import { installText, parseInstallEvent } from '../src/api/install-stream.js';
 import { countOf } from '@tributary/contracts/count';
-import { errorEchoIndex } from '@tributary/contracts/error-echo';
+import { errorEchoIndex, withoutErrorEcho } from '@tributary/contracts/error-echo';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
@@ -454,5 +454,9 @@ describe("a step's error and its log lines", () => {
     // The component's own lines stay, an info line that says the same included.
     expect(errorEchoIndex([line('info', 'boom'), line('error', 'something else')], error)).toBe(-1);
     expect(errorEchoIndex([line('error', 'boom')], null)).toBe(-1);
+    // The lines shown beside the error: every other one, in order.
+    const logs = [line('info', 'start'), line('error', error.stack), line('info', 'after')];
+    expect(withoutErrorEcho(logs, error)).toEqual([logs[0], logs[2]]);
+    expect(withoutErrorEcho(logs, null)).toEqual(logs);
   });
 });

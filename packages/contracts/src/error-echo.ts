@@ -17,3 +17,12 @@ export function errorEchoIndex(
   }
   return -1;
 }
+
+/** The log lines to show beside a step's or run's error: all but the one that only repeats it. */
+export function withoutErrorEcho<Line extends { readonly level: string; readonly message: string }>(
+  logs: readonly Line[],
+  error: Parameters<typeof errorEchoIndex>[1],
+): Line[] {
+  const echo = errorEchoIndex(logs, error);
+  return logs.filter((_, index) => index !== echo);
+}

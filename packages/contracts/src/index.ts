@@ -6,7 +6,7 @@ export { ERROR_CODES, isErrorCode } from './error-codes.js';
 export type { ErrorCategory, ErrorCode } from './error-codes.js';
 export { AppError, isAppError } from './app-error.js';
 export { errorMessage } from './error-message.js';
-export { errorEchoIndex } from './error-echo.js';
+export { errorEchoIndex, withoutErrorEcho } from './error-echo.js';
 export { countOf } from './count.js';
 export { workflowNameConflict } from './workflow-name-conflict.js';
 export type { AppErrorDetails, SerializedError } from './app-error.js';

@@ -5,11 +5,10 @@
  */
 import type { StepRunT } from '../api/endpoints.js';
 import { JsonViewer } from '../components/json-viewer.js';
-import { errorEchoIndex } from '@tributary/contracts/error-echo';
+import { withoutErrorEcho } from '@tributary/contracts/error-echo';
 
 export function StepResult({ step }: { readonly step: StepRunT }) {
-  const echo = errorEchoIndex(step.logs, step.error);
-  const logs = step.logs.filter((_, index) => index !== echo);
+  const logs = withoutErrorEcho(step.logs, step.error);
   return (
     <section className="card workflow-step-result" aria-label={`Step ${step.name}`} data-status={step.status}>
       <h3>

@@ -1,4 +1,4 @@
-import { errorEchoIndex } from '@tributary/contracts';
+import { withoutErrorEcho } from '@tributary/contracts';
 import type { RunReport } from '@tributary/engine';
 import { errorLines, stackFrames } from '../ui/error-lines.js';
 import { compact, payloadLine, type Output } from '../ui/output.js';
@@ -13,8 +13,7 @@ export function printReport(output: Output, report: RunReport, name: string): vo
     output.out(`  hooks    ${report.hooks.map((hook) => `${hook.name} ${hook.ok ? 'ok' : 'failed'}`).join(', ')}`);
   }
   // The error's own log line (the runtime's echo for live logs) would show it twice: it is printed last.
-  const echo = errorEchoIndex(report.logs, report.error);
-  const logs = report.logs.filter((_, index) => index !== echo);
+  const logs = withoutErrorEcho(report.logs, report.error);
   if (logs.length > 0) {
     output.out('  logs');
     for (const entry of logs) {

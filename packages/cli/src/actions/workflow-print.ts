@@ -1,4 +1,4 @@
-import { countOf, errorEchoIndex, type WorkflowRunDetailT } from '@tributary/contracts';
+import { countOf, withoutErrorEcho, type WorkflowRunDetailT } from '@tributary/contracts';
 import { sendTarget } from '@tributary/engine';
 import { isSendKind } from '@tributary/runtime';
 import { stackFrames } from '../ui/error-lines.js';
@@ -19,10 +19,8 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
     const took = step.duration_ms === null || options.local !== undefined ? '' : ` ${step.duration_ms} ms`;
     output.out(`  ${step.name}: ${step.status}${took}`);
     // The error's own log line (the runtime's echo for live logs) would print it twice.
-    const echo = errorEchoIndex(step.logs, step.error);
-    step.logs.forEach((line, index) => {
-      if (index !== echo) output.out(`    ${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
-    });
+    for (const line of withoutErrorEcho(step.logs, step.error))
+      output.out(`    ${line.level === 'info' ? '' : `${line.level} `}${line.message}`);
     if (step.error) {
       output.out(`    ${output.style('red', 'error')} ${step.error.code}: ${step.error.message}`);
       for (const frame of stackFrames(step.error.stack)) output.out(`      ${output.style('dim', frame)}`);
