@@ -24,6 +24,18 @@ const versionOf = (flag, fallback) => {
 const GRANT = versionOf('--grant', '5.4.24');
 const OPENAPI = versionOf('--openapi', '1.3.17');
 
+/**
+ * Directory entries whose domain hosts another product's API (a gateway, a marketplace, a tutorial's
+ * copy of a spec): the app takes the product's slug, or is left out (`null`) where the catalog already
+ * has the product under its own slug. A hand-kept list: nothing in a spec says whose API it is.
+ */
+const HOSTED_ELSEWHERE = new Map([
+  ['apigee.net', 'marketcheck'], // Marketcheck's API, served through Apigee's gateway
+  ['mashape.com', 'geodb_cities'], // GeoDB Cities, sold on RapidAPI (formerly Mashape)
+  ['apiz.ebay.com', null], // eBay's Sell Finances API: grant's `ebay` signs in to every eBay API
+  ['javatpoint.com.json', null], // a tutorial site's copy of Firebase Cloud Messaging: `google_fcm`
+]);
+
 const work = mkdtempSync(path.join(tmpdir(), 'app-catalog-'));
 function unpack(spec) {
   const file = execFileSync('npm', ['pack', spec, '--silent'], { cwd: work, encoding: 'utf8' })
@@ -179,6 +191,8 @@ function fromOpenApi(dir) {
   const apps = [];
   for (const entry of readdirSync(root).sort()) {
     const full = path.join(root, entry);
+    const hosted = HOSTED_ELSEWHERE.get(entry);
+    if (hosted === null) continue;
     if (statSync(full).isDirectory()) {
       const files = readdirSync(full).filter((file) => file.endsWith('.json'));
       if (entry === 'googleapis.com') {
@@ -193,11 +207,11 @@ function fromOpenApi(dir) {
       if (files.length > 5) continue;
       const main = [...files].sort((a, b) => a.length - b.length || a.localeCompare(b))[0];
       if (main) {
-        const app = fromSpec(path.join(full, main), providerSlug(entry), `${entry}/${main}`);
+        const app = fromSpec(path.join(full, main), hosted ?? providerSlug(entry), `${entry}/${main}`);
         if (app) apps.push(app);
       }
     } else if (entry.endsWith('.json')) {
-      const app = fromSpec(full, providerSlug(entry.replace(/\.json$/, '')), entry);
+      const app = fromSpec(full, hosted ?? providerSlug(entry.replace(/\.json$/, '')), entry);
       if (app) apps.push(app);
     }
   }

