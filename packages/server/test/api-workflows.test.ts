@@ -286,6 +286,25 @@ describe('/v1/workflows', () => {
     expect(replayed.event).toEqual(runs[0].event);
   });
 
+  it('answers 400 "No $.respond called in workflow" when a custom_response run ends without $.respond()', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'silent',
+        trigger: { type: 'http', custom_response: true },
+        steps: [{ name: 'quiet', code: 'export default defineComponent({ async run() { return 1; } });' }],
+      },
+    });
+    const response = await fetch(`${harness.base}${harness.endpoint(created.body.data.endpoint_url)}`, {
+      method: 'POST',
+    });
+    expect([response.status, await response.text()]).toEqual([400, 'No $.respond called in workflow']);
+    const [run] = await waitFor(async () => {
+      const { body } = await harness.request('GET', `/v1/workflows/${created.body.data.id}/runs`);
+      return body.data[0]?.status === 'succeeded' ? body.data : undefined;
+    }, 'the silent run');
+    expect(run).toMatchObject({ steps: [{ name: 'quiet', return_value: 1 }] });
+  });
+
   it('answers 200 at once at an endpoint without custom_response, and 404 once deactivated', async () => {
     const created = await harness.request('POST', '/v1/workflows', {
       body: {

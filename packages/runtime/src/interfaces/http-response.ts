@@ -68,6 +68,10 @@ export const ENDPOINT_REPLIES = {
   noResponse: text(400, 'No response was issued by the source'),
   /** With customResponse, when no response came before the deadline. */
   timeout: text(504, 'Gateway Timeout: the source did not respond in time'),
+  /** A `custom_response` workflow whose run ended without `$.respond()` (Pipedream's wording). */
+  workflowNoResponse: text(400, 'No $.respond called in workflow'),
+  /** A `custom_response` workflow that did not call `$.respond()` before the deadline. */
+  workflowTimeout: text(504, 'Gateway Timeout: the workflow did not respond in time'),
   /** `OPTIONS`, answered by the platform. */
   preflight: {
     status: 200,

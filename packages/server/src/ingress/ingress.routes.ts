@@ -112,10 +112,13 @@ export async function registerIngress(
       });
       switch (outcome.kind) {
         case 'reply':
-          send(reply, outcome.response ?? ENDPOINT_REPLIES.noResponse);
+          send(
+            reply,
+            outcome.response ?? (endpoint.workflow ? ENDPOINT_REPLIES.workflowNoResponse : ENDPOINT_REPLIES.noResponse),
+          );
           return;
         case 'timeout':
-          send(reply, ENDPOINT_REPLIES.timeout);
+          send(reply, endpoint.workflow ? ENDPOINT_REPLIES.workflowTimeout : ENDPOINT_REPLIES.timeout);
           return;
         case 'gone':
           // Nobody is left to answer (the invocation still runs): Fastify must not answer either.
