@@ -1,7 +1,7 @@
 /**
  * The web app's pure pieces, in Node: Markdown rendering and anchors, the props form's value
  * conversions, timer next-run times, the 24 h chart buckets, log grouping and the API client's
- * error handling (against a real HTTP server on loopback).
+ * error handling (against a real HTTP server on loopback), and the code box's height.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -13,6 +13,7 @@ import { createApi } from '../src/api/endpoints.js';
 import { installText, parseInstallEvent } from '../src/api/install-stream.js';
 import { countOf } from '@tributary/contracts/count';
 import { errorEchoIndex, withoutErrorEcho } from '@tributary/contracts/error-echo';
+import { boxRows } from '../src/components/code-editor.js';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
@@ -458,5 +459,13 @@ describe("a step's error and its log lines", () => {
     const logs = [line('info', 'start'), line('error', error.stack), line('info', 'after')];
     expect(withoutErrorEcho(logs, error)).toEqual([logs[0], logs[2]]);
     expect(withoutErrorEcho(logs, null)).toEqual(logs);
+  });
+});
+
+describe('the code box', () => {
+  it('is as tall as the code and a line to type on, between its rows and 32 lines', () => {
+    expect(boxRows(10, 'one line')).toBe(10);
+    expect(boxRows(10, Array.from({ length: 13 }, () => 'x').join('\n'))).toBe(14);
+    expect(boxRows(10, Array.from({ length: 200 }, () => 'x').join('\n'))).toBe(32);
   });
 });

@@ -69,6 +69,11 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     await step('greet').getByLabel('Times').fill('2');
     await page.getByRole('button', { name: 'Move greet up' }).click();
     await page.getByRole('button', { name: 'Add a code step' }).click();
+    // The code box grows with the code (up to 32 lines): all 16 lines show without scrolling.
+    const long = ['export default defineComponent({', ...Array.from({ length: 14 }, (_, i) => `  // ${i}`), '});'];
+    await fillCode('step_3', long.join('\n'));
+    const scroller = step('step_3').locator('.cm-scroller');
+    expect(await scroller.evaluate((element) => element.scrollHeight - element.clientHeight)).toBeLessThanOrEqual(1);
     await page.getByRole('button', { name: 'Remove step_3' }).click();
     const names = await page.locator('.workflow-step legend').allTextContents();
     expect(names.map((name) => name.replace(/\s+/g, ' ').trim())).toEqual(['Step 1 Action', 'Step 2 Code']);
@@ -222,6 +227,11 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     expect(await boom.locator('pre.stack').textContent()).toMatch(/^Error: no more greetings\n\s+at /);
     expect(await boom.locator('.log-line').count()).toBe(0);
     expect(await boom.getByText('No logs.').count()).toBe(1);
+    // It threw: no return value is shown, where `null` would read as one.
+    expect(await boom.getByLabel('Return value of boom').count()).toBe(0);
+    expect(
+      await inspector.getByRole('region', { name: 'Step greet' }).getByLabel('Return value of greet').count(),
+    ).toBe(1);
     expect(await inspector.getByRole('region', { name: 'Step after' }).getByText('skipped').count()).toBe(1);
   });
 });

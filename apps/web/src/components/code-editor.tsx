@@ -8,6 +8,18 @@ import type { CodeMarker, CodeView } from './code-view.js';
 
 export type { CodeMarker };
 
+/** Past this many lines the box scrolls instead of growing. */
+const MAX_ROWS = 32; // about two thirds of a laptop screen
+
+/**
+ * The box's height in lines: `rows` at least, and otherwise the code's own lines and one to type on,
+ * so code a little longer than the box does not hide its last lines behind a scroll bar.
+ */
+export function boxRows(rows: number, value: string): number {
+  const lines = value.split('\n').length + 1;
+  return Math.max(rows, Math.min(lines, MAX_ROWS));
+}
+
 export function CodeEditor({
   id,
   labelId,
@@ -72,7 +84,7 @@ export function CodeEditor({
     }
   };
   return (
-    <div className="code-box" style={{ height: `calc(${rows} * 1.45em + 1.2rem)` }} data-ready={ready}>
+    <div className="code-box" style={{ height: `calc(${boxRows(rows, value)} * 1.45em + 1.2rem)` }} data-ready={ready}>
       {ready ? null : (
         <textarea
           id={id}

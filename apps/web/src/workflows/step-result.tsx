@@ -35,8 +35,13 @@ export function StepResult({ step }: { readonly step: StepRunT }) {
               <JsonViewer value={step.props} label={`Props of ${step.name}`} />
             </details>
           ) : null}
-          <h4>Return value</h4>
-          <JsonViewer value={step.return_value} label={`Return value of ${step.name}`} />
+          {/* A step that threw, or is still running, has no return value: `null` there would read as one. */}
+          {step.status === 'succeeded' || step.status === 'delayed' ? (
+            <>
+              <h4>Return value</h4>
+              <JsonViewer value={step.return_value} label={`Return value of ${step.name}`} />
+            </>
+          ) : null}
           {Object.keys(step.exports).length > 0 ? (
             <>
               <h4>Exports</h4>
