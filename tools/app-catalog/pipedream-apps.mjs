@@ -325,6 +325,8 @@ export const PIPEDREAM_APPS = [
   },
   // Slugs the sources already produce: only what a sign-in needs on top.
   { slug: 'sendgrid', name: 'SendGrid', base_url: 'https://api.sendgrid.com/v3' },
+  // grant's `visualstudio` is the sign-in of Azure DevOps Services (Visual Studio Team Services before).
+  { slug: 'visualstudio', name: 'Azure DevOps' },
   // Specs hosted on github.com share its slug; one of them (Eqivo) gave GitHub its name and an image as its API.
   {
     slug: 'github',

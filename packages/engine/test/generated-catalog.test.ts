@@ -48,6 +48,14 @@ describe('the generated catalog', () => {
     });
     expect(bySlug.get('geodb_cities')).toMatchObject({ name: 'GeoDB Cities', auth_mode: 'api_key' });
     for (const gone of ['apigee', 'mashape', 'apiz', 'javatpoint']) expect(bySlug.has(gone), gone).toBe(false);
+    // A sign-in provider is not named after one of its products whose spec shares its domain.
+    expect(['salesforce', 'atlassian', 'apple', 'visualstudio'].map((slug) => bySlug.get(slug)?.name)).toEqual([
+      'Salesforce',
+      'Atlassian',
+      'Apple',
+      'Azure DevOps',
+    ]);
+    expect(bySlug.get('atlassian')?.base_url).not.toContain('your-domain');
     // What the copies described is still there, under the product's own slug.
     expect(bySlug.get('google_fcm')?.name).toBe('Firebase Cloud Messaging');
     expect(bySlug.get('ebay')?.auth_mode).toBe('oauth2_authorization_code');

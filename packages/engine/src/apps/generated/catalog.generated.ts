@@ -388,7 +388,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "apple",
-  "name": "App Store Connect",
+  "name": "Apple",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://appleid.apple.com/auth/authorize",
@@ -397,7 +397,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "scopes": [],
    "scope_delimiter": " "
   },
-  "base_url": "https://api.appstoreconnect.apple.com",
+  "base_url": null,
   "test_request": null,
   "source": "grant:apple"
  },
@@ -515,7 +515,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "atlassian",
-  "name": "The Jira Cloud platform",
+  "name": "Atlassian",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://auth.atlassian.com/authorize",
@@ -524,7 +524,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "scopes": [],
    "scope_delimiter": " "
   },
-  "base_url": "https://your-domain.atlassian.net",
+  "base_url": "https://api.atlassian.com",
   "test_request": {
    "method": "GET",
    "url": "https://api.atlassian.com/me"
@@ -9958,7 +9958,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "salesforce",
-  "name": "Einstein Vision and Einstein Language",
+  "name": "Salesforce",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://login.salesforce.com/services/oauth2/authorize",
@@ -11731,7 +11731,7 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
  },
  {
   "slug": "visualstudio",
-  "name": "VSOnline",
+  "name": "Azure DevOps",
   "auth_mode": "oauth2_authorization_code",
   "oauth": {
    "authorize_url": "https://app.vssps.visualstudio.com/oauth2/authorize",
@@ -11740,12 +11740,12 @@ export const GENERATED_APPS: readonly GeneratedApp[] = [
    "scopes": [],
    "scope_delimiter": " "
   },
-  "base_url": "https://online.visualstudio.com",
+  "base_url": "https://app.vssps.visualstudio.com",
   "test_request": {
    "method": "GET",
    "url": "https://app.vssps.visualstudio.com/_apis/profile/profiles/me?api-version=6.0"
   },
-  "source": "grant:visualstudio"
+  "source": "pipedream-apps:patch grant:visualstudio"
  },
  {
   "slug": "vk",
