@@ -971,7 +971,7 @@ describe('web app', { timeout: 90_000 }, () => {
     expect((await server.api('GET', `/v1/dead-letters/${newest}`)).status).toBe(404);
   });
 
-  it('shows the server status under Settings, with recent failures linked to their source', async () => {
+  it('shows the server status under Settings, with recent failures linked to their source or run', async () => {
     await signIn();
     const deployed = await server.api<{ data: { id: string } }>('POST', '/v1/sources', {
       component_code: code('web-greeter.mjs'),
@@ -989,6 +989,25 @@ describe('web app', { timeout: 90_000 }, () => {
         { timeout: 30_000, interval: 250 },
       )
       .toBe(true);
+    const workflow = await server.api<{ data: { id: string } }>('POST', '/v1/workflows', {
+      name: 'Status flow',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'boom', code: code('web-wf-throw-step.mjs') }],
+    });
+    const run = await server.api<{ data: { run_id: string } }>(
+      'POST',
+      `/v1/workflows/${workflow.body.data.id}/run`,
+      {},
+    );
+    await expect
+      .poll(
+        async () =>
+          (
+            await server.api<{ data: { recent_failures: { run_id?: string }[] } }>('GET', '/v1/status')
+          ).body.data.recent_failures.some((failure) => failure.run_id === run.body.data.run_id),
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(true);
     await page.goto(`${server.base}/settings`);
     const panel = page.getByRole('region', { name: 'Server status' });
     await panel.getByText('Ready', { exact: true }).waitFor();
@@ -1000,9 +1019,16 @@ describe('web app', { timeout: 90_000 }, () => {
     expect(await failure.textContent()).toContain('asked to fail');
     await shot('settings-status');
     expect(await unlabeled()).toEqual([]);
+    const runFailure = panel.getByTestId('recent-failure').filter({ hasText: 'Status flow' }).first();
+    expect(await runFailure.textContent()).toMatch(/Workflow Status flow, step boomCOMPONENT_ERROR no more greetings/);
     await failure.getByRole('link', { name: 'Status greeter' }).click();
     await page.waitForURL(new RegExp(`/sources/${id}/logs$`));
+    await page.goBack();
+    await runFailure.getByRole('link', { name: 'Status flow, step boom' }).click();
+    await page.waitForURL(new RegExp(`/workflows/${workflow.body.data.id}/runs/${run.body.data.run_id}$`));
+    await page.locator('.run-inspector').getByText('no more greetings').first().waitFor();
     expect((await server.api('DELETE', `/v1/sources/${id}`)).status).toBe(200);
+    expect((await server.api('DELETE', `/v1/workflows/${workflow.body.data.id}`)).status).toBe(204);
   });
 
   it('deletes a source after confirmation', async () => {

@@ -5777,14 +5777,29 @@ export interface paths {
                   oldest_age_seconds: number;
                 }[];
                 ready: boolean;
-                recent_failures: {
-                  at: number;
-                  code: string;
-                  invocation_id: string;
-                  message: string;
-                  source_id: string;
-                  source_name: string | null;
-                }[];
+                recent_failures: (
+                  | {
+                      at: number;
+                      code: string;
+                      invocation_id: string;
+                      /** @constant */
+                      kind: 'source';
+                      message: string;
+                      source_id: string;
+                      source_name: string | null;
+                    }
+                  | {
+                      at: number;
+                      code: string;
+                      /** @constant */
+                      kind: 'workflow';
+                      message: string;
+                      run_id: string;
+                      step: string | null;
+                      workflow_id: string;
+                      workflow_name: string | null;
+                    }
+                )[];
                 started_at: number;
                 /** @enum {string} */
                 storage: 'sqlite' | 'postgres';

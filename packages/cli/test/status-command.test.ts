@@ -1,6 +1,7 @@
 /**
  * `tributary status` against a real `tributary start` (docs/operations.md): version, readiness,
- * queue, pool and a recent failure linked to its source; and the start command's metrics settings.
+ * queue, pool and recent failures linked to their source's logs or workflow run; and the start
+ * command's metrics settings.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 describe('tributary status', () => {
-  it('shows version, readiness, queue, pool and recent failures with a link to their source', async () => {
+  it('shows version, readiness, queue, pool and recent failures with a link to their source or run', async () => {
     const connection = ['--api-url', server.base, '--api-key', ADMIN_KEY];
     const quiet = await cli(['status', ...connection]);
     expect(quiet.code).toBe(0);
@@ -54,11 +55,31 @@ describe('tributary status', () => {
     expect(json?.recent_failures[0]).toMatchObject({ source_id: deployed.body.data.id, code: 'TIMEOUT' });
     expect(json?.pool.workers).toBeGreaterThanOrEqual(1);
 
-    const text = await cli(['status', ...connection]);
+    const workflow = await server.api<{ data: { id: string } }>('POST', '/v1/workflows', {
+      name: 'breaks',
+      trigger: { type: 'manual' },
+      steps: [{ name: 'boom', code: "export default defineComponent({ async run() { throw new Error('no'); } });" }],
+    });
+    const run = await server.api<{ data: { run_id: string } }>(
+      'POST',
+      `/v1/workflows/${workflow.body.data.id}/run`,
+      {},
+    );
+    let text = await cli(['status', ...connection]);
+    for (let attempt = 0; attempt < 100 && !text.stdout.includes('workflow breaks'); attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      text = await cli(['status', ...connection]);
+    }
     expect(text.stdout).toMatch(/Pool: \d+ workers?, \d+ busy, \d+ MB\n/);
+    // Newest first: the workflow run, linked to its inspector, then the source, linked to its logs.
     expect(text.stdout).toMatch(
       new RegExp(
-        `Recent failures:\\n\\s*WHEN\\s+SOURCE\\s+CODE\\s+LOGS\\s*\\n.*stuck one\\s+TIMEOUT\\s+${server.base}/sources/${deployed.body.data.id}/logs`,
+        [
+          'Recent failures:',
+          '\\s*WHEN\\s+WHAT\\s+CODE\\s+SEE\\s*',
+          `.*workflow breaks, step boom\\s+COMPONENT_ERROR\\s+${server.base}/workflows/${workflow.body.data.id}/runs/${run.body.data.run_id}`,
+          `.*source stuck one\\s+TIMEOUT\\s+${server.base}/sources/${deployed.body.data.id}/logs`,
+        ].join('\\n'),
       ),
     );
   });

@@ -352,6 +352,8 @@ export class Engine {
       accounts,
       onCommitted: (sourceId, events) => subscriptions.committed(sourceId, events),
     });
+    // Failed source invocations and workflow runs of this process, for the status page.
+    const recentFailures = new RecentFailures();
     // Workflow runs go through the same queue, runner and sandbox pool as sources.
     const workflowParts = composeWorkflows({
       store: backend.workflows,
@@ -382,6 +384,7 @@ export class Engine {
       reserve: (key, waitMs) => runner.reserveWaiting(key, waitMs, workflowRunsAtOnce(options.concurrency)),
       httpSlotWaitMs: options.workflowSlotWaitMs ?? WORKFLOW_SLOT_WAIT_MS,
       onDeleted: (id) => subscriptions.forget(id),
+      onFailed: (failure) => recentFailures.record(failure),
       checkSends: (sends) => deliveries.check(sends),
       // `scheduler` is made below; schedules change only once the engine serves requests.
       ...(options.timerJobs ? { onSchedulesChanged: () => scheduler.wake() } : {}),
@@ -393,7 +396,6 @@ export class Engine {
     };
     subscriptions.registerEmitter('wf_', workflowIds);
     subscriptions.registerListener('wf_', workflowIds);
-    const recentFailures = new RecentFailures();
     const runner = new InvocationRunner({
       workflows: { ...workflowParts.queueHandler, concurrency: workflowRunsAtOnce(options.concurrency) },
       store,
@@ -497,6 +499,7 @@ export class Engine {
       readiness: () => readiness.check(),
       failures: () => recentFailures.list(),
       sourceName: async (sourceId) => (await store.getSource(sourceId))?.name ?? null,
+      workflowName: async (workflowId) => (await backend.workflows.getWorkflow(workflowId))?.name ?? null,
     });
     return new Engine(
       store,

@@ -124,8 +124,8 @@ export type {
 export { PrometheusMetrics } from './metrics/prometheus-metrics.js';
 export { Readiness } from './health/readiness.js';
 export type { ReadinessCheck, ReadinessFailure, ReadinessReport, ReadinessThresholds } from './health/readiness.js';
-export type { StatusReport, StatusService } from './health/status-service.js';
-export type { RecentFailure } from './health/recent-failures.js';
+export type { NamedFailure, StatusReport, StatusService } from './health/status-service.js';
+export type { RecentFailure, SourceFailure, WorkflowFailure } from './health/recent-failures.js';
 export { messageLogger } from './ports/logger.js';
 export type { LogFields, Logger } from './ports/logger.js';
 export { bindingCookieName, OAuthConnect } from './oauth/oauth-connect.js';

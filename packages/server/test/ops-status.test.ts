@@ -1,6 +1,7 @@
 /**
  * `GET /v1/status` (docs/operations.md): version, uptime, readiness, queue, pool and the recent
- * failures with their sources, from a real server after a run that hit its deadline.
+ * failures with their sources and workflows, from a real server after a source run that hit its
+ * deadline and a workflow run whose step threw.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, startHarness, waitFor, type Harness } from './server-harness.js';
@@ -12,7 +13,7 @@ afterAll(async () => {
 });
 
 describe('GET /v1/status', () => {
-  it('answers version, uptime, queue, pool and the recent failures with their sources', async () => {
+  it('answers version, uptime, queue, pool and the recent failures with their sources and workflows', async () => {
     harness = await startHarness({ sourceTimeoutMs: 1000 });
     const h = harness;
     const quiet = await h.request('GET', '/v1/status');
@@ -50,6 +51,7 @@ describe('GET /v1/status', () => {
     }, 'the timed-out run to show');
     expect(failed.recent_failures).toEqual([
       {
+        kind: 'source',
         source_id: sourceId,
         source_name: 'stuck one',
         invocation_id: expect.stringMatching(/^inv_/),
@@ -60,5 +62,33 @@ describe('GET /v1/status', () => {
     ]);
     expect(failed.pool.workers).toBeGreaterThanOrEqual(1);
     expect(failed.pool.memory_bytes).toBeGreaterThan(0);
+
+    // A workflow run that fails at a step shows too, newest first, named by its workflow and step.
+    const workflow = await h.request('POST', '/v1/workflows', {
+      body: {
+        name: 'breaks',
+        trigger: { type: 'manual' },
+        steps: [
+          { name: 'boom', code: "export default defineComponent({ async run() { throw new Error('no more'); } });" },
+        ],
+      },
+    });
+    expect(workflow.status).toBe(201);
+    const started = await h.request('POST', `/v1/workflows/${workflow.body.data.id}/run`, { body: {} });
+    const both = await waitFor(async () => {
+      const status = await h.request('GET', '/v1/status');
+      return status.body.data.recent_failures.length > 1 ? status.body.data.recent_failures : undefined;
+    }, 'the failed workflow run to show');
+    expect(both[0]).toEqual({
+      kind: 'workflow',
+      workflow_id: workflow.body.data.id,
+      workflow_name: 'breaks',
+      run_id: started.body.data.run_id,
+      step: 'boom',
+      code: 'COMPONENT_ERROR',
+      message: 'no more',
+      at: expect.any(Number),
+    });
+    expect(both[1]).toMatchObject({ kind: 'source', source_id: sourceId });
   });
 });

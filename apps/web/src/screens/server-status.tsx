@@ -64,27 +64,25 @@ export function ServerStatus() {
             </dl>
             <h3>Recent failures</h3>
             {data.recent_failures.length === 0 ? (
-              <Empty title="No failed invocations since the server started" />
+              <Empty title="Nothing has failed since the server started" />
             ) : (
               <div className="table-wrap">
                 <table className="table stack-table">
                   <thead>
                     <tr>
                       <th scope="col">When</th>
-                      <th scope="col">Source</th>
+                      <th scope="col">What</th>
                       <th scope="col">Error</th>
                     </tr>
                   </thead>
                   <tbody>
                     {data.recent_failures.map((failure) => (
-                      <tr key={failure.invocation_id} data-testid="recent-failure">
+                      <tr key={failureKey(failure)} data-testid="recent-failure">
                         <td data-label="When">
                           <RelativeTime ms={failure.at * 1000} />
                         </td>
-                        <td data-label="Source">
-                          <Link to={`/sources/${encodeURIComponent(failure.source_id)}/logs`}>
-                            {failure.source_name ?? failure.source_id}
-                          </Link>
+                        <td data-label="What">
+                          <FailedItem failure={failure} />
                         </td>
                         <td data-label="Error">
                           <span className="mono">{failure.code}</span>{' '}
@@ -101,4 +99,40 @@ export function ServerStatus() {
       </QueryView>
     </section>
   );
+}
+
+type Failure = ServerStatusT['recent_failures'][number];
+
+function failureKey(failure: Failure): string {
+  switch (failure.kind) {
+    case 'source':
+      return failure.invocation_id;
+    case 'workflow':
+      return failure.run_id;
+  }
+}
+
+/** What failed, linked to where it is shown: a source's logs, or the workflow run's inspector. */
+function FailedItem({ failure }: { readonly failure: Failure }) {
+  switch (failure.kind) {
+    case 'source':
+      return (
+        <>
+          <span className="muted small">Source</span>{' '}
+          <Link to={`/sources/${encodeURIComponent(failure.source_id)}/logs`}>
+            {failure.source_name ?? failure.source_id}
+          </Link>
+        </>
+      );
+    case 'workflow':
+      return (
+        <>
+          <span className="muted small">Workflow</span>{' '}
+          <Link to={`/workflows/${encodeURIComponent(failure.workflow_id)}/runs/${encodeURIComponent(failure.run_id)}`}>
+            {failure.workflow_name ?? failure.workflow_id}
+            {failure.step === null ? null : `, step ${failure.step}`}
+          </Link>
+        </>
+      );
+  }
 }

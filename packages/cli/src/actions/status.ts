@@ -1,4 +1,4 @@
-import { countOf } from '@tributary/contracts';
+import { countOf, type ServerStatus } from '@tributary/contracts';
 import type { Output } from '../ui/output.js';
 import { formatTable, relativeTime } from '../ui/table.js';
 import type { RemoteCommandFlags } from '../commands/remote-options.js';
@@ -25,12 +25,30 @@ export async function runStatus(flags: RemoteCommandFlags, output: Output): Prom
     output.out('Recent failures:');
     const rows = data.recent_failures.map((failure) => [
       relativeTime(failure.at),
-      failure.source_name ?? failure.source_id,
-      failure.code,
-      `${client.baseUrl}/sources/${failure.source_id}/logs`,
+      ...failureRow(failure, client.baseUrl),
     ]);
-    for (const line of formatTable(['WHEN', 'SOURCE', 'CODE', 'LOGS'], rows)) output.out(line);
+    for (const line of formatTable(['WHEN', 'WHAT', 'CODE', 'SEE'], rows)) output.out(line);
   });
+}
+
+type Failure = ServerStatus['recent_failures'][number];
+
+/** What failed, its code, and the page of the web app that shows it: a source's logs, or the run. */
+function failureRow(failure: Failure, baseUrl: string): [string, string, string] {
+  switch (failure.kind) {
+    case 'source':
+      return [
+        `source ${failure.source_name ?? failure.source_id}`,
+        failure.code,
+        `${baseUrl}/sources/${failure.source_id}/logs`,
+      ];
+    case 'workflow':
+      return [
+        `workflow ${failure.workflow_name ?? failure.workflow_id}${failure.step === null ? '' : `, step ${failure.step}`}`,
+        failure.code,
+        `${baseUrl}/workflows/${failure.workflow_id}/runs/${failure.run_id}`,
+      ];
+  }
 }
 
 const KIND_NAMES = { source: 'source invocations', workflow: 'workflow runs', delivery: 'deliveries' } as const;

@@ -2,6 +2,9 @@ import type { PoolStats, QueueDepth } from '../ports/metrics.js';
 import type { ReadinessReport } from './readiness.js';
 import type { RecentFailure } from './recent-failures.js';
 
+/** A recent failure with the name of what failed: its source or workflow (null once deleted). */
+export type NamedFailure = RecentFailure & { readonly name: string | null };
+
 export interface StatusReport {
   readonly startedAt: number;
   readonly uptimeMs: number;
@@ -9,8 +12,8 @@ export interface StatusReport {
   readonly queue: readonly QueueDepth[];
   readonly pool: PoolStats;
   readonly readiness: ReadinessReport;
-  /** Newest first, each with its source's name (null once the source is deleted). */
-  readonly recentFailures: readonly (RecentFailure & { readonly sourceName: string | null })[];
+  /** Newest first. */
+  readonly recentFailures: readonly NamedFailure[];
 }
 
 export interface StatusOptions {
@@ -22,6 +25,7 @@ export interface StatusOptions {
   readonly readiness: () => Promise<ReadinessReport>;
   readonly failures: () => readonly RecentFailure[];
   readonly sourceName: (sourceId: string) => Promise<string | null>;
+  readonly workflowName: (workflowId: string) => Promise<string | null>;
 }
 
 /** One answer to "how is this server doing": for `tributary status` and the web app's Settings. */
@@ -32,9 +36,20 @@ export class StatusService {
     const { options } = this;
     const [queue, readiness] = await Promise.all([options.queue(), options.readiness()]);
     const failures = options.failures();
-    const names = new Map<string, string | null>();
-    for (const sourceId of new Set(failures.map((failure) => failure.sourceId)))
-      names.set(sourceId, await options.sourceName(sourceId));
+    // Each source or workflow is read once, however often it failed.
+    const names = new Map<string, Promise<string | null>>();
+    const nameOf = (failure: RecentFailure): Promise<string | null> => {
+      const id = this.idOf(failure);
+      let name = names.get(id);
+      if (!name) {
+        name = this.lookUp(failure);
+        names.set(id, name);
+      }
+      return name;
+    };
+    const recentFailures = await Promise.all(
+      failures.map(async (failure): Promise<NamedFailure> => ({ ...failure, name: await nameOf(failure) })),
+    );
     return {
       startedAt: options.startedAt,
       uptimeMs: options.now() - options.startedAt,
@@ -42,7 +57,25 @@ export class StatusService {
       queue,
       pool: options.pool(),
       readiness,
-      recentFailures: failures.map((failure) => ({ ...failure, sourceName: names.get(failure.sourceId) ?? null })),
+      recentFailures,
     };
+  }
+
+  private idOf(failure: RecentFailure): string {
+    switch (failure.kind) {
+      case 'source':
+        return failure.sourceId;
+      case 'workflow':
+        return failure.workflowId;
+    }
+  }
+
+  private lookUp(failure: RecentFailure): Promise<string | null> {
+    switch (failure.kind) {
+      case 'source':
+        return this.options.sourceName(failure.sourceId);
+      case 'workflow':
+        return this.options.workflowName(failure.workflowId);
+    }
   }
 }

@@ -12,7 +12,7 @@ import type { PubSub, Unsubscribe } from '../pubsub/pubsub.js';
 import type { WorkDispatch } from '../ports/work-dispatch.js';
 import { outcomeOf } from '../metrics/invocation-outcome.js';
 import { NO_METRICS, type InvocationOutcome, type Metrics } from '../ports/metrics.js';
-import type { RecentFailure } from '../health/recent-failures.js';
+import type { SourceFailure } from '../health/recent-failures.js';
 import type { LogFields, Logger } from '../ports/logger.js';
 import { Stopper } from './stopper.js';
 import { RunSlots, type SlotsSnapshot } from './run-slots.js';
@@ -52,7 +52,7 @@ export interface RunnerOptions<Held = never> {
   /** Where finished invocations are counted (default: nowhere). */
   readonly metrics?: Metrics;
   /** Told of every source invocation that did not succeed (the status page's recent failures). */
-  readonly onFailed?: (failure: RecentFailure) => void;
+  readonly onFailed?: (failure: SourceFailure) => void;
   /** Most queued invocations of one source run in one worker request and commit (default 64; 1 = one by one). */
   readonly batchSize?: number;
   /**
@@ -705,6 +705,7 @@ export class InvocationRunner<Held = never> {
     this.finished(workflow ? 'workflow' : 'source', 'platform_failure', null);
     if (!workflow)
       this.options.onFailed?.({
+        kind: 'source',
         sourceId: row.sourceId,
         invocationId: row.id,
         code: 'PLATFORM',
@@ -796,6 +797,7 @@ export class InvocationRunner<Held = never> {
     );
     if (!result.ok)
       this.options.onFailed?.({
+        kind: 'source',
         sourceId,
         invocationId,
         code: result.error?.code ?? 'ERROR',

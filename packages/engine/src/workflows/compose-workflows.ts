@@ -1,3 +1,4 @@
+import type { WorkflowFailure } from '../health/recent-failures.js';
 import type { SendRecord } from '@tributary/runtime';
 import type { HeldSlot } from '../invocations/invocation-runner.js';
 import type { Logger } from '../ports/logger.js';
@@ -35,6 +36,8 @@ export interface WorkflowPartsOptions {
   readonly deliver?: Deliver;
   /** The runner: a run was queued (or its delay ran out) under this key. */
   readonly notify: (queueKey: string) => void;
+  /** A run failed (the status page's recent failures). */
+  readonly onFailed?: (failure: WorkflowFailure) => void;
   /** The runner: a slot to step a run this process is creating at once, from memory (decision 0020). */
   readonly reserve?: (queueKey: string, waitMs: number) => Promise<HeldSlot<RunRow> | null>;
   /** How long an HTTP trigger waits for a run slot when all are taken (decision 0021). */
@@ -71,6 +74,7 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
     ...(options.deliver ? { deliver: options.deliver } : {}),
     emitRuns: (workflowId, events) => service.emitRuns(workflowId, events),
     notify: options.notify,
+    ...(options.onFailed ? { onFailed: options.onFailed } : {}),
   });
   const service: WorkflowService = new WorkflowService({
     store,

@@ -1,4 +1,5 @@
 import { isAccountFailure } from '../accounts/account-failure.js';
+import type { WorkflowFailure } from '../health/recent-failures.js';
 import type { HttpResponse, InvocationResult } from '@tributary/runtime';
 import { OWNER_ID } from '../sources/owner.js';
 import type { AccountService, AppPropDescription } from '../accounts/account-service.js';
@@ -53,6 +54,8 @@ export interface RunExecutorOptions {
   readonly emitRuns: (workflowId: string, events: readonly unknown[]) => Promise<NewRun[]>;
   /** Runs were queued under these keys. */
   readonly notify: (queueKey: string) => void;
+  /** Told of every run that failed, once its failure is stored (the status page's recent failures). */
+  readonly onFailed?: (failure: WorkflowFailure) => void;
 }
 
 const FINISHED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
@@ -170,6 +173,8 @@ export class RunExecutor {
       this.options.now(),
     );
     this.options.pubsub.publishReply(runId, null);
+    const run = this.options.onFailed ? await this.options.store.getRun(runId) : null;
+    if (run) this.failedAt(run, null, { code: DEAD, message: error });
   }
 
   private async runStep(input: {
@@ -196,6 +201,7 @@ export class RunExecutor {
         run: finished('failed', index + 1, null, { code: error.code, message: error.message, step: step.name }, now()),
         queue: { kind: 'remove' },
       });
+      this.failedAt(run, step.name, error);
       return { finished: true, delayedUntil: null };
     }
     const { result, record } = performed;
@@ -214,6 +220,7 @@ export class RunExecutor {
     } else {
       await this.commit(checkpoint);
     }
+    if (checkpoint.run.status === 'failed' && record.error) this.failedAt(run, step.name, record.error);
     for (const started of startRuns) this.options.notify(started.queueKey);
     if (record.sends.length > 0 && this.options.deliver) {
       await this.options
@@ -233,6 +240,18 @@ export class RunExecutor {
       finished: checkpoint.queue.kind === 'remove',
       delayedUntil: checkpoint.queue.kind === 'delay' ? checkpoint.queue.until : null,
     };
+  }
+
+  private failedAt(run: RunRow, step: string | null, error: { readonly code: string; readonly message: string }): void {
+    this.options.onFailed?.({
+      kind: 'workflow',
+      workflowId: run.workflowId,
+      runId: run.id,
+      step,
+      code: error.code,
+      message: error.message,
+      at: this.options.now(),
+    });
   }
 
   /**

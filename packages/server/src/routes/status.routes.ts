@@ -1,5 +1,5 @@
 import { ServerStatus, single } from '@tributary/contracts';
-import type { Engine } from '@tributary/engine';
+import type { Engine, NamedFailure } from '@tributary/engine';
 import { route, type RouteSpec } from './route-table.js';
 
 /** `GET /v1/status`: version, uptime, queue, pool, readiness and recent failures in one answer. */
@@ -26,17 +26,33 @@ export function statusRoutes(engine: Engine, version: string): RouteSpec[] {
             oldest_age_seconds: Math.round(entry.oldestAgeMs / 100) / 10,
           })),
           pool: { workers: status.pool.workers, busy: status.pool.busy, memory_bytes: status.pool.rssBytes },
-          recent_failures: status.recentFailures.map((failure) => ({
-            source_id: failure.sourceId,
-            source_name: failure.sourceName,
-            invocation_id: failure.invocationId,
-            code: failure.code,
-            message: failure.message,
-            at: Math.floor(failure.at / 1000),
-          })),
+          recent_failures: status.recentFailures.map(failureView),
         };
         return { data };
       },
     }),
   ];
+}
+
+function failureView(failure: NamedFailure): ServerStatus['recent_failures'][number] {
+  const common = { code: failure.code, message: failure.message, at: Math.floor(failure.at / 1000) };
+  switch (failure.kind) {
+    case 'source':
+      return {
+        kind: 'source',
+        source_id: failure.sourceId,
+        source_name: failure.name,
+        invocation_id: failure.invocationId,
+        ...common,
+      };
+    case 'workflow':
+      return {
+        kind: 'workflow',
+        workflow_id: failure.workflowId,
+        workflow_name: failure.name,
+        run_id: failure.runId,
+        step: failure.step,
+        ...common,
+      };
+  }
 }
