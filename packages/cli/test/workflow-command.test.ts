@@ -68,6 +68,8 @@ describe('tributary workflow', () => {
     expect(human.stdout).toMatch(/^Run of signup: succeeded\n {2}answer: succeeded\n/);
     expect(human.stdout).toContain('  greet: succeeded');
     expect(human.stdout).toContain('    Hello, ada@example.com!\n    → 23\n');
+    // Its trigger waits for $.respond(): what the endpoint's caller would have been answered.
+    expect(human.stdout).toContain('\n  response 201: {"email":"ada@example.com"}\n');
     expect([yaml.code, yaml.stdout]).toEqual([0, human.stdout]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/^error VALIDATION_FAILED: .*broken\.workflow\.yml is not YAML: /);
@@ -116,6 +118,8 @@ describe('tributary workflow', () => {
       '  broken: failed',
       '    error COMPONENT_ERROR: the step broke',
     ]);
+    // A manual trigger answers no HTTP caller: no response line.
+    expect(run.stdout).not.toContain('response');
     // The runtime's error line for live logs is the same error: it is not printed again.
     expect(run.stdout.match(/the step broke/g)).toHaveLength(1);
     // The first frame is the step's own line 4, where it throws.

@@ -1,5 +1,5 @@
 import { countOf, withoutErrorEcho, type WorkflowRunDetailT } from '@tributary/contracts';
-import { sendTarget } from '@tributary/engine';
+import { sendTarget, type HttpResponse } from '@tributary/engine';
 import { isSendKind } from '@tributary/runtime';
 import { stackFrames } from '../ui/error-lines.js';
 import { compact, type Output } from '../ui/output.js';
@@ -9,7 +9,15 @@ import { compact, type Output } from '../ui/output.js';
  * deliveries. A local run's ids and timings belong to a throwaway engine, so they are left out (its
  * output is stable), and its sends are named but were never delivered.
  */
-export function printRun(output: Output, run: WorkflowRunDetailT, options: { readonly local?: string } = {}): void {
+export function printRun(
+  output: Output,
+  run: WorkflowRunDetailT,
+  options: {
+    readonly local?: string;
+    /** A local run of a `custom_response` HTTP trigger: what its caller would have been answered. */
+    readonly response?: HttpResponse;
+  } = {},
+): void {
   output.out(
     options.local === undefined
       ? `Run ${run.id} of ${run.workflow_id} (version ${run.version}): ${run.status}`
@@ -26,6 +34,7 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
       for (const frame of stackFrames(step.error.stack)) output.out(`      ${output.style('dim', frame)}`);
     } else if (step.status === 'succeeded') output.out(`    → ${compact(step.return_value)}`);
   }
+  if (options.response) output.out(`  response ${options.response.status}: ${responseBody(options.response.body)}`);
   if (run.exit) output.out(`Exited: ${run.exit.reason ?? '(no reason)'}`);
   if (options.local !== undefined) {
     // A local run sends nothing: its steps' sends say what a server would deliver.
@@ -41,5 +50,18 @@ export function printRun(output: Output, run: WorkflowRunDetailT, options: { rea
     output.out(
       `  delivery ${delivery.kind} ${delivery.target} from ${delivery.step_name ?? '?'}: ${delivery.status}, ${countOf(delivery.attempts, 'attempt')}${error}`,
     );
+  }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A body as text, as it is sent (an object was sent as JSON text); one that is not UTF-8 by its size. */
+function responseBody(body: HttpResponse['body']): string {
+  if (body === null || body.length === 0) return '(no body)';
+  if (typeof body === 'string') return body;
+  try {
+    return UTF8.decode(body);
+  } catch {
+    return `(${countOf(body.length, 'byte')})`;
   }
 }
