@@ -165,6 +165,9 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
         .toEqual({ page: true, tables: ['Runs', 'Deliveries'], wider: 0 });
       const cell = page.getByRole('table', { name: 'Deliveries' }).locator('td[data-label="Target"]').first();
       expect(await cell.evaluate((td) => getComputedStyle(td, '::before').content)).toBe('"Target"');
+      // The count above the cards is one line across, not a column as narrow as its longest word.
+      const caption = page.getByRole('table', { name: 'Runs' }).locator('caption');
+      expect(await caption.evaluate((element) => element.getBoundingClientRect().width)).toBeGreaterThan(300);
       // The builder too: its code step's lines are longer than the screen is wide, and scroll inside
       // the editor (a fieldset or grid item would otherwise grow to its content's width).
       await page.goto(`${server.base}/workflows/${workflowId}/builder`);
