@@ -1,12 +1,13 @@
 /**
  * `tributary workflow ...` with the real binary: `workflow run` on this machine (offline, no
- * server), and deploy/list/describe/run-now/runs/logs/delete against a real `tributary start`.
+ * server), and deploy/export/list/describe/run-now/runs/logs/delete against a real `tributary start`.
  * The local run prints the same JSON a server run answers.
  */
 import path from 'node:path';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { FIXTURES, tributary } from './cli-process.js';
 import { ADMIN_KEY, remoteCli, startServer, type ServerProcess } from './server-process.js';
 
@@ -179,6 +180,43 @@ describe('tributary workflow', () => {
       1,
       'error NOT_FOUND: no workflow with id or name "signup"',
     ]);
+  });
+
+  it('exports a workflow as a file that runs and deploys as the same workflow', async () => {
+    expect((await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY])).code).toBe(0);
+    const deployed = JSON.parse((await cli(['workflow', 'deploy', FILE, '--json'])).stdout) as { id: string };
+    expect((await cli(['workflow', 'deactivate', 'signup'])).code).toBe(0);
+    const file = path.join(scratch, 'exported.workflow.yaml');
+    const written = await cli(['workflow', 'export', 'signup', '-o', file]);
+    expect([written.code, written.stdout]).toEqual([0, `Wrote signup (${deployed.id}) version 1 to ${file}\n`]);
+    const text = readFileSync(file, 'utf8');
+    // Steps read from files come back inline, as literal blocks; an inactive workflow says so.
+    expect(text).toMatch(/^name: signup\nactive: false\n/);
+    expect(text).toContain('    code: |\n      // A code step that answers the HTTP trigger');
+    const [stdout, json, refused] = await Promise.all([
+      cli(['workflow', 'export', deployed.id]),
+      cli(['workflow', 'export', 'signup', '--json']),
+      cli(['workflow', 'export', 'signup', '-o', file]),
+    ]);
+    expect(stdout.stdout).toBe(text);
+    expect(JSON.parse(json.stdout)).toEqual(parseYaml(text));
+    expect([refused.code, refused.stderr]).toEqual([
+      1,
+      `error NAME_CONFLICT: ${file} already exists; --force replaces it\n`,
+    ]);
+    // The exported file runs locally as the original does, and deploys as a new version of the same workflow.
+    const [original, exported] = await Promise.all([
+      tributary(['workflow', 'run', FILE, '--event', EVENT], { env: { NO_COLOR: '1' } }),
+      tributary(['workflow', 'run', file, '--event', EVENT], { env: { NO_COLOR: '1' } }),
+    ]);
+    expect([exported.code, exported.stdout]).toEqual([0, original.stdout]);
+    const again = JSON.parse((await cli(['workflow', 'deploy', file, '--json'])).stdout) as {
+      id: string;
+      version: number;
+      active: boolean;
+    };
+    expect(again).toMatchObject({ id: deployed.id, version: 2, active: false });
+    expect((await cli(['workflow', 'delete', 'signup'])).code).toBe(0);
   });
 
   it('deactivates and activates a workflow, cancels a delayed run and replays it', async () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Output } from '../ui/output.js';
+import type { WorkflowExportFlags } from '../actions/workflow-export.js';
 import { addRemoteOptions, type RemoteCommandFlags } from './remote-options.js';
 
 export interface WorkflowRunFlags {
@@ -8,7 +9,7 @@ export interface WorkflowRunFlags {
 }
 
 /**
- * `workflow deploy|list|describe|activate|deactivate|runs|logs|replay|cancel|delete|run-now` on a server, and
+ * `workflow deploy|export|list|describe|activate|deactivate|runs|logs|replay|cancel|delete|run-now` on a server, and
  * `workflow run` on this machine.
  */
 export function registerWorkflowCommands(program: Command, output: Output, setExit: (code: number) => void): void {
@@ -22,6 +23,7 @@ Examples:
   $ tributary workflow run signup.workflow.json --event '{"body":{"email":"ada@example.com"}}'
   $ tributary workflow deploy signup.workflow.json
   $ tributary workflow deploy signup.workflow.yaml
+  $ tributary workflow export signup -o signup.workflow.yaml
   $ tributary workflow list
   $ tributary workflow describe signup
   $ tributary workflow runs signup
@@ -67,6 +69,29 @@ succeeded or exited, 1 a step failed, 2 usage, file or validation error.`,
     .action(async (file: string, flags: RemoteCommandFlags) => {
       const { runWorkflowDeploy } = await import('../actions/workflow.js');
       setExit(await runWorkflowDeploy(file, flags, output));
+    });
+
+  addRemoteOptions(
+    workflow
+      .command('export')
+      .description('Write a workflow of the server as a workflow file (YAML on stdout without --output)')
+      .argument('<workflow>', 'wf_ id or name'),
+  )
+    .option('-o, --output <FILE>', 'write to FILE: YAML when it ends in .yaml or .yml, JSON otherwise')
+    .option('--force', 'replace FILE when it exists')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ tributary workflow export signup -o signup.workflow.yaml
+  $ tributary workflow export wf_AbC123xyz --json > signup.workflow.json
+
+Code steps are written inline. Secret prop values are "[REDACTED]": deploying the file to the same
+server keeps them; to another server, write them in first.`,
+    )
+    .action(async (ref: string, flags: WorkflowExportFlags) => {
+      const { runWorkflowExport } = await import('../actions/workflow-export.js');
+      setExit(await runWorkflowExport(ref, flags, output));
     });
 
   addRemoteOptions(workflow.command('list').description('List workflows'))
