@@ -1,7 +1,8 @@
 /**
  * The web app's pure pieces, in Node: Markdown rendering and anchors, the props form's value
  * conversions, timer next-run times, the 24 h chart buckets, log grouping and the API client's
- * error handling (against a real HTTP server on loopback), and the code box's height.
+ * error handling (against a real HTTP server on loopback), the code box's height and the workflow
+ * file's name.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -14,6 +15,7 @@ import { installText, parseInstallEvent } from '../src/api/install-stream.js';
 import { countOf } from '@tributary/contracts/count';
 import { errorEchoIndex, withoutErrorEcho } from '@tributary/contracts/error-echo';
 import { boxRows } from '../src/components/code-editor.js';
+import { workflowFileName } from '../src/workflows/download-file.js';
 import { newestSaved } from '../src/components/saved-choices.js';
 import { hourlyCounts } from '../src/components/sparkline.js';
 import { cronRuns, describeSchedule, nextRun, triggersOf } from '../src/components/trigger.js';
@@ -467,5 +469,13 @@ describe('the code box', () => {
     expect(boxRows(10, 'one line')).toBe(10);
     expect(boxRows(10, Array.from({ length: 13 }, () => 'x').join('\n'))).toBe(14);
     expect(boxRows(10, Array.from({ length: 200 }, () => 'x').join('\n'))).toBe(32);
+  });
+});
+
+describe('the workflow file download', () => {
+  it('names the file after the workflow, in a form any shell takes', () => {
+    expect(workflowFileName('web flow')).toBe('web-flow.workflow.json');
+    expect(workflowFileName('  Sign-up: Ada’s flow! ')).toBe('sign-up-ada-s-flow.workflow.json');
+    expect(workflowFileName('…')).toBe('workflow.workflow.json');
   });
 });

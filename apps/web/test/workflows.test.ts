@@ -101,6 +101,30 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     ]);
   });
 
+  it('downloads the workflow file that deploy reads back as the same workflow', async () => {
+    await page.goto(`${server.base}/workflows/${workflowId}/builder`);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download file' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe('web-flow.workflow.json');
+    const file = JSON.parse(readFileSync(await download.path(), 'utf8')) as Record<string, unknown>;
+    const saved = await server.api<{ data: { spec: Record<string, unknown> } }>('GET', `/v1/workflows/${workflowId}`);
+    // An active workflow's file leaves `active` out (a deploy makes it active); the rest is the spec.
+    const { active, ...spec } = saved.body.data.spec;
+    expect(active).toBe(true);
+    expect(file).toEqual({ ...spec, name: 'web flow' });
+    // The server takes it as it is (saved here under another name, so this workflow stays at version 1).
+    const copy = await server.api<{ data: { id: string; active: boolean; spec: Record<string, unknown> } }>(
+      'POST',
+      '/v1/workflows',
+      { ...file, name: 'web flow copy' },
+    );
+    expect([copy.status, copy.body.data.active]).toEqual([201, true]);
+    expect([copy.body.data.spec['trigger'], copy.body.data.spec['steps']]).toEqual([spec['trigger'], spec['steps']]);
+    expect((await server.api('DELETE', `/v1/workflows/${copy.body.data.id}`)).status).toBe(204);
+  });
+
   it('tests one step against a chosen event', async () => {
     await page.goto(`${server.base}/workflows/${workflowId}/builder`);
     await page.getByLabel(/^Test event/).fill('{ "who": "Ada" }');

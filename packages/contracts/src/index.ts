@@ -8,6 +8,7 @@ export { AppError, isAppError } from './app-error.js';
 export { errorMessage } from './error-message.js';
 export { errorEchoIndex, withoutErrorEcho } from './error-echo.js';
 export { countOf } from './count.js';
+export { workflowFileOf } from './workflow-file.js';
 export { workflowNameConflict } from './workflow-name-conflict.js';
 export type { AppErrorDetails, SerializedError } from './app-error.js';
 export {

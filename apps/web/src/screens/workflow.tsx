@@ -1,5 +1,5 @@
 /**
- * A workflow: header (version, active, Run now, delete) and the Builder and Runs tabs; a new
+ * A workflow: header (version, active, its file to download, Run now, delete) and the Builder and Runs tabs; a new
  * workflow is the builder alone.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -13,6 +13,7 @@ import { useToast } from '../components/toasts.js';
 import { useTitle } from '../components/use-title.js';
 import { WorkflowBuilder } from '../workflows/builder.js';
 import { describeTrigger } from '../workflows/describe-trigger.js';
+import { downloadWorkflowFile } from '../workflows/download-file.js';
 import { parseEvent } from '../workflows/parse-event.js';
 import { WorkflowRuns } from '../workflows/runs.js';
 import { accountIdsOf, ReconnectBanner } from '../accounts/reconnect-banner.js';
@@ -94,6 +95,14 @@ function WorkflowView({
           </p>
         </div>
         <div className="actions">
+          <button
+            type="button"
+            className="button"
+            onClick={() => downloadWorkflowFile(workflow)}
+            title="The workflow file that tributary workflow deploy reads (JSON, code steps inline)"
+          >
+            Download file
+          </button>
           <button type="button" className="button" onClick={() => toggle.mutate()} disabled={toggle.isPending}>
             {workflow.active ? 'Deactivate' : 'Activate'}
           </button>

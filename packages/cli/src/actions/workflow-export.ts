@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { AppError } from '@tributary/contracts/errors';
+import { workflowFileOf } from '@tributary/contracts/workflow-file';
 import { stringify as toYaml } from 'yaml';
 import type { RemoteCommandFlags } from '../commands/remote-options.js';
 import type { Output } from '../ui/output.js';
@@ -30,9 +31,7 @@ export async function runWorkflowExport(ref: string, flags: WorkflowExportFlags,
         file: flags.output,
       });
     const { data } = await client.call(client.api.GET('/v1/workflows/{id}', { params: { path: { id: ref } } }));
-    const { name: _versionName, active: _active, ...spec } = data.spec;
-    // `active` only when off: deploying the file keeps an inactive workflow inactive, and a new one starts active.
-    const file = { name: data.name, ...(data.active ? {} : { active: false }), ...spec };
+    const file = workflowFileOf(data);
     if (!target) return flags.json ? output.json(file) : output.out(toYaml(file, YAML_OPTIONS).trimEnd());
     writeFileSync(target, isYamlFile(target) ? toYaml(file, YAML_OPTIONS) : `${JSON.stringify(file, null, 2)}\n`);
     if (flags.json) return output.json({ file: target, id: data.id, version: data.version });
