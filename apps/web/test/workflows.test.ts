@@ -260,5 +260,17 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
       await inspector.getByRole('region', { name: 'Step greet' }).getByLabel('Return value of greet').count(),
     ).toBe(1);
     expect(await inspector.getByRole('region', { name: 'Step after' }).getByText('skipped').count()).toBe(1);
+
+    // The runs list filtered by status, kept in the address and while a run is open beside it.
+    await page.goto(`${server.base}/workflows/${created.body.data.id}/runs`);
+    await page.getByLabel('Status').selectOption('succeeded');
+    await page.getByText('No succeeded runs').waitFor();
+    expect(new URL(page.url()).search).toBe('?status=succeeded');
+    await page.getByLabel('Status').selectOption('failed');
+    const table = page.getByRole('table', { name: 'Runs' });
+    await expect.poll(() => table.locator('caption').textContent()).toBe('1 failed run');
+    await table.getByRole('link', { name: started.body.data.run_id }).click();
+    await page.waitForURL(new RegExp(`/runs/${started.body.data.run_id}\\?status=failed$`));
+    expect(await page.getByLabel('Status').inputValue()).toBe('failed');
   });
 });

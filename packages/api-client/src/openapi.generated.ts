@@ -8397,12 +8397,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Runs of a workflow, newest first, with how many were dropped to keep the last `keep_runs` */
+    /** Runs of a workflow, newest first (all, or those in one `status`), with how many were dropped to keep the last `keep_runs` */
     get: {
       parameters: {
         query?: {
           before?: string;
           limit?: number;
+          status?: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
         };
         header?: never;
         path: {

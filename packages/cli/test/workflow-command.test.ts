@@ -166,6 +166,15 @@ describe('tributary workflow', () => {
     ]);
     expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+succeeded\\s+2\\s+manual`));
     expect(runsByName.stdout).toBe(runs.stdout);
+    const [succeeded, failed, bogus] = await Promise.all([
+      cli(['workflow', 'runs', 'signup', '--status', 'succeeded']),
+      cli(['workflow', 'runs', 'signup', '--status', 'failed']),
+      cli(['workflow', 'runs', 'signup', '--status', 'bogus']),
+    ]);
+    expect(succeeded.stdout).toBe(runs.stdout);
+    expect([failed.code, failed.stdout]).toEqual([0, 'No failed runs.\n']);
+    expect(bogus.code).toBe(1);
+    expect(bogus.stderr).toMatch(/^error VALIDATION_FAILED: .*status/);
     const deleted = await cli(['workflow', 'delete', 'signup']);
     expect(deleted.stdout.trim()).toBe(`Deleted workflow ${workflow.id}`);
     const [gone, goneByName] = await Promise.all([

@@ -305,6 +305,37 @@ describe('/v1/workflows', () => {
     expect(run).toMatchObject({ steps: [{ name: 'quiet', return_value: 1 }] });
   });
 
+  it('lists the runs of one status, counted apart, and refuses a status that does not exist', async () => {
+    const created = await harness.request('POST', '/v1/workflows', {
+      body: {
+        name: 'sometimes',
+        trigger: { type: 'manual' },
+        steps: [
+          {
+            name: 'maybe',
+            code: "export default defineComponent({ async run({ steps }) { if (steps.trigger.event.fail) throw new Error('asked'); return 1; } });",
+          },
+        ],
+      },
+    });
+    const id = created.body.data.id as string;
+    const started: string[] = [];
+    for (const fail of [false, true, false]) {
+      const run = await harness.request('POST', `/v1/workflows/${id}/run`, { body: { event: { fail } } });
+      started.push(run.body.data.run_id as string);
+      await finishedRun(run.body.data.run_id as string);
+    }
+    const failed = await harness.request('GET', `/v1/workflows/${id}/runs?status=failed`);
+    expect(failed.body.data.map((run: AnyJson) => run.id)).toEqual([started[1]]);
+    expect(failed.body.page_info.total_count).toBe(1);
+    const succeeded = await harness.request('GET', `/v1/workflows/${id}/runs?status=succeeded`);
+    expect(succeeded.body.data.map((run: AnyJson) => run.id)).toEqual([started[2], started[0]]);
+    const bad = await harness.request('GET', `/v1/workflows/${id}/runs?status=broken`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    expect(bad.body.error.message).toContain('status');
+  });
+
   it('answers 200 at once at an endpoint without custom_response, and 404 once deactivated', async () => {
     const created = await harness.request('POST', '/v1/workflows', {
       body: {

@@ -46,6 +46,7 @@ export type WorkflowT = One<'/v1/workflows/{id}', 'get'>;
 export type WorkflowSpecT = Body<'/v1/workflows', 'post'>;
 export type WorkflowRunT = Item<'/v1/workflows/{id}/runs', 'get'>;
 export type WorkflowRunDetailT = One<'/v1/workflow-runs/{id}', 'get'>;
+export type RunStatusT = WorkflowRunT['status'];
 export type StepRunT = One<'/v1/workflows/{id}/steps/{name}/test', 'post'>;
 
 /** Where a new source's code comes from. */
@@ -185,8 +186,15 @@ export function createApi(http: Http) {
       unwrap(
         http.POST('/v1/workflows/{id}/steps/{name}/test', { params: { path: { id: workflow, name: step } }, body }),
       ).then(data),
-    listWorkflowRuns: (workflow: string, limit = 50) =>
-      unwrap(http.GET('/v1/workflows/{id}/runs', { params: { path: { id: workflow }, query: { limit } } })),
+    listWorkflowRuns: (workflow: string, options: { readonly limit?: number; readonly status?: RunStatusT } = {}) =>
+      unwrap(
+        http.GET('/v1/workflows/{id}/runs', {
+          params: {
+            path: { id: workflow },
+            query: { limit: options.limit ?? 50, ...(options.status ? { status: options.status } : {}) },
+          },
+        }),
+      ),
     getWorkflowRun: (run: string) => unwrap(http.GET('/v1/workflow-runs/{id}', id(run))).then(data),
     replayWorkflowRun: (run: string) => unwrap(http.POST('/v1/workflow-runs/{id}/replay', id(run))).then(data),
 

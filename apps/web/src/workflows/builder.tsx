@@ -60,7 +60,7 @@ export function WorkflowBuilder({ workflow }: { readonly workflow: WorkflowT | n
   // The last run gives the default test event and the earlier steps' results.
   const lastRun = useQuery({
     queryKey: ['workflow-runs', workflow?.id, 'last'],
-    queryFn: () => api.listWorkflowRuns(workflow?.id ?? '', 1),
+    queryFn: () => api.listWorkflowRuns(workflow?.id ?? '', { limit: 1 }),
     enabled: Boolean(workflow),
   });
   const last = lastRun.data?.data[0];

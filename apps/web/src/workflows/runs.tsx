@@ -4,9 +4,9 @@
  * of its `$.send.*` calls (status, attempts, error), and replay. A run still going is polled.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
-import { Link, useNavigate } from 'react-router';
-import type { WorkflowRunDetailT, WorkflowRunT, WorkflowT } from '../api/endpoints.js';
+import { useEffect, useId } from 'react';
+import { Link, useLocation, useNavigate, useSearchParams } from 'react-router';
+import type { RunStatusT, WorkflowRunDetailT, WorkflowRunT, WorkflowT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { countOf } from '@tributary/contracts/count';
 import { JsonViewer } from '../components/json-viewer.js';
@@ -16,26 +16,60 @@ import { StepResult } from './step-result.js';
 
 const ENDED = new Set(['succeeded', 'exited', 'failed', 'cancelled']);
 
+const STATUSES: readonly RunStatusT[] = ['failed', 'succeeded', 'exited', 'delayed', 'running', 'queued', 'cancelled'];
+
 export function WorkflowRuns({ workflow, runId }: { readonly workflow: WorkflowT; readonly runId: string | null }) {
   const api = useApi();
+  // In the address, so a filtered list survives a reload and can be linked to.
+  const [params, setParams] = useSearchParams();
+  const shown = params.get('status');
+  const status = STATUSES.find((known) => known === shown);
   const runs = useQuery({
-    queryKey: ['workflow-runs', workflow.id],
-    queryFn: () => api.listWorkflowRuns(workflow.id),
+    queryKey: ['workflow-runs', workflow.id, status ?? 'all'],
+    queryFn: () => api.listWorkflowRuns(workflow.id, status ? { status } : {}),
     refetchInterval: 3000,
   });
+  const filterId = useId();
   return (
     <div className="workflow-runs">
+      <div className="list-toolbar">
+        <div className="list-filter">
+          <label className="small muted" htmlFor={filterId}>
+            Status
+          </label>
+          <select
+            id={filterId}
+            value={status ?? 'all'}
+            onChange={(event) =>
+              setParams(event.target.value === 'all' ? {} : { status: event.target.value }, { replace: true })
+            }
+          >
+            <option value="all">All runs</option>
+            {STATUSES.map((option) => (
+              <option key={option} value={option}>
+                {option}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       <QueryView query={runs} loadingLabel="Loading runs…">
         {(page) =>
           page.data.length === 0 ? (
-            <Empty title="No runs yet">
-              <p>Trigger the workflow, or use Run now.</p>
-            </Empty>
+            status ? (
+              <Empty title={`No ${status} runs`}>
+                <p>Of the runs kept, none is {status}.</p>
+              </Empty>
+            ) : (
+              <Empty title="No runs yet">
+                <p>Trigger the workflow, or use Run now.</p>
+              </Empty>
+            )
           ) : (
             <div className="table-wrap">
               <table className="table stack-table" aria-label="Runs">
                 <caption className="muted small">
-                  {countOf(page.page_info.total_count, 'run')}
+                  {countOf(page.page_info.total_count, status ? `${status} run` : 'run')}
                   {page.runs_dropped > 0 ? `, ${countOf(page.runs_dropped, 'older one', 'older ones')} dropped` : ''}
                 </caption>
                 <thead>
@@ -74,7 +108,11 @@ function RunRow({
   return (
     <tr aria-current={selected ? 'true' : undefined}>
       <td data-label="Run">
-        <Link to={`/workflows/${workflow.id}/runs/${run.id}`} className="mono">
+        {/* The list's filter stays on when a run opens beside it. */}
+        <Link
+          to={{ pathname: `/workflows/${workflow.id}/runs/${run.id}`, search: useLocation().search }}
+          className="mono"
+        >
           {run.id}
         </Link>
       </td>

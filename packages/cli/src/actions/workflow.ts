@@ -56,18 +56,20 @@ export async function runWorkflowDescribe(ref: string, flags: RemoteCommandFlags
 
 export async function runWorkflowRuns(
   ref: string,
-  flags: RemoteCommandFlags & { limit: string },
+  flags: RemoteCommandFlags & { limit: string; status?: string },
   output: Output,
 ): Promise<number> {
   return runRemote(flags, output, async (client) => {
+    // The server checks the status against its list, so a wrong one is its VALIDATION_FAILED naming them.
+    const status = flags.status as RunsQuery['status'];
     const page = await client.call(
       client.api.GET('/v1/workflows/{id}/runs', {
         // Number() is the server's own coercion, so `-n abc` is still its VALIDATION_FAILED on limit.
-        params: { path: { id: ref }, query: { limit: Number(flags.limit) } },
+        params: { path: { id: ref }, query: { limit: Number(flags.limit), ...(status ? { status } : {}) } },
       }),
     );
     if (flags.json) return output.json({ data: page.data, runs_dropped: page.runs_dropped });
-    if (page.data.length === 0) return output.out('No runs.');
+    if (page.data.length === 0) return output.out(status ? `No ${status} runs.` : 'No runs.');
     const rows = page.data.map((run) => [
       run.id,
       run.status,
@@ -153,3 +155,4 @@ export async function runWorkflowCancel(runId: string, flags: RemoteCommandFlags
 /** A workflow file as the API takes it; the server validates it and its refusal is the error shown. */
 type WorkflowBody = ApiPaths['/v1/workflows']['post']['requestBody']['content']['application/json'];
 const REMOTE_EXIT_FAILED = 1;
+type RunsQuery = NonNullable<ApiPaths['/v1/workflows/{id}/runs']['get']['parameters']['query']>;

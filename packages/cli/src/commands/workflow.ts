@@ -112,8 +112,15 @@ server keeps them; to another server, write them in first.`,
     workflow.command('runs').description('Runs of a workflow, newest first').argument('<workflow>', 'wf_ id or name'),
   )
     .option('-n, --limit <N>', 'how many (default 20, at most 100)', '20')
-    .addHelpText('after', '\nExamples:\n  $ tributary workflow runs wf_AbC123xyz -n 5 --json')
-    .action(async (ref: string, flags: RemoteCommandFlags & { limit: string }) => {
+    .option(
+      '--status <STATUS>',
+      'only runs in this status: queued, running, delayed, succeeded, exited, failed or cancelled',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ tributary workflow runs wf_AbC123xyz -n 5 --json\n  $ tributary workflow runs signup --status failed',
+    )
+    .action(async (ref: string, flags: RemoteCommandFlags & { limit: string; status?: string }) => {
       const { runWorkflowRuns } = await import('../actions/workflow.js');
       setExit(await runWorkflowRuns(ref, flags, output));
     });

@@ -138,6 +138,8 @@ export const TestStepBody = z.strictObject({
 export const WorkflowRunsQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   before: z.string().optional(),
+  /** Only runs in this status; `page_info.total_count` then counts only those. */
+  status: RunStatus.optional(),
 });
 
 export const StartedRun = z.object({ run_id: z.string() });

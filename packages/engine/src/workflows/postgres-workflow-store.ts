@@ -13,6 +13,7 @@ import type {
   WorkflowRow,
   WorkflowStore,
   WorkflowVersion,
+  RunsPage,
 } from './workflow-store.js';
 import type { WorkflowTables } from './workflow-tables.js';
 
@@ -247,17 +248,16 @@ export class PostgresWorkflowStore implements WorkflowStore {
     return toRun(await this.db.selectFrom('workflow_runs').selectAll().where('id', '=', id).executeTakeFirst());
   }
 
-  async listRuns(
-    workflowId: string,
-    page: { limit: number; before?: string },
-  ): Promise<{ data: RunRow[]; total: number }> {
+  async listRuns(workflowId: string, page: RunsPage): Promise<{ data: RunRow[]; total: number }> {
     const edge = page.before
       ? await this.db.selectFrom('workflow_runs').select('seq').where('id', '=', page.before).executeTakeFirst()
       : undefined;
+    const status = page.status;
     const rows = await this.db
       .selectFrom('workflow_runs')
       .selectAll()
       .where('workflow_id', '=', workflowId)
+      .$if(status !== undefined, (query) => query.where('status', '=', status as RunRow['status']))
       .where('seq', '<', edge?.seq ?? Number.MAX_SAFE_INTEGER)
       .orderBy('seq', 'desc')
       .limit(page.limit)
@@ -266,6 +266,7 @@ export class PostgresWorkflowStore implements WorkflowStore {
       .selectFrom('workflow_runs')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('workflow_id', '=', workflowId)
+      .$if(status !== undefined, (query) => query.where('status', '=', status as RunRow['status']))
       .executeTakeFirstOrThrow();
     return { data: rows.map((row) => toRun(row) as RunRow), total: Number(total.n) };
   }

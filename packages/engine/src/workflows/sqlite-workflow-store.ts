@@ -14,6 +14,7 @@ import type {
   WorkflowRow,
   WorkflowStore,
   WorkflowVersion,
+  RunsPage,
 } from './workflow-store.js';
 import {
   EMPTY_RESULT,
@@ -252,17 +253,21 @@ export class SqliteWorkflowStore implements WorkflowStore {
     return settle(() => toRun(this.sql('SELECT * FROM workflow_runs WHERE id = ?').get(id) as RawRun));
   }
 
-  listRuns(workflowId: string, page: { limit: number; before?: string }): Promise<{ data: RunRow[]; total: number }> {
+  listRuns(workflowId: string, page: RunsPage): Promise<{ data: RunRow[]; total: number }> {
     return settle(() => {
       const edge = page.before
         ? (this.sql('SELECT seq FROM workflow_runs WHERE id = ?').get(page.before) as { seq: number } | undefined)
         : undefined;
+      // One statement per shape, each prepared once, rather than a condition that is always there.
+      const status = page.status === undefined ? '' : ' AND status = ?';
+      const only = page.status === undefined ? [] : [page.status];
       const rows = this.sql(
-        'SELECT * FROM workflow_runs WHERE workflow_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
-      ).all(workflowId, edge?.seq ?? Number.MAX_SAFE_INTEGER, page.limit) as RawRun[];
-      const total = this.sql('SELECT count(*) AS n FROM workflow_runs WHERE workflow_id = ?').get(workflowId) as {
-        n: number;
-      };
+        `SELECT * FROM workflow_runs WHERE workflow_id = ?${status} AND seq < ? ORDER BY seq DESC LIMIT ?`,
+      ).all(workflowId, ...only, edge?.seq ?? Number.MAX_SAFE_INTEGER, page.limit) as RawRun[];
+      const total = this.sql(`SELECT count(*) AS n FROM workflow_runs WHERE workflow_id = ?${status}`).get(
+        workflowId,
+        ...only,
+      ) as { n: number };
       return { data: rows.map((row) => toRun(row) as RunRow), total: total.n };
     });
   }

@@ -34,6 +34,7 @@ import type {
   WorkflowRow,
   WorkflowStore,
   WorkflowTriggerKind,
+  RunsPage,
 } from './workflow-store.js';
 
 export interface WorkflowServiceOptions {
@@ -203,7 +204,7 @@ export class WorkflowService {
 
   async listRuns(
     workflowId: string,
-    page: { limit: number; before?: string },
+    page: RunsPage,
   ): Promise<{ data: WorkflowRunT[]; total: number; dropped: number }> {
     const row = await this.row(workflowId);
     if (page.before && !(await this.options.store.getRun(page.before)))

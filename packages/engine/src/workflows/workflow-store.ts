@@ -180,7 +180,8 @@ export interface WorkflowStore {
   getRun(id: string): Promise<RunRow | null>;
   /** Creates the record of a run whose queue entry already exists (a source's commit queued it). */
   materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void>;
-  listRuns(workflowId: string, page: { limit: number; before?: string }): Promise<{ data: RunRow[]; total: number }>;
+  /** Newest first; with `status`, only runs in it (and `total` counts only those). */
+  listRuns(workflowId: string, page: RunsPage): Promise<{ data: RunRow[]; total: number }>;
   stepsOf(runId: string): Promise<StepRow[]>;
   markRunning(runId: string): Promise<void>;
   /** The platform gave up on a run (its entry is a dead letter): failed, with the error, until retried. */
@@ -192,4 +193,11 @@ export interface WorkflowStore {
   cancelDelayed(runId: string, now: number): Promise<boolean>;
   /** Drops the oldest finished runs past `keep`; resolves with how many went. */
   trimRuns(workflowId: string, keep: number): Promise<number>;
+}
+
+/** A page of a workflow's runs: up to `limit` older than the run `before`, in `status` when given. */
+export interface RunsPage {
+  readonly limit: number;
+  readonly before?: string;
+  readonly status?: RunRow['status'];
 }

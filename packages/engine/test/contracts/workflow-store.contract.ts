@@ -227,6 +227,22 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       expect((await backend.workflows.getWorkflow('wf_1'))?.runsDropped).toBe(2);
     });
 
+    it('lists the runs of one status, newest first, paged, with their count', async () => {
+      for (let i = 0; i < 5; i += 1) {
+        await backend.workflows.createRun(run(`wfr_${i}`, T0 + i));
+        // Runs 0, 2 and 4 finish; 1 and 3 stay queued.
+        if (i % 2 === 0) await backend.workflows.checkpoint(step(`wfr_${i}`, 1, { kind: 'remove' }, 'succeeded'));
+      }
+      const done = await backend.workflows.listRuns('wf_1', { limit: 2, status: 'succeeded' });
+      expect([done.data.map((row) => row.id), done.total]).toEqual([['wfr_4', 'wfr_2'], 3]);
+      const older = await backend.workflows.listRuns('wf_1', { limit: 2, status: 'succeeded', before: 'wfr_2' });
+      expect(older.data.map((row) => row.id)).toEqual(['wfr_0']);
+      const queued = await backend.workflows.listRuns('wf_1', { limit: 10, status: 'queued' });
+      expect([queued.data.map((row) => row.id), queued.total]).toEqual([['wfr_3', 'wfr_1'], 2]);
+      expect(await backend.workflows.listRuns('wf_1', { limit: 10, status: 'failed' })).toEqual({ data: [], total: 0 });
+      expect((await backend.workflows.listRuns('wf_1', { limit: 10 })).total).toBe(5);
+    });
+
     it('never drops a run past the limit that has work left', async () => {
       await backend.workflows.createRun(run('wfr_open', T0));
       await backend.workflows.checkpoint(step('wfr_open', 0, { kind: 'keep' }, 'running'));

@@ -121,13 +121,15 @@ export function workflowRoutes(engine: Engine): RouteSpec[] {
       method: 'GET',
       url: '/v1/workflows/:id/runs',
       tag: 'workflows',
-      summary: 'Runs of a workflow, newest first, with how many were dropped to keep the last `keep_runs`',
+      summary:
+        'Runs of a workflow, newest first (all, or those in one `status`), with how many were dropped to keep the last `keep_runs`',
       query: WorkflowRunsQuery,
       response: RunList,
       handler: async ({ params, query }) => {
         const page = await workflows.listRuns(params['id'] ?? '', {
           limit: query.limit,
           ...(query.before !== undefined ? { before: query.before } : {}),
+          ...(query.status !== undefined ? { status: query.status } : {}),
         });
         return { page_info: pageInfo(page.data, page.total), data: page.data, runs_dropped: page.dropped };
       },
