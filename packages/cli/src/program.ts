@@ -9,6 +9,7 @@ import { registerAccountsCommand } from './commands/accounts.js';
 import { registerDeadLettersCommand } from './commands/dead-letters.js';
 import { registerRegistryCommand } from './commands/registry.js';
 import { registerStatusCommand } from './commands/status.js';
+import { registerSubscriptionsCommand } from './commands/subscriptions.js';
 import { registerDeployCommand } from './commands/deploy.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerKeysCommand } from './commands/keys.js';
@@ -58,6 +59,7 @@ export function createProgram(output: Output, setExit: (code: number) => void): 
   registerRegistryCommand(program, output, setExit);
   registerStatusCommand(program, output, setExit);
   registerWorkflowCommands(program, output, setExit);
+  registerSubscriptionsCommand(program, output, setExit);
   registerInitCommand(program, output, setExit);
   registerKeysCommand(program, output, setExit);
   const exitOverride = (command: Command): void => {
