@@ -103,7 +103,8 @@ for (const viewport of [
       const id = deployed.body.data.id;
       await page.goto(`${server.base}/sources/${id}/configuration`);
       await page.getByLabel('Limit').waitFor();
-      await tabUntil(page, 'the Code toggle', `el?.tagName === 'SUMMARY'`);
+      // The configuration's own Code toggle: the Subscribers card above the tabs has a summary too.
+      await tabUntil(page, 'the Code toggle', `el?.tagName === 'SUMMARY' && el.closest('.code-editor') !== null`);
       await page.keyboard.press('Enter');
       await page.locator('.code-box[data-ready="true"]').waitFor();
       await tabUntil(page, 'the code editor', `el?.classList.contains('cm-content')`);

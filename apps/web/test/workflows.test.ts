@@ -3,9 +3,12 @@
  * with an expression prop and a code step in the editor, reordered, one step removed), test a
  * step, RUN NOW and read the run inspector (steps, return values, logs, the delivery of a
  * `$.send.sse`, the version), save a new version, deactivate, see a failed step's error at its
- * step, and see a refused save change nothing.
+ * step, see a refused save change nothing, and add subscribers (a webhook on loopback, a workflow)
+ * whose deliveries show on the emitter's page.
  */
 import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,10 +28,22 @@ let server: RunningServer;
 let browser: SignedInBrowser;
 let page: Page;
 let workflowId = '';
+let receiver: Server;
+const posted: string[] = [];
 
 beforeAll(async () => {
   ensureWebBuilt();
-  server = await startServer();
+  // The subscribers test's webhook listens on loopback, which a server refuses unless told.
+  server = await startServer({ env: { TRIBUTARY_ALLOW_PRIVATE_URLS: '1' } });
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      posted.push(body);
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const published = await server.api('PUT', '/v1/components/web-wf-greet', {
     component_code: code('web-wf-greet.mjs'),
   });
@@ -40,6 +55,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 const step = (name: string) => page.getByRole('group', { name: new RegExp(`^Step \\d+: ${name}$`) });
@@ -272,5 +288,53 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     await table.getByRole('link', { name: started.body.data.run_id }).click();
     await page.waitForURL(new RegExp(`/runs/${started.body.data.run_id}\\?status=failed$`));
     expect(await page.getByLabel('Status').inputValue()).toBe('failed');
+  });
+  it("adds subscribers on an emitter's page: a webhook gets each event, a workflow starts a run", async () => {
+    const create = async (name: string, stepCode: string) =>
+      (
+        await server.api<{ data: { id: string } }>('POST', '/v1/workflows', {
+          name,
+          trigger: { type: 'manual' },
+          steps: [{ name: 'step', code: stepCode }],
+        })
+      ).body.data.id;
+    const emitter = await create(
+      'web emitter',
+      "export default defineComponent({ async run({ steps, $ }) { $.send.emit({ who: steps.trigger.event.who }); return 'sent'; } });",
+    );
+    const listener = await create('web listener', 'export default defineComponent({ async run() { return 1; } });');
+    await page.goto(`${server.base}/workflows/${emitter}/builder`);
+    const panel = page.locator('details.subscribers');
+    await panel.locator('summary').click();
+    await panel.getByText('No subscribers').waitFor();
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await panel.getByLabel('Webhook URL').fill(url);
+    await panel.getByRole('button', { name: 'Subscribe' }).click();
+    expect(await panel.getByTestId('webhook-secret').textContent()).toMatch(/^whsec_/);
+    await panel.getByLabel('Send each event to').selectOption('workflow');
+    await panel.getByLabel('Workflow', { exact: true }).selectOption(listener);
+    await panel.getByRole('button', { name: 'Subscribe' }).click();
+    await expect.poll(() => panel.getByTestId('subscriber').count()).toBe(2);
+    expect(await panel.locator('summary').textContent()).toBe('Subscribers (2)');
+
+    await server.api('POST', `/v1/workflows/${emitter}/run`, { event: { who: 'Ada' } });
+    await expect.poll(() => posted.length, { timeout: 30_000 }).toBe(1);
+    expect(JSON.parse(posted[0] ?? '{}').event).toEqual({ who: 'Ada' });
+    const hook = panel.getByTestId('subscriber').filter({ hasText: url });
+    await hook.getByRole('button', { name: 'Deliveries' }).click();
+    await expect
+      .poll(() => panel.getByTestId('subscription-delivery').first().textContent(), { timeout: 30_000 })
+      .toMatch(/delivered1 \/ 5/);
+    await expect
+      .poll(async () => {
+        const runs = await server.api<{ data: { trigger: string }[] }>('GET', `/v1/workflows/${listener}/runs`);
+        return runs.body.data.map((run) => run.trigger);
+      })
+      .toEqual(['emit']);
+
+    await hook.getByRole('button', { name: /^Remove subscription/ }).click();
+    await expect.poll(() => panel.getByTestId('subscriber').count()).toBe(1);
+    await panel.getByTestId('subscriber').getByRole('link', { name: listener }).click();
+    await page.waitForURL(new RegExp(`/workflows/${listener}/builder$`));
   });
 });

@@ -47,6 +47,9 @@ export type WorkflowSpecT = Body<'/v1/workflows', 'post'>;
 export type WorkflowRunT = Item<'/v1/workflows/{id}/runs', 'get'>;
 export type WorkflowRunDetailT = One<'/v1/workflow-runs/{id}', 'get'>;
 export type RunStatusT = WorkflowRunT['status'];
+export type SubscriptionT = One<'/v1/subscriptions/{id}', 'get'>;
+export type DeliveryT = Item<'/v1/subscriptions/{id}/deliveries', 'get'>;
+export type SubscribeQuery = NonNullable<ApiPaths['/v1/subscriptions']['post']['parameters']['query']>;
 export type StepRunT = One<'/v1/workflows/{id}/steps/{name}/test', 'post'>;
 
 /** Where a new source's code comes from. */
@@ -229,6 +232,17 @@ export function createApi(http: Http) {
       ),
     retryDeadLetter: (letter: string) => unwrap(http.POST('/v1/dead-letters/{id}/retry', id(letter))).then(data),
     deleteDeadLetter: (letter: string) => unwrap(http.DELETE('/v1/dead-letters/{id}', id(letter))),
+
+    // Subscriptions: an emitter's events to a source, a workflow or a webhook (docs/rest-api.md#subscriptions)
+    listSubscriptions: () => unwrap(http.GET('/v1/subscriptions')).then(data),
+    subscribe: (query: SubscribeQuery) => unwrap(http.POST('/v1/subscriptions', { params: { query } })).then(data),
+    removeSubscription: (subscription: string) => unwrap(http.DELETE('/v1/subscriptions/{id}', id(subscription))),
+    subscriptionDeliveries: (subscription: string) =>
+      unwrap(
+        http.GET('/v1/subscriptions/{id}/deliveries', {
+          params: { path: { id: subscription }, query: { limit: 20 } },
+        }),
+      ).then(data),
 
     // How the server is doing (docs/operations.md)
     status: () => unwrap(http.GET('/v1/status')).then(data),

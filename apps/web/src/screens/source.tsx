@@ -5,6 +5,7 @@ import { Link, Navigate, NavLink, useNavigate, useParams } from 'react-router';
 import type { DeployedSourceT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
+import { Subscribers } from '../components/subscribers.js';
 import { QueryView } from '../components/states.js';
 import { TriggerList } from '../components/trigger-list.js';
 import { RunNowButton, RunStatus, useRunNow } from './source-run-now.js';
@@ -97,6 +98,7 @@ function SourceView({ source, tab }: { readonly source: DeployedSourceT; readonl
           <RunStatus source={source} state={run} />
         )}
       </div>
+      <Subscribers emitterId={source.id} emitterName={source.name} />
       <nav className="tabs" aria-label="Source">
         {TABS.map((name) => (
           <NavLink key={name} to={`/sources/${source.id}/${name}`} className="tab">

@@ -1,5 +1,5 @@
 /**
- * A workflow: header (version, active, its file to download, Run now, delete) and the Builder and Runs tabs; a new
+ * A workflow: header (version, active, its file to download, Run now, subscribers, delete) and the Builder and Runs tabs; a new
  * workflow is the builder alone.
  */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -9,6 +9,7 @@ import type { WorkflowT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { ErrorState, QueryView } from '../components/states.js';
+import { Subscribers } from '../components/subscribers.js';
 import { useToast } from '../components/toasts.js';
 import { useTitle } from '../components/use-title.js';
 import { WorkflowBuilder } from '../workflows/builder.js';
@@ -114,6 +115,7 @@ function WorkflowView({
       {toggle.error ? <ErrorState error={toggle.error} /> : null}
       <ReconnectBanner accountIds={accountIdsOf(workflow.spec.steps.map((step) => step.props))} />
       <RunNow workflow={workflow} />
+      <Subscribers emitterId={workflow.id} emitterName={workflow.name} />
       <nav className="tabs" aria-label="Workflow">
         {TABS.map((name) => (
           <NavLink key={name} to={`/workflows/${workflow.id}/${name}`} className="tab">
