@@ -166,6 +166,12 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
     expect(await greet.getByLabel('Return value of greet').textContent()).toContain('hello Grace, hello Grace');
     expect(await greet.getByLabel('Exports of greet').textContent()).toContain('length');
     expect(await greet.getByTestId('step-duration').textContent()).toMatch(/^\d+ ms$/);
+    // The list shows the newest run, linked to it.
+    await page.goto(`${server.base}/workflows`);
+    const last = page.getByRole('link', { name: 'Last run of web flow: succeeded' });
+    expect(await last.textContent()).toMatch(/^succeeded /);
+    await last.click();
+    await page.waitForURL(/\/runs\/wfr_/);
     const shout = inspector.getByRole('region', { name: 'Step shout' });
     expect(await shout.getByLabel('Return value of shout').textContent()).toContain('HELLO GRACE, HELLO GRACE');
     expect(await shout.locator('.log-line').allTextContents()).toEqual([

@@ -7289,6 +7289,12 @@ export interface paths {
                 created_at: number;
                 endpoint_url: string | null;
                 id: string;
+                last_run: {
+                  created_at: number;
+                  id: string;
+                  /** @enum {string} */
+                  status: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
+                } | null;
                 name: string;
                 runs_dropped: number;
                 spec: {
@@ -7478,6 +7484,12 @@ export interface paths {
                 created_at: number;
                 endpoint_url: string | null;
                 id: string;
+                last_run: {
+                  created_at: number;
+                  id: string;
+                  /** @enum {string} */
+                  status: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
+                } | null;
                 name: string;
                 runs_dropped: number;
                 spec: {
@@ -7624,6 +7636,12 @@ export interface paths {
                 created_at: number;
                 endpoint_url: string | null;
                 id: string;
+                last_run: {
+                  created_at: number;
+                  id: string;
+                  /** @enum {string} */
+                  status: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
+                } | null;
                 name: string;
                 runs_dropped: number;
                 spec: {
@@ -7808,6 +7826,12 @@ export interface paths {
                 created_at: number;
                 endpoint_url: string | null;
                 id: string;
+                last_run: {
+                  created_at: number;
+                  id: string;
+                  /** @enum {string} */
+                  status: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
+                } | null;
                 name: string;
                 runs_dropped: number;
                 spec: {
@@ -8028,6 +8052,12 @@ export interface paths {
                 created_at: number;
                 endpoint_url: string | null;
                 id: string;
+                last_run: {
+                  created_at: number;
+                  id: string;
+                  /** @enum {string} */
+                  status: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
+                } | null;
                 name: string;
                 runs_dropped: number;
                 spec: {
@@ -8176,6 +8206,12 @@ export interface paths {
                 created_at: number;
                 endpoint_url: string | null;
                 id: string;
+                last_run: {
+                  created_at: number;
+                  id: string;
+                  /** @enum {string} */
+                  status: 'queued' | 'running' | 'delayed' | 'succeeded' | 'exited' | 'failed' | 'cancelled';
+                } | null;
                 name: string;
                 runs_dropped: number;
                 spec: {

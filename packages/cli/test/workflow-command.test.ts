@@ -165,6 +165,9 @@ describe('tributary workflow', () => {
       cli(['workflow', 'runs', 'signup']),
     ]);
     expect(runs.stdout).toMatch(new RegExp(`${runId}\\s+succeeded\\s+2\\s+manual`));
+    expect((await cli(['workflow', 'list'])).stdout).toMatch(
+      new RegExp(`${workflow.id}\\s+signup\\s+2\\s+yes\\s+http\\s+3\\s+succeeded (just now|\\d+ seconds? ago)`),
+    );
     expect(runsByName.stdout).toBe(runs.stdout);
     const [succeeded, failed, bogus] = await Promise.all([
       cli(['workflow', 'runs', 'signup', '--status', 'succeeded']),

@@ -305,7 +305,7 @@ describe('/v1/workflows', () => {
     expect(run).toMatchObject({ steps: [{ name: 'quiet', return_value: 1 }] });
   });
 
-  it('lists the runs of one status, counted apart, and refuses a status that does not exist', async () => {
+  it('lists the runs of one status, counted apart, names the newest, and refuses a status that does not exist', async () => {
     const created = await harness.request('POST', '/v1/workflows', {
       body: {
         name: 'sometimes',
@@ -319,6 +319,7 @@ describe('/v1/workflows', () => {
       },
     });
     const id = created.body.data.id as string;
+    expect(created.body.data.last_run).toBeNull();
     const started: string[] = [];
     for (const fail of [false, true, false]) {
       const run = await harness.request('POST', `/v1/workflows/${id}/run`, { body: { event: { fail } } });
@@ -330,6 +331,10 @@ describe('/v1/workflows', () => {
     expect(failed.body.page_info.total_count).toBe(1);
     const succeeded = await harness.request('GET', `/v1/workflows/${id}/runs?status=succeeded`);
     expect(succeeded.body.data.map((run: AnyJson) => run.id)).toEqual([started[2], started[0]]);
+    // The workflow (and the list) name its newest run.
+    const listed = await harness.request('GET', '/v1/workflows');
+    const mine = listed.body.data.find((workflow: AnyJson) => workflow.id === id);
+    expect(mine.last_run).toEqual({ id: started[2], status: 'succeeded', created_at: expect.any(Number) });
     const bad = await harness.request('GET', `/v1/workflows/${id}/runs?status=broken`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('VALIDATION_FAILED');

@@ -1,4 +1,4 @@
-/** Workflows: the list (name, trigger, version, active, runs dropped), and a way to a new one. */
+/** Workflows: the list (name, active, trigger, last run, version, saved), and a way to a new one. */
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import type { WorkflowT } from '../api/endpoints.js';
@@ -37,6 +37,7 @@ export function WorkflowsScreen() {
                     <th scope="col">Name</th>
                     <th scope="col">Active</th>
                     <th scope="col">Trigger</th>
+                    <th scope="col">Last run</th>
                     <th scope="col">Version</th>
                     <th scope="col">Saved</th>
                   </tr>
@@ -85,6 +86,19 @@ function WorkflowRow({ workflow }: { readonly workflow: WorkflowT }) {
         {toggle.error ? <p className="field-error">{toggle.error.message}</p> : null}
       </td>
       <td data-label="Trigger">{describeTrigger(workflow.spec.trigger)}</td>
+      <td data-label="Last run">
+        {workflow.last_run ? (
+          <Link
+            to={`/workflows/${workflow.id}/runs/${workflow.last_run.id}`}
+            aria-label={`Last run of ${workflow.name}: ${workflow.last_run.status}`}
+          >
+            <span className={`badge status-${workflow.last_run.status}`}>{workflow.last_run.status}</span>{' '}
+            <RelativeTime ms={workflow.last_run.created_at} />
+          </Link>
+        ) : (
+          <span className="muted">none yet</span>
+        )}
+      </td>
       <td data-label="Version">v{workflow.version}</td>
       <td data-label="Saved">
         <RelativeTime ms={workflow.updated_at} />

@@ -3,7 +3,7 @@ import { countOf } from '@tributary/contracts';
 import { parseJson } from '../local/prop-flags.js';
 import type { Output } from '../ui/output.js';
 import { compact } from '../ui/output.js';
-import { formatTable } from '../ui/table.js';
+import { formatTable, relativeTime } from '../ui/table.js';
 import type { RemoteCommandFlags } from '../commands/remote-options.js';
 import { runRemote } from './remote-command.js';
 import { printRun } from './workflow-print.js';
@@ -37,8 +37,10 @@ export async function runWorkflowList(flags: RemoteCommandFlags, output: Output)
       item.active ? 'yes' : 'no',
       item.spec.trigger.type,
       String(item.spec.steps.length),
+      item.last_run ? `${item.last_run.status} ${relativeTime(Math.floor(item.last_run.created_at / 1000))}` : '-',
     ]);
-    for (const line of formatTable(['ID', 'NAME', 'VERSION', 'ACTIVE', 'TRIGGER', 'STEPS'], rows)) output.out(line);
+    for (const line of formatTable(['ID', 'NAME', 'VERSION', 'ACTIVE', 'TRIGGER', 'STEPS', 'LAST RUN'], rows))
+      output.out(line);
   });
 }
 

@@ -78,6 +78,8 @@ export const WorkflowSpec = z.strictObject({
 export const CreateWorkflowBody = WorkflowSpec;
 export const UpdateWorkflowBody = WorkflowSpec;
 
+export const RunStatus = z.enum(['queued', 'running', 'delayed', 'succeeded', 'exited', 'failed', 'cancelled']);
+
 export const Workflow = z.object({
   id: z.string(),
   name: z.string(),
@@ -88,12 +90,13 @@ export const Workflow = z.object({
   endpoint_url: z.string().nullable(),
   /** Runs dropped so far to keep the last `keep_runs`. */
   runs_dropped: z.number().int(),
+  /** The newest run (`created_at` in epoch ms), or null before the first. */
+  last_run: z.object({ id: z.string(), status: RunStatus, created_at: z.number().int() }).nullable(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
 
 export const StepStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'skipped', 'delayed']);
-export const RunStatus = z.enum(['queued', 'running', 'delayed', 'succeeded', 'exited', 'failed', 'cancelled']);
 
 export const StepRun = z.object({
   name: z.string(),

@@ -14,6 +14,7 @@ import type {
   WorkflowStore,
   WorkflowVersion,
   RunsPage,
+  LastRun,
 } from './workflow-store.js';
 import type { WorkflowTables } from './workflow-tables.js';
 
@@ -242,6 +243,17 @@ export class PostgresWorkflowStore implements WorkflowStore {
 
   async materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void> {
     await insertRunRecord(this.db, run);
+  }
+
+  async lastRun(workflowId: string): Promise<LastRun | null> {
+    const row = await this.db
+      .selectFrom('workflow_runs')
+      .select(['id', 'status', 'created_at'])
+      .where('workflow_id', '=', workflowId)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? { id: row.id, status: row.status as LastRun['status'], createdAt: Number(row.created_at) } : null;
   }
 
   async getRun(id: string): Promise<RunRow | null> {

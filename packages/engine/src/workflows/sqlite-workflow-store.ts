@@ -15,6 +15,7 @@ import type {
   WorkflowStore,
   WorkflowVersion,
   RunsPage,
+  LastRun,
 } from './workflow-store.js';
 import {
   EMPTY_RESULT,
@@ -247,6 +248,15 @@ export class SqliteWorkflowStore implements WorkflowStore {
     this.sql(
       "INSERT INTO invocations (id, source_id, trigger, event, status, attempts, created_at, started_at, not_before) VALUES (?, ?, ?, ?, 'queued', 0, ?, NULL, 0)",
     ).run(entry.id, entry.sourceId, entry.trigger, entry.event, entry.createdAt);
+  }
+
+  lastRun(workflowId: string): Promise<LastRun | null> {
+    return settle(() => {
+      const row = this.sql(
+        'SELECT id, status, created_at FROM workflow_runs WHERE workflow_id = ? ORDER BY seq DESC LIMIT 1',
+      ).get(workflowId) as { id: string; status: LastRun['status']; created_at: number } | undefined;
+      return row ? { id: row.id, status: row.status, createdAt: row.created_at } : null;
+    });
   }
 
   getRun(id: string): Promise<RunRow | null> {

@@ -409,7 +409,11 @@ export class WorkflowService {
   }
 
   private async describe(row: WorkflowRow, known?: WorkflowSpecT): Promise<WorkflowT> {
-    const spec = known ?? (await this.options.store.getVersion(row.id, row.version))?.spec;
+    const [version, last] = await Promise.all([
+      known ? null : this.options.store.getVersion(row.id, row.version),
+      this.options.store.lastRun(row.id),
+    ]);
+    const spec = known ?? version?.spec;
     if (!spec) throw new AppError('INTERNAL', `workflow ${row.id} has no version ${row.version}`);
     return {
       id: row.id,
@@ -419,6 +423,7 @@ export class WorkflowService {
       spec,
       endpoint_url: row.endpointId ? `${this.options.publicUrl}/e/${row.endpointId}` : null,
       runs_dropped: row.runsDropped,
+      last_run: last ? { id: last.id, status: last.status, created_at: last.createdAt } : null,
       created_at: row.createdAt,
       updated_at: row.updatedAt,
     };

@@ -178,6 +178,8 @@ export interface WorkflowStore {
    */
   queueTimerRun(run: NewRun, move: { readonly firedAt: number; readonly nextFireAt: number }): Promise<TimerRunOutcome>;
   getRun(id: string): Promise<RunRow | null>;
+  /** The newest run of a workflow (the one its list shows), or null before its first. */
+  lastRun(workflowId: string): Promise<LastRun | null>;
   /** Creates the record of a run whose queue entry already exists (a source's commit queued it). */
   materializeRun(run: Omit<NewRun, 'queueKey'>): Promise<void>;
   /** Newest first; with `status`, only runs in it (and `total` counts only those). */
@@ -200,4 +202,11 @@ export interface RunsPage {
   readonly limit: number;
   readonly before?: string;
   readonly status?: RunRow['status'];
+}
+
+/** What a workflow's list shows of its newest run. */
+export interface LastRun {
+  readonly id: string;
+  readonly status: RunRow['status'];
+  readonly createdAt: number;
 }

@@ -227,6 +227,14 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       expect((await backend.workflows.getWorkflow('wf_1'))?.runsDropped).toBe(2);
     });
 
+    it("answers a workflow's newest run, or null before its first", async () => {
+      expect(await backend.workflows.lastRun('wf_1')).toBeNull();
+      await backend.workflows.createRun(run('wfr_a', T0));
+      await backend.workflows.createRun(run('wfr_b', T0 + 5));
+      await backend.workflows.checkpoint(step('wfr_b', 1, { kind: 'remove' }, 'succeeded'));
+      expect(await backend.workflows.lastRun('wf_1')).toEqual({ id: 'wfr_b', status: 'succeeded', createdAt: T0 + 5 });
+    });
+
     it('lists the runs of one status, newest first, paged, with their count', async () => {
       for (let i = 0; i < 5; i += 1) {
         await backend.workflows.createRun(run(`wfr_${i}`, T0 + i));
