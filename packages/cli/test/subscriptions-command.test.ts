@@ -73,8 +73,9 @@ describe('tributary subscriptions', () => {
     expect(secret).toMatch(/^Signing secret \(shown once; keep it\): whsec_\S+ /);
     // The same subscription again: the same id, and no secret.
     expect((await cli(['subscriptions', 'add', emitter, '--url', url])).stdout).toBe(`${line}\n`);
+    // Named by their names: the CLI looks the ids up.
     const toWorkflow = JSON.parse(
-      (await cli(['subscriptions', 'add', emitter, '--listener', listener, '--json'])).stdout,
+      (await cli(['subscriptions', 'add', 'emitter', '--listener', 'listener', '--json'])).stdout,
     );
     expect(toWorkflow).toMatchObject({ emitter_id: emitter, listener_id: listener, listener_url: null });
     const listed = (await cli(['subscriptions', 'list'])).stdout;
@@ -106,7 +107,7 @@ describe('tributary subscriptions', () => {
     expect([gone.code, gone.stderr]).toEqual([1, expect.stringMatching(/^error NOT_FOUND: /)]);
   });
 
-  it('refuses a listener given twice or not at all, and an emitter that does not exist', async () => {
+  it('refuses a listener given twice or not at all, an emitter that does not exist, and a name two workflows share', async () => {
     expect((await cli(['login', '--api-url', server.base, '--api-key', ADMIN_KEY])).code).toBe(0);
     const [neither, both, unknown] = await Promise.all([
       cli(['subscriptions', 'add', 'wf_x']),
@@ -120,6 +121,29 @@ describe('tributary subscriptions', () => {
       );
     }
     expect([unknown.code, unknown.stderr]).toEqual([1, 'error NOT_FOUND: query.emitter_id: no emitter "wf_nope"\n']);
+    // A name: nothing has it, or two workflows share it.
+    const twin = {
+      name: 'twin',
+      trigger: { type: 'manual' },
+      steps: [{ name: 's', code: 'export default defineComponent({ async run() { return 1; } });' }],
+    };
+    const ids = [
+      (await server.api<{ data: { id: string } }>('POST', '/v1/workflows', twin)).body.data.id,
+      (await server.api<{ data: { id: string } }>('POST', '/v1/workflows', twin)).body.data.id,
+    ];
+    // The list is newest first, so is the conflict's.
+    const [nobody, shared] = await Promise.all([
+      cli(['subscriptions', 'add', 'nobody', '--url', 'https://example.com/hook']),
+      cli(['subscriptions', 'add', 'twin', '--url', 'https://example.com/hook']),
+    ]);
+    expect([nobody.code, nobody.stderr]).toEqual([
+      1,
+      'error NOT_FOUND: emitter: no source or workflow named "nobody"\n',
+    ]);
+    expect([shared.code, shared.stderr]).toEqual([
+      1,
+      `error NAME_CONFLICT: emitter: "twin" names ${[...ids].reverse().join(', ')}; give the id\n`,
+    ]);
     expect((await cli(['subscriptions', 'list'])).stdout).toBe('No subscriptions.\n');
   });
 });

@@ -2,6 +2,7 @@ import { AppError } from '@tributary/contracts/errors';
 import type { Output } from '../ui/output.js';
 import { formatTable, relativeTime } from '../ui/table.js';
 import type { RemoteCommandFlags } from '../commands/remote-options.js';
+import { subscriberId } from '../remote/subscriber-lookup.js';
 import { runRemote } from './remote-command.js';
 
 export interface SubscribeFlags extends RemoteCommandFlags {
@@ -38,12 +39,15 @@ export async function runSubscriptionsAdd(emitter: string, flags: SubscribeFlags
           field: '--listener',
         },
       );
+    const emitterId = await subscriberId(client, emitter, 'emitter');
+    const listenerId =
+      flags.listener === undefined ? undefined : await subscriberId(client, flags.listener, '--listener');
     const { data } = await client.call(
       client.api.POST('/v1/subscriptions', {
         params: {
           query: {
-            emitter_id: emitter,
-            ...(flags.listener !== undefined ? { listener_id: flags.listener } : {}),
+            emitter_id: emitterId,
+            ...(listenerId !== undefined ? { listener_id: listenerId } : {}),
             ...(flags.url !== undefined ? { listener_url: flags.url } : {}),
             ...(flags.eventName !== undefined ? { event_name: flags.eventName } : {}),
           },

@@ -20,7 +20,7 @@ Examples:
   $ tributary subscriptions deliveries sub_7FhQ2nWc0LpZxA
   $ tributary subscriptions remove sub_7FhQ2nWc0LpZxA
 
-Emitters and listeners are named by id (dc_… sources, wf_… workflows; docs/rest-api.md#subscriptions).`,
+Emitters and listeners are named by id (dc_… sources, wf_… workflows) or by name; docs/rest-api.md#subscriptions.`,
     );
 
   addRemoteOptions(subscriptions.command('list').description('List every subscription'))
@@ -36,9 +36,9 @@ Emitters and listeners are named by id (dc_… sources, wf_… workflows; docs/r
       .description(
         "Subscribe a listener to an emitter's events (a source's committed events, a workflow's $.send.emit)",
       )
-      .argument('<emitter>', 'dc_ id of a source (dc_* for every source) or wf_ id of a workflow'),
+      .argument('<emitter>', 'a source or workflow: its dc_ or wf_ id or its name (dc_* for every source)'),
   )
-    .option('--listener <ID>', 'a source (dc_…), run with each event, or a workflow (wf_…), started by each event')
+    .option('--listener <ID>', 'a source, run with each event, or a workflow, started by each event: id or name')
     .option('--url <URL>', 'a webhook: each event is POSTed to it, signed, with retries')
     .option('--event-name <NAME>', 'only the events of this channel (the name of the emits; default channel if absent)')
     .addHelpText(
@@ -46,7 +46,7 @@ Emitters and listeners are named by id (dc_… sources, wf_… workflows; docs/r
       `
 Examples:
   $ tributary subscriptions add dc_Fd3kR8mQ1x --url https://hooks.example.com/orders
-  $ tributary subscriptions add wf_Or4ers0001 --listener wf_Sh1pp1ng01 --event-name shipped
+  $ tributary subscriptions add orders --listener shipping --event-name shipped
 
 Give --listener or --url, not both. A new webhook subscription prints its signing secret once.
 Exit codes: 0 subscribed (or already subscribed), 1 refused or not found, 2 server or network error.`,
