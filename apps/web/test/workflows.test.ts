@@ -339,6 +339,7 @@ describe('workflows in the web app', { timeout: 120_000 }, () => {
       .toEqual(['emit']);
 
     await hook.getByRole('button', { name: /^Remove subscription/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Remove subscription' }).click();
     await expect.poll(() => panel.getByTestId('subscriber').count()).toBe(1);
     await panel.getByTestId('subscriber').getByRole('link', { name: listener }).click();
     await page.waitForURL(new RegExp(`/workflows/${listener}/builder$`));

@@ -8,6 +8,7 @@ import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import type { SubscribeQuery, SubscriptionT } from '../api/endpoints.js';
 import { useApi } from '../auth/session.js';
+import { ConfirmDialog } from './confirm-dialog.js';
 import { CopyButton } from './copy-button.js';
 import { Empty, ErrorState, QueryView } from './states.js';
 import { RelativeTime } from './time.js';
@@ -90,9 +91,11 @@ function SubscriberRow({ subscription }: { readonly subscription: SubscriptionT 
   const queryClient = useQueryClient();
   const toast = useToast();
   const [showing, setShowing] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
     mutationFn: () => api.removeSubscription(subscription.id),
     onSuccess: async () => {
+      setConfirming(false);
       toast({ message: `Removed the subscription ${subscription.id}` });
       await queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
     },
@@ -125,13 +128,25 @@ function SubscriberRow({ subscription }: { readonly subscription: SubscriptionT 
           <button
             type="button"
             className="button button-small button-danger"
-            onClick={() => remove.mutate()}
-            disabled={remove.isPending}
+            onClick={() => setConfirming(true)}
             aria-label={`Remove subscription ${subscription.id}`}
           >
             Remove
           </button>
-          {remove.error ? <ErrorState error={remove.error} /> : null}
+          <ConfirmDialog
+            open={confirming}
+            title={`Remove subscription ${subscription.id}?`}
+            confirmLabel="Remove subscription"
+            busy={remove.isPending}
+            onCancel={() => setConfirming(false)}
+            onConfirm={() => remove.mutate()}
+          >
+            <p>
+              Later events no longer go to {subscription.listener_url ?? subscription.listener_id}. A webhook subscribed
+              again gets a new signing secret.
+            </p>
+            {remove.error ? <p className="field-error">{remove.error.message}</p> : null}
+          </ConfirmDialog>
         </td>
       </tr>
       {showing ? (
