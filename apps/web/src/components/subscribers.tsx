@@ -3,7 +3,7 @@
  * a form to add a webhook, workflow or source listener, a webhook's signing secret once, each
  * webhook's delivery log, and removal.
  */
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type UseQueryResult } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import type { SubscribeQuery, SubscriptionT } from '../api/endpoints.js';
@@ -25,15 +25,25 @@ export function Subscribers({ emitterId, emitterName }: { readonly emitterId: st
   return (
     <details className="card subscribers" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>Subscribers{subscriptions.data ? ` (${mine.length})` : ''}</summary>
-      {open ? <SubscribersBody emitterId={emitterId} emitterName={emitterName} /> : null}
+      {open ? (
+        <SubscribersBody emitterId={emitterId} emitterName={emitterName} subscriptions={subscriptions} mine={mine} />
+      ) : null}
     </details>
   );
 }
 
-function SubscribersBody({ emitterId, emitterName }: { readonly emitterId: string; readonly emitterName: string }) {
-  const api = useApi();
-  const subscriptions = useQuery({ queryKey: ['subscriptions'], queryFn: () => api.listSubscriptions() });
-  const mine = subscriptions.data?.filter((subscription) => subscription.emitter_id === emitterId) ?? [];
+function SubscribersBody({
+  emitterId,
+  emitterName,
+  subscriptions,
+  mine,
+}: {
+  readonly emitterId: string;
+  readonly emitterName: string;
+  /** Every subscription, as the summary's count read them; `mine` are this emitter's. */
+  readonly subscriptions: UseQueryResult<SubscriptionT[]>;
+  readonly mine: readonly SubscriptionT[];
+}) {
   return (
     <>
       <p className="muted small">
