@@ -1,5 +1,6 @@
 import { AppError } from '@tributary/contracts/errors';
 import type { ApiClient } from './api-client.js';
+import { getSource } from './source-lookup.js';
 import { workflowsNamed } from './workflow-lookup.js';
 
 /** `dc_…`, `wf_…` and `dc_*` (every source) are ids the subscription routes take as they are. */
@@ -26,7 +27,7 @@ export async function subscriberId(client: ApiClient, ref: string, field: string
 /** A source's id by its name or name slug; null when no source has it. */
 async function sourceNamed(client: ApiClient, ref: string): Promise<string | null> {
   try {
-    return (await client.call(client.api.GET('/v1/sources/{id}', { params: { path: { id: ref } } }))).data.id;
+    return (await getSource(client, ref)).id;
   } catch (error) {
     if (error instanceof AppError && error.code === 'NOT_FOUND') return null;
     throw error;
