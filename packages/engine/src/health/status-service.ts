@@ -38,14 +38,18 @@ export class StatusService {
     const failures = options.failures();
     // Each source or workflow is read once, however often it failed.
     const names = new Map<string, Promise<string | null>>();
+    const cached = (id: string, read: (id: string) => Promise<string | null>): Promise<string | null> => {
+      const known = names.get(id) ?? read(id);
+      names.set(id, known);
+      return known;
+    };
     const nameOf = (failure: RecentFailure): Promise<string | null> => {
-      const id = this.idOf(failure);
-      let name = names.get(id);
-      if (!name) {
-        name = this.lookUp(failure);
-        names.set(id, name);
+      switch (failure.kind) {
+        case 'source':
+          return cached(failure.sourceId, options.sourceName);
+        case 'workflow':
+          return cached(failure.workflowId, options.workflowName);
       }
-      return name;
     };
     const recentFailures = await Promise.all(
       failures.map(async (failure): Promise<NamedFailure> => ({ ...failure, name: await nameOf(failure) })),
@@ -59,23 +63,5 @@ export class StatusService {
       readiness,
       recentFailures,
     };
-  }
-
-  private idOf(failure: RecentFailure): string {
-    switch (failure.kind) {
-      case 'source':
-        return failure.sourceId;
-      case 'workflow':
-        return failure.workflowId;
-    }
-  }
-
-  private lookUp(failure: RecentFailure): Promise<string | null> {
-    switch (failure.kind) {
-      case 'source':
-        return this.options.sourceName(failure.sourceId);
-      case 'workflow':
-        return this.options.workflowName(failure.workflowId);
-    }
   }
 }
