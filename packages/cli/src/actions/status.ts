@@ -13,10 +13,11 @@ export async function runStatus(flags: RemoteCommandFlags, output: Output): Prom
       `Tributary ${data.version} at ${client.baseUrl}: ${readiness}, up ${duration(data.uptime_seconds)} (${data.storage})`,
     );
     for (const entry of data.not_ready) output.out(`  ${entry.check}: ${entry.message}`);
-    const queue = data.queue.map(
-      (entry) =>
-        `${entry.depth} ${KIND_NAMES[entry.kind]}${entry.depth > 0 ? ` (oldest ${duration(Math.round(entry.oldest_age_seconds))})` : ''}`,
-    );
+    const queue = data.queue.map((entry) => {
+      const [one, many] = KIND_NAMES[entry.kind];
+      const oldest = entry.depth > 0 ? ` (oldest ${duration(Math.round(entry.oldest_age_seconds))})` : '';
+      return `${countOf(entry.depth, one, many)}${oldest}`;
+    });
     output.out(`Queue: ${queue.join(', ')}`);
     output.out(
       `Pool: ${countOf(data.pool.workers, 'worker')}, ${data.pool.busy} busy, ${Math.round(data.pool.memory_bytes / 1048576)} MB`,
@@ -51,7 +52,12 @@ function failureRow(failure: Failure, baseUrl: string): [string, string, string]
   }
 }
 
-const KIND_NAMES = { source: 'source invocations', workflow: 'workflow runs', delivery: 'deliveries' } as const;
+/** Each queue's noun, one and many: "1 delivery", "2 deliveries". */
+const KIND_NAMES = {
+  source: ['source invocation', 'source invocations'],
+  workflow: ['workflow run', 'workflow runs'],
+  delivery: ['delivery', 'deliveries'],
+} as const;
 
 /**
  * `3d 4h`, `2h 5m`, `4m 10s`, `12s`: the two largest units. Kept here rather than a dependency
