@@ -1,6 +1,7 @@
 import { isAccountFailure } from '../accounts/account-failure.js';
 import type { WorkflowFailure } from '../health/recent-failures.js';
 import type { HttpResponse, InvocationResult } from '@tributary/runtime';
+import type { ComponentHandle } from '@tributary/sandbox';
 import { OWNER_ID } from '../sources/owner.js';
 import type { AccountService, AppPropDescription } from '../accounts/account-service.js';
 import type { ComponentService } from '../components/component-service.js';
@@ -11,9 +12,10 @@ import type { SecretBox } from '../secrets/secret-box.js';
 import { openProps } from '../sources/configured-props.js';
 import { sealedAt } from '../secrets/sealed-places.js';
 import type { SourceExecutor } from '../sources/source-executor.js';
-import { splitExpressions, withEvaluated } from './step-expressions.js';
+import { withEvaluated } from './step-expressions.js';
 import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
 import { StepHandles } from './step-handles.js';
+import { NO_ACCOUNTS, NO_APP_AUTH, namesAccount, stepCall, StepCalls, type StepCall } from './step-calls.js';
 import { stepsData } from './steps-data.js';
 import { TrimPacer } from './trim-pacer.js';
 import { VersionCache } from './version-cache.js';
@@ -72,6 +74,7 @@ export class RunExecutor {
   private readonly versions: VersionCache;
   private readonly trimming = new TrimPacer();
   private readonly handles: StepHandles;
+  private readonly calls = new StepCalls();
 
   constructor(private readonly options: RunExecutorOptions) {
     this.versions = new VersionCache((workflowId, version) => options.store.getVersion(workflowId, version));
@@ -187,17 +190,17 @@ export class RunExecutor {
   }): Promise<{ finished: boolean; delayedUntil: number | null }> {
     const { run, version, step, index, steps } = input;
     const now = this.options.now;
-    const later = version.steps
-      .slice(index + 1)
-      .map((next, offset) => ({ index: index + 1 + offset, name: next.name }));
-    const isLast = later.length === 0;
+    // The steps after this one, skipped if it ends the run.
+    const later = (): Checkpoint['skipped'] =>
+      version.steps.slice(index + 1).map((next, offset) => ({ index: index + 1 + offset, name: next.name }));
+    const isLast = index === version.steps.length - 1;
     const performed = await this.perform(run.workflowId, step, steps, input.onRespond);
     if (performed.kind === 'expression') {
       const error = performed.record.error ?? { code: 'WORKFLOW_EXPRESSION_INVALID', message: '' };
       await this.commit({
         runId: run.id,
         step: { index, name: step.name, status: 'failed', result: performed.record },
-        skipped: later,
+        skipped: later(),
         run: finished('failed', index + 1, null, { code: error.code, message: error.message, step: step.name }, now()),
         queue: { kind: 'remove' },
       });
@@ -208,7 +211,7 @@ export class RunExecutor {
     const emitted = result.ok
       ? result.sends.filter((send) => send.kind === 'emit').map((send) => send.config['raw_event'] ?? null)
       : [];
-    const startRuns = await this.options.emitRuns(run.workflowId, emitted);
+    const startRuns = emitted.length === 0 ? [] : await this.options.emitRuns(run.workflowId, emitted);
     const checkpoint = {
       ...stepOutcome({ run, step, index, later, isLast, result, record, now: this.options.now() }),
       startRuns,
@@ -288,15 +291,13 @@ export class RunExecutor {
       const error = { code: 'WORKFLOW_EXPRESSION_INVALID', message: `${where}: ${message}` };
       return { kind: 'expression' as const, record: { ...emptyResult(startedAt), error } };
     };
-    // Secret props are sealed at rest; they are opened only for the worker that needs them.
-    let props = openProps(step.props, this.options.box, (prop) =>
-      sealedAt.workflowStepProp(workflowId, step.name, prop),
-    );
-    const handle = await this.handles.get(step.componentId);
-    const describedProps = handle.info.props as unknown as AppPropDescription[];
-    const appProps = new Set(describedProps.filter((prop) => prop.type === 'app').map((prop) => prop.name));
-    let { fixed, expressions } = splitExpressions(props);
-    if (expressions && Object.keys(expressions).some((name) => appProps.has(name))) {
+    const handle = this.handles.known(step.componentId) ?? (await this.handles.get(step.componentId));
+    const call = this.calls.get(step) ?? this.prepare(workflowId, step, handle);
+    let props = call.props;
+    let fixed = call.fixed;
+    let expressions = call.expressions;
+    let accountsNamed = call.accounts;
+    if (call.appExpression && expressions) {
       // The account an app prop names must be opened before the step runs: its expressions go first.
       const ahead = await handle.invoke({
         kind: 'run',
@@ -318,21 +319,24 @@ export class RunExecutor {
       props = withEvaluated(props, expressions, outcome.props);
       fixed = props;
       expressions = null;
+      accountsNamed = namesAccount(fixed);
     }
-    let accounts: Awaited<ReturnType<typeof this.options.accounts.credentialsFor>>;
-    try {
-      accounts = await this.options.accounts.credentialsFor(fixed);
-    } catch (error) {
-      // An account that needs reconnecting fails the step with its error, naming the account.
-      if (!isAccountFailure(error)) throw error;
-      return { kind: 'expression', record: { ...emptyResult(startedAt), error: error.toJSON() } };
+    let accounts = NO_ACCOUNTS;
+    if (accountsNamed) {
+      try {
+        accounts = await this.options.accounts.credentialsFor(fixed);
+      } catch (error) {
+        // An account that needs reconnecting fails the step with its error, naming the account.
+        if (!isAccountFailure(error)) throw error;
+        return { kind: 'expression', record: { ...emptyResult(startedAt), error: error.toJSON() } };
+      }
     }
     const result = await handle.invoke(
       {
         kind: 'run',
         configured: fixed,
         accounts,
-        appAuth: await this.options.accounts.appAuthFor(describedProps),
+        appAuth: call.appProps.length === 0 ? NO_APP_AUTH : await this.options.accounts.appAuthFor(call.appProps),
         steps,
         state: { db: {}, dedupe: null },
         ...(expressions ? { expressions: { scope: workflowId, props: expressions } } : {}),
@@ -347,7 +351,7 @@ export class RunExecutor {
     const evaluated =
       expressions && result.expressions?.ok ? withEvaluated(props, expressions, result.expressions.props) : props;
     const record: StepResult = {
-      props: redact(evaluated, step.secretProps),
+      props: step.secretProps.length === 0 ? evaluated : redact(evaluated, step.secretProps),
       returnValue: result.returnValue ?? null,
       exports: result.exports,
       logs: result.logs.map((entry) => ({ level: entry.level, message: entry.message, ts: entry.ts })),
@@ -363,6 +367,19 @@ export class RunExecutor {
       startedAt: result.startedAtMs,
     };
     return { kind: 'ran', result, record };
+  }
+
+  /**
+   * What the calls of a step share (StepCalls): its props opened (secret ones sealed at rest are
+   * opened only for the worker that needs them) and split, its component's app props.
+   */
+  private prepare(workflowId: string, step: PlanStep, handle: ComponentHandle): StepCall {
+    const props = openProps(step.props, this.options.box, (prop) =>
+      sealedAt.workflowStepProp(workflowId, step.name, prop),
+    );
+    const call = stepCall(props, handle.info.props as unknown as AppPropDescription[]);
+    this.calls.keep(step, call);
+    return call;
   }
 
   private commit(checkpoint: Checkpoint): Promise<void> {

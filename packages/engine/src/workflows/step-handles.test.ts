@@ -44,4 +44,15 @@ describe('StepHandles', () => {
     await handles.get('sc_b');
     expect(opened).toEqual(['sc_a', 'sc_b', 'sc_c', 'sc_b']);
   });
+
+  it('gives an opened handle without a turn of the event loop, and nothing before its open resolved or after it was dropped', async () => {
+    const handles = new StepHandles((componentId) => Promise.resolve(handleFor(componentId)), 1);
+    const opening = handles.get('sc_a');
+    expect(handles.known('sc_a')).toBeUndefined();
+    const a = await opening;
+    expect(handles.known('sc_a')).toBe(a);
+    await handles.get('sc_b'); // drops sc_a
+    expect(handles.known('sc_a')).toBeUndefined();
+    expect(handles.known('sc_b')).toBeDefined();
+  });
 });

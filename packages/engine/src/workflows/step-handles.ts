@@ -12,6 +12,8 @@ export const MAX_STEP_HANDLES = 1000;
 export class StepHandles {
   /** In order of last use, least recent first. */
   private readonly byComponent = new Map<string, Promise<ComponentHandle>>();
+  /** The handles whose open resolved, for callers that need no turn of the event loop to get one. */
+  private readonly opened = new Map<string, ComponentHandle>();
 
   constructor(
     private readonly open: (componentId: string) => Promise<ComponentHandle>,
@@ -23,16 +25,36 @@ export class StepHandles {
     if (handle) {
       this.byComponent.delete(componentId);
     } else {
-      handle = this.open(componentId);
-      handle.catch(() => {
-        if (this.byComponent.get(componentId) === handle) this.byComponent.delete(componentId);
-      });
+      const opening = this.open(componentId);
+      handle = opening;
+      opening.then(
+        (opened) => {
+          if (this.byComponent.get(componentId) === opening) this.opened.set(componentId, opened);
+        },
+        () => {
+          if (this.byComponent.get(componentId) === opening) this.byComponent.delete(componentId);
+        },
+      );
     }
     this.byComponent.set(componentId, handle);
     if (this.byComponent.size > this.max) {
       const [oldest] = this.byComponent.keys();
-      if (oldest !== undefined) this.byComponent.delete(oldest);
+      if (oldest !== undefined) {
+        this.byComponent.delete(oldest);
+        this.opened.delete(oldest);
+      }
     }
+    return handle;
+  }
+
+  /** The handle of `componentId` if it is open already (as `get` would give it), else undefined. */
+  known(componentId: string): ComponentHandle | undefined {
+    const handle = this.opened.get(componentId);
+    if (handle === undefined) return undefined;
+    const promise = this.byComponent.get(componentId);
+    if (promise === undefined) return undefined;
+    this.byComponent.delete(componentId);
+    this.byComponent.set(componentId, promise);
     return handle;
   }
 }

@@ -7,7 +7,8 @@ export function stepOutcome(input: {
   readonly run: RunRow;
   readonly step: PlanStep;
   readonly index: number;
-  readonly later: Checkpoint['skipped'];
+  /** The steps after this one, skipped when it ends the run. */
+  readonly later: () => Checkpoint['skipped'];
   readonly isLast: boolean;
   readonly result: InvocationResult;
   readonly record: StepResult;
@@ -24,7 +25,7 @@ export function stepOutcome(input: {
     return {
       ...base,
       step: { index, name: step.name, status: 'failed', result: record },
-      skipped: later,
+      skipped: later(),
       run: finished('failed', index + 1, null, error, now),
       queue: { kind: 'remove' },
     };
@@ -34,7 +35,7 @@ export function stepOutcome(input: {
     return {
       ...base,
       step: succeeded,
-      skipped: later,
+      skipped: later(),
       run: finished('exited', index + 1, result.exit, null, now),
       queue: { kind: 'remove' },
     };
