@@ -76,6 +76,80 @@ describe('prop expressions evaluated in the step worker', () => {
     expect(globals.returnValue).toMatchObject({ value: ['QWRh', '1', 'undefined', 'undefined', 'undefined', true] });
   });
 
+  it('gives values as JSON would, and keeps what an expression changes in steps to the expression', async () => {
+    const handle = await openStep();
+    const values = await handle.invoke({
+      kind: 'run',
+      configured: { fixed: 'as given' },
+      accounts: {},
+      // A key named __proto__ stays data, as JSON.parse made it.
+      steps: { trigger: { event: JSON.parse('{"who":"Ada","__proto__":{"x":1},"zero":-0}') as unknown } },
+      state: { db: {}, dedupe: null },
+      expressions: {
+        scope: 'wf_json',
+        props: {
+          value: {
+            nan: '{{ NaN }}',
+            infinite: '{{ -Infinity }}',
+            zero: '{{ -0 }}',
+            date: '{{ new Date(0) }}',
+            nested: '{{ ({ list: [1, undefined, () => 1], gone: undefined, at: new Date(0) }) }}',
+            keys: '{{ Object.keys(steps.trigger.event) }}',
+            own: '{{ Object.getPrototypeOf(steps.trigger.event) === Object.prototype && steps.trigger.event.__proto__.x }}',
+            zeroIn: '{{ Object.is(steps.trigger.event.zero, -0) }}',
+          },
+          fn: '{{ () => 1 }}',
+          missing: '{{ undefined }}',
+        },
+      },
+      timeoutMs: 5000,
+    });
+    expect(values.expressions).toEqual({
+      ok: true,
+      props: {
+        value: {
+          nan: null,
+          infinite: null,
+          zero: 0,
+          date: '1970-01-01T00:00:00.000Z',
+          nested: { list: [1, null, null], at: '1970-01-01T00:00:00.000Z' },
+          keys: ['who', '__proto__', 'zero'],
+          own: 1,
+          zeroIn: false,
+        },
+      },
+    });
+    // A top-level value JSON cannot hold leaves its prop out; a BigInt fails the prop as JSON would.
+    expect(Object.keys(values.expressions?.ok ? values.expressions.props : {})).toEqual(['value']);
+    const big = await run(handle, 'wf_json', '{{ 1n }}');
+    expect(big.expressions).toMatchObject({ ok: false, prop: null });
+    expect(big.error?.code).toBe('WORKFLOW_EXPRESSION_INVALID');
+
+    // The expression changes its own copy of steps: the step's code sees the event as sent.
+    const writer = path.join(sourcesDir, 'steps-reader.mjs');
+    writeFileSync(
+      writer,
+      `export default { key: 'steps-reader', name: 'Steps reader', version: '0.0.1', type: 'action',
+  props: { fixed: { type: 'string' }, value: { type: 'any', optional: true } },
+  async run({ steps }) { return { value: this.value, who: steps.trigger.event.who, list: steps.trigger.event.list }; } };
+`,
+    );
+    const env = testSandbox({ maxWorkersPerGroup: 1 });
+    onTestFinished(() => env.dispose());
+    const reader = await env.sandbox.open(await env.sandbox.prepare(writer), {
+      key: 'steps-reader',
+      purpose: 'run',
+      group: 'expressions-owner',
+    });
+    const changed = await run(
+      reader,
+      'wf_json',
+      '{{ (steps.trigger.event.who = "Eve", steps.trigger.event.list.push(3), steps.trigger.event.who) }}',
+    );
+    expect(changed.error).toBeNull();
+    expect(changed.returnValue).toEqual({ value: 'Eve', who: 'Ada', list: [1, 2] });
+  });
+
   it("keeps one scope's globals from another's, and the step's realm from both", async () => {
     const handle = await openStep();
     expect((await run(handle, 'wf_writer', '{{ (globalThis.leak = "secret") }}')).returnValue).toMatchObject({

@@ -1,7 +1,8 @@
 /**
  * Workflow prop expressions (`{{ steps.trigger.event.body.email }}`), evaluated in the worker that
  * runs the step, in a realm of the workflow's own (decision 0019). Each scope (a workflow) gets a
- * `node:vm` context; `steps` crosses into it and the values back as JSON text, so what one
+ * `node:vm` context; `steps` crosses into it as a copy and the values back as JSON would give them
+ * (EVALUATOR_SOURCE), so what one
  * workflow's expressions leave on `globalThis` stays in its own context, away from other
  * workflows' expressions and from the step's code. Besides JavaScript's built-ins an expression
  * sees the few Node globals of `NODE_GLOBALS`, shared with this realm. The boundary keeps
@@ -17,13 +18,23 @@ import { pickSteps, stepsPathsOf, type StepsPath } from './steps-read.js';
 /**
  * Runs inside a scope's context. A string that is one whole expression becomes the expression's
  * value (any JSON type); an expression inside other text is interpolated (objects as JSON).
+ *
+ * What crosses, and how (the copies through JSON text both ways took a tenth of a busy worker's
+ * time for a step whose expression read and returned a kilobyte of text): `steps`, data parsed from
+ * JSON, is copied into objects of this realm by `copyIn` (strings, numbers and booleans are shared,
+ * objects and arrays made anew, so an expression that changes them changes its own copy); each
+ * prop's value comes back as a list of [name, value] or [name, json] pairs: a primitive as it is
+ * (the result JSON would give: a number that is not finite is null, -0 is 0, an undefined or a
+ * function leaves the prop out), anything else as this realm's JSON text, parsed by the worker.
  */
 const EVALUATOR_SOURCE = String.raw`(() => {
   const WHOLE = ${WHOLE};
   const ANY = ${ANY};
-  const parse = JSON.parse;
   const stringify = JSON.stringify;
   const compile = Function;
+  const isArray = Array.isArray;
+  const keysOf = Object.keys;
+  const define = Object.defineProperty;
   // Compiled expressions by source: every run of a workflow evaluates the same few, and compiling
   // one costs far more than calling it. Each is a pure function of 'steps'.
   const compiled = new Map();
@@ -37,8 +48,24 @@ const EVALUATOR_SOURCE = String.raw`(() => {
     }
     return fn;
   };
-  return (input) => {
-    const { props, steps } = parse(input);
+  // JSON data of the worker's realm as objects of this one, as JSON.parse(JSON.stringify(value)) would give.
+  const copyIn = (value) => {
+    if (value === null || typeof value !== 'object') return value === 0 ? 0 : value;
+    if (isArray(value)) {
+      const copy = new Array(value.length);
+      for (let index = 0; index < value.length; index += 1) copy[index] = copyIn(value[index]);
+      return copy;
+    }
+    const copy = {};
+    for (const key of keysOf(value)) {
+      // A key '__proto__' stays data, as JSON.parse made it.
+      if (key === '__proto__') define(copy, key, { value: copyIn(value[key]), enumerable: true, writable: true, configurable: true });
+      else copy[key] = copyIn(value[key]);
+    }
+    return copy;
+  };
+  return (props, input) => {
+    const steps = copyIn(input);
     const failure = { prop: null, message: null };
     const evaluate = (source, prop) => {
       try {
@@ -56,19 +83,28 @@ const EVALUATOR_SOURCE = String.raw`(() => {
         if (whole && !whole[1].includes('}}')) return evaluate(whole[1], prop);
         return value.replace(ANY, (_, source) => text(evaluate(source, prop)));
       }
-      if (Array.isArray(value)) return value.map((item, index) => resolve(item, prop + '[' + index + ']'));
+      if (isArray(value)) return value.map((item, index) => resolve(item, prop + '[' + index + ']'));
       if (value !== null && typeof value === 'object')
         return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolve(item, prop + '.' + key)]));
       return value;
     };
     try {
-      const resolved = {};
-      for (const [name, value] of Object.entries(props)) resolved[name] = resolve(value, name);
-      // Through JSON: a value that is not JSON (a function, undefined) cannot be a prop value.
-      return stringify({ ok: true, props: resolved });
+      const values = [];
+      for (const name of keysOf(props)) {
+        const value = resolve(props[name], name);
+        const type = typeof value;
+        if (value === null || type === 'string' || type === 'boolean') values.push(name, true, value);
+        else if (type === 'number') values.push(name, true, value === 0 ? 0 : Number.isFinite(value) ? value : null);
+        else {
+          // Through JSON: a value that is not JSON (a function, undefined) cannot be a prop value.
+          const json = stringify(value);
+          if (json !== undefined) values.push(name, false, json);
+        }
+      }
+      return { ok: true, values };
     } catch (error) {
-      if (error === failure) return stringify({ ok: false, prop: failure.prop, message: failure.message });
-      return stringify({ ok: false, prop: null, message: String(error && error.message ? error.message : error) });
+      if (error === failure) return { ok: false, prop: failure.prop, message: failure.message };
+      return { ok: false, prop: null, message: String(error && error.message ? error.message : error) };
     }
   };
 })()`;
@@ -85,8 +121,13 @@ const NODE_GLOBALS = {
   structuredClone,
 } as const;
 
-/** The call each evaluation runs: its input is handed over in a context global, removed after. */
-const CALL = new vm.Script('__tributaryEvaluate(__tributaryInput)');
+/** The call each evaluation runs: its input is handed over in context globals, removed after. */
+const CALL = new vm.Script('__tributaryEvaluate(__tributaryProps, __tributarySteps)');
+
+/** What the evaluator answers (objects of the scope's realm, read field by field). */
+type EvaluatorOutput =
+  | { readonly ok: true; readonly values: readonly unknown[] }
+  | { readonly ok: false; readonly prop: unknown; readonly message: unknown };
 
 interface Scope {
   readonly context: vm.Context;
@@ -109,20 +150,33 @@ export class ExpressionScopes {
    */
   evaluate(scope: string, props: Record<string, unknown>, steps: unknown): ExpressionsOutcome {
     const { context } = this.scopeOf(scope);
-    const input = JSON.stringify({ props, steps: this.readBy(props, steps ?? {}) });
-    Object.defineProperty(context, '__tributaryInput', { value: input, configurable: true, writable: true });
-    let output: unknown;
+    const global = context as Record<string, unknown>;
+    global['__tributaryProps'] = props;
+    global['__tributarySteps'] = this.readBy(props, steps ?? {});
+    let output: EvaluatorOutput;
     try {
-      output = CALL.runInContext(context);
+      output = CALL.runInContext(context) as EvaluatorOutput;
     } catch (error) {
       // Only an error thrown past the evaluator (a stack overflow) gets here.
       const message = errorMessage(error);
       return { ok: false, prop: null, message: `evaluating the expressions failed: ${message}` };
     } finally {
-      delete (context as Record<string, unknown>)['__tributaryInput'];
+      delete global['__tributaryProps'];
+      delete global['__tributarySteps'];
     }
-    // A value that is not JSON (undefined) leaves its key out, as JSON.stringify does.
-    return JSON.parse(String(output)) as ExpressionsOutcome;
+    if (!output.ok) {
+      const { prop, message } = output;
+      return { ok: false, prop: typeof prop === 'string' ? prop : null, message: String(message) };
+    }
+    // A value that is not JSON (undefined) left its key out, as JSON.stringify does.
+    const values: Record<string, unknown> = {};
+    const list = output.values;
+    for (let index = 0; index + 2 < list.length; index += 3) {
+      const name = String(list[index]);
+      const value = list[index + 2];
+      setData(values, name, list[index + 1] === true ? value : (JSON.parse(String(value)) as unknown));
+    }
+    return { ok: true, props: values };
   }
 
   /** The part of `steps` the expressions of `props` read (steps-read.ts), or all of it. */
@@ -166,6 +220,13 @@ export class ExpressionScopes {
     }
     return scope;
   }
+}
+
+/** Sets `name` as an own data property, `__proto__` included (as JSON.parse would). */
+function setData(target: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__')
+    Object.defineProperty(target, name, { value, enumerable: true, writable: true, configurable: true });
+  else target[name] = value;
 }
 
 /** The source of every `{{ }}` expression in the prop values, as the evaluator finds them. */
