@@ -1,6 +1,7 @@
 import type { Engine } from '@tributary/engine';
 import fastifyCookie from '@fastify/cookie';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import http from 'node:http';
+import Fastify, { type FastifyBaseLogger, type FastifyHttpOptions, type FastifyInstance } from 'fastify';
 import {
   clientErrorHandler,
   frameworkErrorHandler,
@@ -8,11 +9,11 @@ import {
   installJsonParser,
 } from './http/error-handler.js';
 import { registerRequestLog, serverLogging, type LogLevel } from './http/request-log.js';
-import { registerEndpointOrigin } from './http/endpoint-origin.js';
+import { endpointOriginRule, registerEndpointOrigin } from './http/endpoint-origin.js';
 import { registerRequestMetrics } from './http/request-metrics.js';
 import { registerSecurityHeaders } from './http/security-headers.js';
 import { registerOpsRoutes } from './routes/ops.routes.js';
-import { registerIngress } from './ingress/ingress.routes.js';
+import { EndpointIngress } from './ingress/endpoint-ingress.js';
 import { registerOAuthPages } from './routes/oauth-pages.js';
 import { apiRoutes } from './routes/api-routes.js';
 import { registerRoutes } from './routes/route-table.js';
@@ -53,6 +54,13 @@ export interface ServerOptions {
 /** The HTTP face of the engine: REST `/v1`, SSE, the HTTP-interface ingress, the probes and metrics, and the web app. */
 export async function createServer(options: ServerOptions): Promise<FastifyInstance> {
   const { engine } = options;
+  const originRule = options.endpointBaseUrl ? endpointOriginRule(options.endpointBaseUrl) : undefined;
+  const ingress = new EndpointIngress({
+    engine,
+    log: options.log,
+    ...(options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {}),
+    ...(originRule ? { originRule } : {}),
+  });
   const app = Fastify({
     ...serverLogging(options.logLevel, options.logStream, options.logger),
     bodyLimit: options.apiBodyLimitBytes ?? 6 * 1024 * 1024,
@@ -61,13 +69,20 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
     routerOptions: { maxParamLength: 4096 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // Endpoint requests (`/e/...`) go to the ingress before the framework sees them (EndpointIngress).
+    serverFactory: (handler, settings) => endpointFirstServer(ingress, handler, settings),
+  });
+  ingress.useLogger(app.log);
+  app.addHook('preClose', (done) => {
+    ingress.close();
+    done();
   });
   installErrorHandler(app, options.log);
   installJsonParser(app);
   // Browser sessions ride on a cookie (docs/rest-api.md#browser-sessions).
   await app.register(fastifyCookie);
   await registerSecurityHeaders(app);
-  if (options.endpointBaseUrl) registerEndpointOrigin(app, options.endpointBaseUrl);
+  if (originRule) registerEndpointOrigin(app, originRule);
   registerRequestLog(app);
   registerRequestMetrics(app, engine.metrics);
   registerOpsRoutes(app, engine, { metricsPublic: options.metricsPublic ?? false });
@@ -83,11 +98,27 @@ export async function createServer(options: ServerOptions): Promise<FastifyInsta
   registerSse(app, engine, sse);
   registerChannelSse(app, engine, sse);
   registerInstallSse(app, engine, sse);
-  await registerIngress(
-    app,
-    engine,
-    options.responseDeadlineMs ? { responseDeadlineMs: options.responseDeadlineMs } : {},
-  );
   if (options.webDir !== undefined) await registerWebApp(app, options.webDir);
   return app;
+}
+
+/**
+ * The HTTP server Fastify would make (its timeouts included), with the ingress answering endpoint
+ * requests first and the framework the rest.
+ */
+function endpointFirstServer(
+  ingress: EndpointIngress,
+  framework: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+  settings: FastifyHttpOptions<http.Server>,
+): http.Server {
+  const server = http.createServer(settings.http ?? {}, (req, res) => {
+    if (EndpointIngress.owns(req.url)) ingress.handle(req, res);
+    else framework(req, res);
+  });
+  if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout;
+  if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout;
+  if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout);
+  if (settings.maxRequestsPerSocket !== undefined && settings.maxRequestsPerSocket > 0)
+    server.maxRequestsPerSocket = settings.maxRequestsPerSocket;
+  return server;
 }

@@ -27,31 +27,47 @@ export function serverLogging(
   };
 }
 
+/** What one request's log line says: never headers, bodies, queries or endpoint ids. */
+export interface RequestLine {
+  readonly method: string;
+  readonly route: string;
+  readonly status: number;
+  readonly ms: number;
+}
+
+/** Whether successes are logged at all (debug): the ingress's hot path skips building their lines otherwise. */
+export function logsSuccesses(log: FastifyBaseLogger): boolean {
+  return log.level === 'debug' || log.level === 'trace';
+}
+
+/** Writes a request's line: successes at debug, 4xx (a 413 body, a 429 rate limit, a bad key) warn, 5xx error. */
+export function logRequest(log: FastifyBaseLogger, line: RequestLine): void {
+  if (line.status >= 500) log.error(line, 'request failed');
+  else if (line.status >= 400) log.warn(line, 'request refused');
+  else log.debug(line, 'request');
+}
+
 /**
- * One line per request once it is answered: method, route, status and time. Successes are debug,
- * 4xx (a 413 body, a 429 rate limit, a bad key) warn and 5xx error. The route is the pattern that
- * matched (`/sources/:id/sse`, `/e/:endpointId/*`), or for a request no route matched the first
- * segment of its path: query strings may hold `?token=` (browsers' SSE key) and endpoint
- * ids are the only secret of an endpoint URL. Headers and bodies are never logged.
+ * One line per request once it is answered: method, route, status and time. The route is the
+ * pattern that matched (`/sources/:id/sse`, `/e/:endpointId/*`), or for a request no route matched
+ * the first segment of its path: query strings may hold `?token=` (browsers' SSE key) and endpoint
+ * ids are the only secret of an endpoint URL. Headers and bodies are never logged. The ingress
+ * (`/e/`, answered before the framework) writes the same lines itself.
  */
 export function registerRequestLog(app: FastifyInstance): void {
-  // Successes are the hot path of the ingress: skip building their entry unless debug is on.
-  const logSuccesses = app.log.level === 'debug' || app.log.level === 'trace';
+  const logSuccesses = logsSuccesses(app.log);
   app.addHook('onResponse', (request, reply, done) => {
     const status = reply.statusCode;
     if (status < 400 && !logSuccesses) {
       done();
       return;
     }
-    const entry = {
+    logRequest(request.log, {
       method: request.method,
       route: loggedRoute(request),
       status,
       ms: Math.round(reply.elapsedTime * 10) / 10,
-    };
-    if (status >= 500) request.log.error(entry, 'request failed');
-    else if (status >= 400) request.log.warn(entry, 'request refused');
-    else request.log.debug(entry, 'request');
+    });
     done();
   });
 }
