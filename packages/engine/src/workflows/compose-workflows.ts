@@ -115,10 +115,13 @@ export function composeWorkflows(options: WorkflowPartsOptions) {
  * Workflow runs stepping at once for a server that runs `concurrency` source invocations at once.
  * A run mostly waits (for its steps in the sandbox, whose pool bounds the real work, and for its
  * checkpoints, which then share commits), so many go at once; with as few as the sources get,
- * queued runs barely move while HTTP requests keep the event loop busy.
+ * queued runs barely move while HTTP requests keep the event loop busy. 32 per source slot (128 by
+ * default): once a run cost the main thread less, 64 slots held the benchmark's runs back (an HTTP
+ * trigger waits for a slot: decision 0021), and 128 gave 7-10 % more runs a second than 64 and than
+ * 256, whose larger batches cost more latency than they saved (decision 0014, addendum 16).
  */
 export function workflowRunsAtOnce(concurrency: number): number {
-  return concurrency * 16;
+  return concurrency * 32;
 }
 
 /**

@@ -16,6 +16,7 @@ import { withEvaluated } from './step-expressions.js';
 import { emptyResult, finished, redact, stepOutcome } from './step-outcome.js';
 import { StepHandles } from './step-handles.js';
 import { NO_ACCOUNTS, NO_APP_AUTH, namesAccount, stepCall, StepCalls, type StepCall } from './step-calls.js';
+import { resumePoint } from './resume-point.js';
 import { stepsData } from './steps-data.js';
 import { TrimPacer } from './trim-pacer.js';
 import { VersionCache } from './version-cache.js';
@@ -118,16 +119,18 @@ export class RunExecutor {
     const version = await this.versions.get(run.workflowId, run.version);
     if (!version) throw new Error(`version ${run.version} of workflow ${run.workflowId} is missing`);
     if (!held) await store.markRunning(run.id);
-    // A run at its first step has no checkpoint yet (a step's result and the run's progress commit
-    // together): nothing to read back.
-    const steps = stepsData(run, run.nextStep === 0 ? [] : await store.stepsOf(run.id));
+    // A run its creator holds has no checkpoint yet: nothing to read back. One claimed from the queue
+    // resumes after its last checkpoint, which its steps tell (a checkpoint that only moved the run
+    // on to its next step may leave the run's own row as it was: SqliteWorkflowStore.checkpoint).
+    const checkpointed = held ? [] : await store.stepsOf(run.id);
+    const steps = stepsData(run, checkpointed);
     let responded = false;
     const onRespond = (response: HttpResponse): void => {
       if (responded) return;
       responded = true;
       this.options.pubsub.publishReply(run.id, response);
     };
-    for (let index = run.nextStep; index < version.steps.length; index += 1) {
+    for (let index = resumePoint(run, checkpointed); index < version.steps.length; index += 1) {
       const step = version.steps[index];
       if (!step) break;
       const done = await this.runStep({ run, version, step, index, steps, onRespond });

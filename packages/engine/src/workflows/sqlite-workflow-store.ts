@@ -334,17 +334,25 @@ export class SqliteWorkflowStore implements WorkflowStore {
       for (const skipped of checkpoint.skipped) {
         upsert.run(checkpoint.runId, skipped.index, skipped.name, 'skipped', JSON.stringify(EMPTY_RESULT));
       }
-      this.sql(
-        'UPDATE workflow_runs SET status = ?, next_step = ?, exit = ?, error = ?, resume_at = ?, finished_at = ? WHERE id = ?',
-      ).run(
-        run.status,
-        run.nextStep,
-        run.exit ? JSON.stringify(run.exit) : null,
-        run.error ? JSON.stringify(run.error) : null,
-        run.resumeAt,
-        run.finishedAt,
-        checkpoint.runId,
-      );
+      // A run that simply goes on to its next step is usually `running` with nothing else set
+      // already: its row, which holds the trigger event, is then left as it is rather than rewritten
+      // on every step (its steps say how far it got: resumePoint).
+      if (movesOnOnly(run))
+        this.sql("UPDATE workflow_runs SET status = 'running' WHERE id = ? AND status != 'running'").run(
+          checkpoint.runId,
+        );
+      else
+        this.sql(
+          'UPDATE workflow_runs SET status = ?, next_step = ?, exit = ?, error = ?, resume_at = ?, finished_at = ? WHERE id = ?',
+        ).run(
+          run.status,
+          run.nextStep,
+          run.exit ? JSON.stringify(run.exit) : null,
+          run.error ? JSON.stringify(run.error) : null,
+          run.resumeAt,
+          run.finishedAt,
+          checkpoint.runId,
+        );
       for (const run of checkpoint.startRuns ?? []) this.insertRun(run);
       const queue = checkpoint.queue;
       switch (queue.kind) {
@@ -401,4 +409,15 @@ export class SqliteWorkflowStore implements WorkflowStore {
   private written(): void {
     this.reads.clear();
   }
+}
+
+/** A checkpoint's run that only moves on to its next step: still running, nothing ended, due or exited. */
+function movesOnOnly(run: Checkpoint['run']): boolean {
+  return (
+    run.status === 'running' &&
+    run.exit === null &&
+    run.error === null &&
+    run.resumeAt === null &&
+    run.finishedAt === null
+  );
 }

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { packEvent } from '@tributary/sandbox';
 import { runEvent } from '../../src/workflows/run-event.js';
+import { resumePoint } from '../../src/workflows/resume-point.js';
 import type { InvocationQueue } from '../../src/ports/invocation-queue.js';
 import type { Checkpoint, NewRun, WorkflowRow, WorkflowStore } from '../../src/workflows/workflow-store.js';
 
@@ -154,7 +155,9 @@ export function workflowStoreContract(name: string, makeBackend: () => Promise<W
       await backend.queue.release(KEY);
       await reopen();
       // A crash after the first checkpoint: the run resumes at step 1, its entry still queued.
-      expect((await backend.workflows.getRun('wfr_1'))?.nextStep).toBe(1);
+      const resumed = await backend.workflows.getRun('wfr_1');
+      expect(resumed?.status).toBe('running');
+      expect(resumed && resumePoint(resumed, await backend.workflows.stepsOf('wfr_1'))).toBe(1);
       expect((await backend.queue.claim(KEY, 1)).map((entry) => entry.id)).toEqual(['wfr_1']);
       await backend.workflows.checkpoint(step('wfr_1', 1, { kind: 'remove' }, 'succeeded'));
       await backend.queue.release(KEY);
