@@ -1,6 +1,7 @@
 /**
  * The flags a sandbox worker's Node runs with, seen from inside a component: the heap cap the
- * sandbox was given, the permission model, and no GC helper threads (launch-command.ts).
+ * sandbox was given, the permission model, no GC helper threads and no memory reducer
+ * (launch-command.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,7 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'tributary-worker-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('a sandbox worker', () => {
-  it('runs with its heap cap, the permission model and single-threaded GC', async () => {
+  it('runs with its heap cap, the permission model, single-threaded GC and no memory reducer', async () => {
     const env = testSandbox({ memoryMb: 96 });
     try {
       const file = path.join(dir, 'flags.mjs');
@@ -31,7 +32,12 @@ describe('a sandbox worker', () => {
       });
       expect(result.ok, result.error?.message).toBe(true);
       expect(result.returnValue).toEqual(
-        expect.arrayContaining(['--experimental-permission', '--max-old-space-size=96', '--single-threaded-gc']),
+        expect.arrayContaining([
+          '--experimental-permission',
+          '--max-old-space-size=96',
+          '--single-threaded-gc',
+          '--no-memory-reducer',
+        ]),
       );
     } finally {
       await env.dispose();

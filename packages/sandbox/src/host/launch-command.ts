@@ -56,6 +56,11 @@ export function buildLaunchCommand(options: LaunchOptions): LaunchCommand {
     // where each worker's parallel and concurrent GC threads only competed with the others and the
     // server (measured under the workflow benchmark: workers' CPU per run -10 %, runs/s +5-10 %).
     '--single-threaded-gc',
+    // V8's memory reducer takes a worker that waits between requests for an idle one and runs full
+    // GCs to shrink its heap: under a workflow load, major GC work was 13 % of a worker's CPU, and
+    // runs a second rose 6-7 % without it (side by side, 6 rounds), for about 7 MB more resident per
+    // busy worker; idle workers are stopped anyway (decision 0014, addendum 16).
+    '--no-memory-reducer',
     '--disable-warning=ExperimentalWarning',
     '--enable-source-maps',
     options.workerScript,
