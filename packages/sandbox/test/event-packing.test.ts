@@ -77,6 +77,35 @@ describe('HTTP events cross the IPC channel packed', () => {
     expect(seen.aliased).toBe(event['rawBody'] === event['bodyRaw']);
   });
 
+  it.each([false, true])(
+    'a step that changes the body first still reads the text as sent (steps.trigger frozen first: %s)',
+    async (freeze) => {
+      const mutating = await open(
+        env.sandbox,
+        path.join(FIXTURES, 'event-mutating-action.mjs'),
+        'event-mutating-action',
+      );
+      const event = httpEvent('{"seq":1,"pad":"x"}', 'application/json');
+      expect(packEvent(event).packing).toBe('json');
+      const result = await mutating.invoke({
+        kind: 'run',
+        configured: { freeze },
+        accounts: {},
+        steps: { trigger: { event, context: { id: 'run_1' } } },
+        state: { db: {}, dedupe: null },
+        timeoutMs: 5000,
+      });
+      expect(result.error).toBeNull();
+      expect(result.returnValue).toEqual({
+        bodyRaw: '{"seq":1,"pad":"x"}',
+        rawBody: '{"seq":1,"pad":"x"}',
+        same: true,
+        keys: ['event', 'context'],
+        json: 99,
+      });
+    },
+  );
+
   it('a source sees its events whole, alone and in a batch', async () => {
     const [, json] = CASES[0] ?? [];
     const [, form] = CASES[5] ?? [];

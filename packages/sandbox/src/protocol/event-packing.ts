@@ -81,8 +81,33 @@ export function packSteps(steps: Readonly<Record<string, unknown>>): {
   return { steps: { ...steps, trigger: { ...trigger, event: packed.event } }, packing: packed.packing };
 }
 
+/**
+ * `steps` with its trigger event rebuilt when it is first read, not before: a step that never reads
+ * `steps.trigger.event` (most read earlier steps' results, or nothing) costs no rebuild. Until that
+ * first read the packed event is reachable through nothing else, so it is rebuilt from exactly what
+ * crossed; from then on `event` is a plain property again.
+ */
 export function unpackSteps(steps: Record<string, unknown>, packing: EventPacking): Record<string, unknown> {
   const trigger = steps['trigger'];
-  if (isFields(trigger)) unpackEvent(trigger['event'], packing);
+  if (!isFields(trigger) || !Object.hasOwn(trigger, 'event')) return steps;
+  const packed = trigger['event'];
+  let event: unknown;
+  let known = false;
+  const settle = (value: unknown): unknown => {
+    event = value;
+    known = true;
+    try {
+      Object.defineProperty(trigger, 'event', { value, writable: true, enumerable: true, configurable: true });
+    } catch {
+      // A step froze `steps.trigger` first: the accessor stays, and gives this same event.
+    }
+    return value;
+  };
+  Object.defineProperty(trigger, 'event', {
+    get: () => (known ? event : settle(unpackEvent(packed, packing))),
+    set: settle,
+    enumerable: true,
+    configurable: true,
+  });
   return steps;
 }
