@@ -121,9 +121,6 @@ const NODE_GLOBALS = {
   structuredClone,
 } as const;
 
-/** The call each evaluation runs: its input is handed over in context globals, removed after. */
-const CALL = new vm.Script('__tributaryEvaluate(__tributaryProps, __tributarySteps)');
-
 /** What the evaluator answers (objects of the scope's realm, read field by field). */
 type EvaluatorOutput =
   | { readonly ok: true; readonly values: readonly unknown[] }
@@ -131,6 +128,11 @@ type EvaluatorOutput =
 
 interface Scope {
   readonly context: vm.Context;
+  /**
+   * The evaluator made in the context, called directly: a call into another context's function
+   * runs in that context, without a script run and the context global's interceptors per call.
+   */
+  readonly evaluate: (props: Record<string, unknown>, steps: unknown) => EvaluatorOutput;
 }
 
 /** Contexts kept per worker; the least recently used one goes past this (its globals with it). */
@@ -149,20 +151,14 @@ export class ExpressionScopes {
    * killing the worker at the step's deadline (TIMEOUT).
    */
   evaluate(scope: string, props: Record<string, unknown>, steps: unknown): ExpressionsOutcome {
-    const { context } = this.scopeOf(scope);
-    const global = context as Record<string, unknown>;
-    global['__tributaryProps'] = props;
-    global['__tributarySteps'] = this.readBy(props, steps ?? {});
+    const { evaluate } = this.scopeOf(scope);
     let output: EvaluatorOutput;
     try {
-      output = CALL.runInContext(context) as EvaluatorOutput;
+      output = evaluate(props, this.readBy(props, steps ?? {}));
     } catch (error) {
       // Only an error thrown past the evaluator (a stack overflow) gets here.
       const message = errorMessage(error);
       return { ok: false, prop: null, message: `evaluating the expressions failed: ${message}` };
-    } finally {
-      delete global['__tributaryProps'];
-      delete global['__tributarySteps'];
     }
     if (!output.ok) {
       const { prop, message } = output;
@@ -210,9 +206,8 @@ export class ExpressionScopes {
     });
     for (const [key, value] of Object.entries(NODE_GLOBALS))
       Object.defineProperty(context, key, { value, configurable: true, writable: true });
-    const evaluator: unknown = vm.runInContext(EVALUATOR_SOURCE, context);
-    Object.defineProperty(context, '__tributaryEvaluate', { value: evaluator, configurable: false, writable: false });
-    const scope = { context };
+    const evaluate = vm.runInContext(EVALUATOR_SOURCE, context) as Scope['evaluate'];
+    const scope = { context, evaluate };
     this.scopes.set(name, scope);
     if (this.scopes.size > MAX_SCOPES) {
       const oldest = this.scopes.keys().next().value;
