@@ -262,8 +262,8 @@ describe('concurrent calls gathered into one request', () => {
   });
 
   it('a request that runs past what its quick calls may take stops holding its place under the cap', async () => {
-    // Quick means at most 20 ms a call: a request of MAX_GATHERED of them may take 640 ms.
-    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 20, gatherRequests: 1 });
+    // Quick means at most 10 ms a call: a request of MAX_GATHERED (64) of them may take 640 ms.
+    const sandbox = sandboxWith({ maxWorkersPerGroup: 2, gatherQuickMs: 10, gatherRequests: 1 });
     const handle = await openStep(sandbox, 'gathered-slow-request');
     const responses = new Map<number, HttpResponse>();
     expect((await call(handle, 0, responses)).ok).toBe(true);
