@@ -83,10 +83,17 @@ async function startBuild(label, repoDir) {
     extraEnv: BENCH_RATE_LIMIT.env,
     nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
   });
-  const source = await server.deploy(readComponent('http-respond-picked.mjs'), { name: 'bench-respond' });
-  const sync = await deployBenchWorkflow(server, benchWorkflow('bench-sync', true));
-  const asyncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-async', false));
-  const db = await openReadOnly(server.dbFile);
+  let source, sync, asyncFlow, db;
+  try {
+    source = await server.deploy(readComponent('http-respond-picked.mjs'), { name: 'bench-respond' });
+    sync = await deployBenchWorkflow(server, benchWorkflow('bench-sync', true));
+    asyncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-async', false));
+    db = await openReadOnly(server.dbFile);
+  } catch (error) {
+    // Not yet among the builds the script stops on its way out: a failed set-up stops its server here.
+    await server.stop();
+    throw error;
+  }
   const finished = db.prepare(
     `select count(*) + (select runs_dropped from workflows where id = ?) as n
        from workflow_runs where workflow_id = ? and finished_at is not null`,
