@@ -393,8 +393,10 @@ export class RunExecutor {
     const keep = version.spec.settings?.keep_runs ?? this.options.keepRuns;
     if (!this.trimming.due(version.workflowId, keep)) return;
     const dropped = await this.options.store.trimRuns(version.workflowId, keep);
+    // Routine, once every tenth of keep_runs (at most every 100 runs): a busy workflow would write
+    // dozens of these a second at info. The count is on the workflow (`runs_dropped`).
     if (dropped > 0)
-      this.options.logger.info(
+      this.options.logger.debug(
         { workflow_id: version.workflowId },
         `workflow ${version.workflowId}: dropped its ${dropped === 1 ? 'oldest run' : `${dropped} oldest runs`}, keeping the last ${keep}`,
       );
