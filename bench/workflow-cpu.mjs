@@ -83,17 +83,12 @@ async function startBuild(label, repoDir) {
     extraEnv: BENCH_RATE_LIMIT.env,
     nodeArgs: profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [],
   });
-  let source, sync, asyncFlow, db;
-  try {
-    source = await server.deploy(readComponent('http-respond-picked.mjs'), { name: 'bench-respond' });
-    sync = await deployBenchWorkflow(server, benchWorkflow('bench-sync', true));
-    asyncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-async', false));
-    db = await openReadOnly(server.dbFile);
-  } catch (error) {
-    // Not yet among the builds the script stops on its way out: a failed set-up stops its server here.
-    await server.stop();
-    throw error;
-  }
+  // Stopped on the way out even if the set-up below fails (a refused deploy).
+  servers.push(server);
+  const source = await server.deploy(readComponent('http-respond-picked.mjs'), { name: 'bench-respond' });
+  const sync = await deployBenchWorkflow(server, benchWorkflow('bench-sync', true));
+  const asyncFlow = await deployBenchWorkflow(server, benchWorkflow('bench-async', false));
+  const db = await openReadOnly(server.dbFile);
   const finished = db.prepare(
     `select count(*) + (select runs_dropped from workflows where id = ?) as n
        from workflow_runs where workflow_id = ? and finished_at is not null`,
@@ -146,12 +141,13 @@ async function measureCase(build, key) {
 }
 
 const builds = [];
-onInterrupt(async () => {
-  for (const build of builds) {
-    build.db.close();
-    await build.server.stop();
-  }
-});
+/** Every server started, from the moment it answers, whether or not its build's set-up finished. */
+const servers = [];
+async function stopAll() {
+  for (const build of builds) build.db.close();
+  for (const server of servers) await server.stop();
+}
+onInterrupt(stopAll);
 try {
   if (args.a) builds.push(await startBuild('a', path.resolve(args.a)));
   builds.push(await startBuild('b', REPO_DIR));
@@ -192,8 +188,5 @@ try {
     samples,
   });
 } finally {
-  for (const build of builds) {
-    build.db.close();
-    await build.server.stop();
-  }
+  await stopAll();
 }
